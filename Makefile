@@ -1,0 +1,49 @@
+# unonet: every command a developer or CI needs. The first target that needs the virtual environment
+# creates it, so `make test` and `make play` work on a fresh clone with nothing but Python 3.11 and make.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed
+PROTO_SRC := $(wildcard protos/unonet/v1/*.proto)
+PROTO_STAMP := protos/unonet/v1/.generated
+
+.PHONY: install protos test lint pytest bench demo play clean
+
+install: $(STAMP) $(PROTO_STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+# Generated code is never committed: it is rebuilt whenever a .proto changes.
+$(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
+	@if [ -n "$(PROTO_SRC)" ]; then \
+	  PATH="$(abspath $(BIN)):$$PATH" $(PY) -m grpc_tools.protoc -Iprotos \
+	    --python_out=protos --grpc_python_out=protos --mypy_out=protos --mypy_grpc_out=protos \
+	    $(PROTO_SRC); fi
+	touch $@
+
+protos: $(PROTO_STAMP)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check server/unonet/engine
+	$(BIN)/mypy --strict -p unonet.engine
+
+pytest: install
+	$(BIN)/pytest
+
+test: lint pytest
+
+bench: install
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) bench/engine.py
+
+demo: install
+	$(BIN)/unonet demo
+
+clean:
+	rm -rf $(VENV) $(PROTO_STAMP) protos/unonet/v1/*_pb2*.py protos/unonet/v1/*_pb2*.pyi

@@ -1,0 +1,1 @@
+"""unonet command line."""
