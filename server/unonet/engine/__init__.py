@@ -1,0 +1,92 @@
+"""unonet.engine: the pure, deterministic UNO rules engine (no I/O, no clocks, no global random).
+
+Everything chance-driven takes an injected `random.Random`; the same seed and actions give the same
+game, event for event. Start with `Match(find_ruleset("standard"), 4, random.Random(seed)).start()`.
+"""
+
+from __future__ import annotations
+
+from unonet.engine.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    Chat,
+    ChooseColor,
+    ChooseSwapTarget,
+    Draw,
+    FiveSwap,
+    GiveCard,
+    Pass,
+    Play,
+    React,
+)
+from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
+from unonet.engine.events import DrawReason, Event, Window, WindowKind
+from unonet.engine.game import BluffRecord, Game, Obligation, Phase
+from unonet.engine.legal import legal_actions
+from unonet.engine.match import Match, choose_dealer
+from unonet.engine.ruleset import (
+    PRESETS,
+    STANDARD,
+    BlankEffect,
+    BluffPenalty,
+    FirstWild,
+    JumpInPenalty,
+    Ruleset,
+    Scoring,
+    WildDrawFourRule,
+    find_ruleset,
+)
+from unonet.engine.views import ObligationView, SeatView
+
+__all__ = [
+    "PLAYABLE_COLORS",
+    "PRESETS",
+    "STANDARD",
+    "Action",
+    "BlankEffect",
+    "BluffPenalty",
+    "BluffRecord",
+    "CallUno",
+    "Card",
+    "Catch",
+    "Challenge",
+    "Chat",
+    "ChooseColor",
+    "ChooseSwapTarget",
+    "Color",
+    "Draw",
+    "DrawReason",
+    "Event",
+    "FirstWild",
+    "FiveSwap",
+    "Game",
+    "GameOver",
+    "GiveCard",
+    "IllegalAction",
+    "JumpInPenalty",
+    "MalformedAction",
+    "Match",
+    "NotYourTurn",
+    "Obligation",
+    "ObligationView",
+    "Pass",
+    "Phase",
+    "Play",
+    "Rank",
+    "React",
+    "Ruleset",
+    "RulesetError",
+    "Scoring",
+    "SeatView",
+    "UnoError",
+    "WildDrawFourRule",
+    "Window",
+    "WindowKind",
+    "choose_dealer",
+    "find_ruleset",
+    "legal_actions",
+    "standard_deck",
+]

@@ -1,0 +1,152 @@
+"""Cards and decks (rules C1–C3).
+
+Cards are small frozen values compared by colour and rank. Every card the engine deals comes from one
+interned table, so the hot paths compare by identity and never allocate; a `Card(...)` built by a
+caller still compares equal to the interned one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Color(Enum):
+    """A card's colour. Black is only ever a card's colour, never the colour in force."""
+
+    RED = "red"
+    YELLOW = "yellow"
+    GREEN = "green"
+    BLUE = "blue"
+    BLACK = "black"
+
+
+PLAYABLE_COLORS: tuple[Color, ...] = (Color.RED, Color.YELLOW, Color.GREEN, Color.BLUE)
+
+
+class Rank(Enum):
+    """What a card is, apart from its colour."""
+
+    ZERO = "0"
+    ONE = "1"
+    TWO = "2"
+    THREE = "3"
+    FOUR = "4"
+    FIVE = "5"
+    SIX = "6"
+    SEVEN = "7"
+    EIGHT = "8"
+    NINE = "9"
+    SKIP = "skip"
+    REVERSE = "reverse"
+    DRAW_TWO = "draw_two"
+    WILD = "wild"
+    WILD_DRAW_FOUR = "wild_draw_four"
+    BLANK = "blank"
+    SOUND_WILD = "sound_wild"
+    PLUS_ONE = "plus_one"
+    PLUS_TWO = "plus_two"
+
+    @property
+    def is_number(self) -> bool:
+        return self in _NUMBER_VALUE
+
+    @property
+    def number(self) -> int:
+        """The face value of a number card; raises KeyError for any other rank."""
+        return _NUMBER_VALUE[self]
+
+
+NUMBER_RANKS: tuple[Rank, ...] = tuple(Rank)[:10]
+_NUMBER_VALUE: dict[Rank, int] = {rank: value for value, rank in enumerate(NUMBER_RANKS)}
+ACTION_RANKS: tuple[Rank, ...] = (Rank.SKIP, Rank.REVERSE, Rank.DRAW_TWO)
+BLACK_RANKS: frozenset[Rank] = frozenset(
+    {Rank.WILD, Rank.WILD_DRAW_FOUR, Rank.BLANK, Rank.SOUND_WILD, Rank.PLUS_ONE, Rank.PLUS_TWO}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card: a colour and a rank. Black cards are exactly the wild family."""
+
+    color: Color
+    rank: Rank
+
+    def __post_init__(self) -> None:
+        if (self.color is Color.BLACK) != (self.rank in BLACK_RANKS):
+            raise ValueError(f"no such card: {self.color.value} {self.rank.value}")
+
+    @property
+    def is_black(self) -> bool:
+        return self.color is Color.BLACK
+
+    @property
+    def points(self) -> int:
+        """Rule C3: number cards their face value, coloured actions 20, black cards 50."""
+        return _POINTS[self.rank]
+
+    @classmethod
+    def of(cls, color: Color, rank: Rank) -> Card:
+        """The interned card for a colour and rank (raises ValueError for a card that does not exist)."""
+        try:
+            return _INTERNED[(color, rank)]
+        except KeyError:
+            raise ValueError(f"no such card: {color.value} {rank.value}") from None
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Read a card written as `red 5`, `blue skip`, `black wild_draw_four` or `wild`.
+
+        Used by scenario files and command lines, never by the hot path. Raises ValueError.
+        """
+        words = text.strip().lower().replace("-", "_").split()
+        if len(words) == 1:
+            words = ["black", words[0]]
+        if len(words) != 2:
+            raise ValueError(f"cannot read card {text!r}: expected '<colour> <rank>'")
+        try:
+            return cls.of(Color(words[0]), Rank(words[1]))
+        except ValueError:
+            raise ValueError(f"cannot read card {text!r}: unknown colour or rank") from None
+
+    def __str__(self) -> str:
+        return self.rank.value if self.is_black else f"{self.color.value} {self.rank.value}"
+
+    def __repr__(self) -> str:
+        return f"Card({self})"
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+
+_POINTS: dict[Rank, int] = {
+    **{rank: value for rank, value in _NUMBER_VALUE.items()},
+    **{rank: 20 for rank in ACTION_RANKS},
+    **{rank: 50 for rank in BLACK_RANKS},
+}
+
+_INTERNED: dict[tuple[Color, Rank], Card] = {
+    **{(c, r): Card(c, r) for c in PLAYABLE_COLORS for r in (*NUMBER_RANKS, *ACTION_RANKS)},
+    **{(Color.BLACK, r): Card(Color.BLACK, r) for r in BLACK_RANKS},
+}
+
+
+def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[Card]:
+    """The 108-card deck of rule C1 in a fixed order, plus the optional black cards of C2."""
+    deck: list[Card] = []
+    for color in PLAYABLE_COLORS:
+        deck.append(Card.of(color, Rank.ZERO))
+        for rank in (*NUMBER_RANKS[1:], *ACTION_RANKS):
+            deck += [Card.of(color, rank)] * 2
+    deck += [Card.of(Color.BLACK, Rank.WILD)] * 4
+    deck += [Card.of(Color.BLACK, Rank.WILD_DRAW_FOUR)] * 4
+    if blank_cards:
+        deck += [Card.of(Color.BLACK, Rank.BLANK)] * 4
+    if sound_wilds:
+        deck += [Card.of(Color.BLACK, Rank.SOUND_WILD)] * 8
+    if h2o_wilds:
+        deck += [Card.of(Color.BLACK, Rank.PLUS_ONE)] * 2 + [Card.of(Color.BLACK, Rank.PLUS_TWO)] * 2
+    return deck

@@ -1,0 +1,1216 @@
+"""One round of UNO: the mutable state and the only code that changes it (`Game.apply`).
+
+The state machine follows RULES.md rule by rule; each rule ID appears next to the code that plays it.
+Every handler checks everything first and mutates after, so a refused action leaves the state exactly
+as it was. All chance comes from the injected `random.Random`, and shuffling is the only chance event.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from unonet.engine import events as ev
+from unonet.engine.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    Chat,
+    ChooseColor,
+    ChooseSwapTarget,
+    Draw,
+    FiveSwap,
+    GiveCard,
+    Pass,
+    Play,
+    React,
+)
+from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn
+from unonet.engine.events import DrawReason, Event, Window, WindowKind
+from unonet.engine.rules import is_multi_play, is_run, is_wild_draw_four_fair, matches
+from unonet.engine.ruleset import BlankEffect, BluffPenalty, FirstWild, JumpInPenalty, Ruleset
+
+HAND_SIZE = 7
+SLOWEST_PENALTY = 2
+FALSE_CATCH_PENALTY = 2
+WRONG_JUMP_IN_CARDS = 2
+WRONG_JUMP_IN_POINTS = 3
+ILLEGAL_PLAY_PENALTY = 2
+SILENCE_PENALTY = 2
+BLUFF_EXTRA = 2
+DRAW_AMOUNT = {Rank.DRAW_TWO: 2, Rank.WILD_DRAW_FOUR: 4}
+H2O_AMOUNT = {Rank.PLUS_ONE: 1, Rank.PLUS_TWO: 2}
+FIRST_CARD_RETURNED = frozenset({Rank.WILD_DRAW_FOUR, Rank.BLANK, Rank.SOUND_WILD, Rank.PLUS_ONE, Rank.PLUS_TWO})
+SEVEN_O_RANKS = (Rank.ZERO, Rank.SEVEN)
+
+
+class Phase(Enum):
+    """What the game waits for from `to_act`."""
+
+    TURN = "turn"
+    CHOOSE_COLOR = "choose_color"
+    AFTER_DRAW = "after_draw"
+    CHOOSE_SWAP_TARGET = "choose_swap_target"
+    FIVE_SWAP = "five_swap"
+    GIVE_CARD = "give_card"
+    ROUND_OVER = "round_over"
+
+
+@dataclass(frozen=True, slots=True)
+class BluffRecord:
+    """What a Wild Draw Four challenge needs (B2–B5), captured when the card was played."""
+
+    accused: int
+    hand: tuple[Card, ...]
+    is_fair: bool
+    card: Card
+    previous_color: Color | None
+
+
+@dataclass(slots=True)
+class Obligation:
+    """An open draw obligation: `target` draws `amount` unless they answer it (H1, H3, B1)."""
+
+    amount: int
+    kind: Rank
+    target: int
+    setter: int
+    skips: bool
+    bluff: BluffRecord | None = None
+
+
+@dataclass(slots=True)
+class _PendingBlack:
+    """A black card waiting for its colour, and what to do once it is named."""
+
+    seat: int
+    card: Card
+    context: str  # "play", "first_card", "deflect"
+
+
+@dataclass(slots=True)
+class _PendingRun:
+    """H4: the rest of a run, still in its player's hand until the cut window closes."""
+
+    seat: int
+    rest: tuple[Card, ...]
+    call_uno: bool
+
+
+@dataclass(slots=True)
+class _ReactionLog:
+    """Who has answered a slap or sound-wild window so far, in order."""
+
+    order: list[int] = field(default_factory=list)
+
+
+class Game:
+    """The state of one round and the rules that change it. Only `apply` (and the window calls) mutate."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        num_players: int,
+        rng: random.Random,
+        *,
+        dealer: int = 0,
+        round_no: int = 1,
+        seats_in_play: Iterable[int] | None = None,
+        deck: Sequence[Card] | None = None,
+    ) -> None:
+        """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
+
+        Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
+        """
+        if not 2 <= num_players <= 10:
+            raise MalformedAction(f"UNO is played by 2 to 10 players, not {num_players}", reason="BAD_PLAYER_COUNT")
+        self.ruleset = ruleset
+        self.num_players = num_players
+        self.rng = rng
+        self.round_no = round_no
+        self.dealer = dealer
+        self.in_play: tuple[bool, ...] = tuple(
+            i in set(seats_in_play) if seats_in_play is not None else True for i in range(num_players)
+        )
+        if sum(self.in_play) < 2 or not self.in_play[dealer]:
+            raise MalformedAction("a round needs two seats in play, the dealer among them", reason="BAD_SEATS")
+        self.hands: list[list[Card]] = [[] for _ in range(num_players)]
+        self.discard: list[Card] = []
+        self.color: Color | None = None
+        self.direction = 1
+        self.current = dealer
+        self.phase = Phase.TURN
+        self.obligation: Obligation | None = None
+        self.catchable: set[int] = set()
+        self.windows: dict[int, Window] = {}
+        self.penalty_points = [0] * num_players
+        self.silence: int | None = None
+        self.skip_next: set[int] = set()
+        self.drawn: Card | None = None
+        self.winner: int | None = None
+        self.went_out: int | None = None
+        self.first_card_on_top = True
+        self._next_window = 1
+        self._jump_window: int | None = None
+        self._reactions: dict[int, _ReactionLog] = {}
+        self._pending_black: _PendingBlack | None = None
+        self._pending_run: _PendingRun | None = None
+        self._swap: tuple[int, int, Card] | None = None
+        # The hand, fairness and colour in force when the last Wild Draw Four landed (B2).
+        self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
+        self._out: list[Event] = []
+
+        if deck is None:
+            cards = standard_deck(
+                blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
+            )
+            rng.shuffle(cards)
+        else:
+            cards = list(deck)
+        self.draw_pile: list[Card] = cards[::-1]  # the top of the pile is the end of the list
+        self._deal()
+
+    # ----------------------------------------------------------------------------------- set-up (S)
+
+    def _deal(self) -> None:
+        seats = self._seats_from(self.dealer)
+        if len(self.draw_pile) < HAND_SIZE * len(seats) + 1:
+            raise MalformedAction("the deck is too small to deal this round", reason="DECK_TOO_SMALL")
+        self._emit(ev.RoundStarted(self.round_no, self.dealer, tuple(seats)))
+        for _ in range(HAND_SIZE):  # S3: one card at a time, from the dealer's left
+            for seat in seats:
+                self.hands[seat].append(self.draw_pile.pop())
+        for seat in seats:
+            self._emit(ev.Dealt(seat, HAND_SIZE, tuple(self.hands[seat])))
+        self._turn_first_card()
+
+    def _turn_first_card(self) -> None:
+        """S4: the first turned card acts as if played by the dealer, with no house effect."""
+        ruleset = self.ruleset
+        while True:
+            card = self.draw_pile.pop()
+            returned = card.rank in FIRST_CARD_RETURNED or (
+                card.rank is Rank.WILD and ruleset.first_wild is FirstWild.REDRAW
+            )
+            if not returned:
+                break
+            self._emit(ev.FirstCardReturned(card))
+            self.draw_pile.append(card)
+            self.rng.shuffle(self.draw_pile)
+        self.discard.append(card)
+        self._emit(ev.FirstCardTurned(card))
+        first = self._next(self.dealer)
+        self.current = first
+        if card.rank is Rank.WILD:
+            self.phase = Phase.CHOOSE_COLOR
+            self._pending_black = _PendingBlack(first, card, "first_card")
+            return
+        self.color = card.color
+        if card.rank is Rank.SKIP:
+            self._emit(ev.Skipped(first))
+            self._start_turn(self._next(first))
+        elif card.rank is Rank.REVERSE:
+            self.direction = -1
+            self._emit(ev.DirectionChanged(-1))
+            self._start_turn(self.dealer)
+        elif card.rank is Rank.DRAW_TWO:
+            self._set_obligation(Obligation(2, Rank.DRAW_TWO, first, self.dealer, ruleset.draw_penalty_skips_turn))
+            self._start_turn(first)
+        else:
+            self._start_turn(first)
+
+    # --------------------------------------------------------------------------------- queries
+
+    @property
+    def top(self) -> Card:
+        return self.discard[-1]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.ROUND_OVER
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat the game waits for, or None while a blocking window is open or the round is over."""
+        if self.phase is Phase.ROUND_OVER or self.has_blocking_window:
+            return None
+        if self.phase is Phase.GIVE_CARD and self._swap is not None:
+            return self._swap[1]
+        return self.current
+
+    @property
+    def has_blocking_window(self) -> bool:
+        return any(window.is_blocking for window in self.windows.values())
+
+    @property
+    def pending_run(self) -> tuple[int, tuple[Card, ...]] | None:
+        """H4: the runner and the cards of their run still waiting for the cut window to close."""
+        run = self._pending_run
+        return None if run is None else (run.seat, run.rest)
+
+    @property
+    def pending_swap(self) -> tuple[int, int, Card] | None:
+        """H11: (giver, target, card given) while the target chooses the card to give back."""
+        return self._swap
+
+    @property
+    def jump_window(self) -> int | None:
+        """H6: the id of the open jump-in window on the top card, if any."""
+        return self._jump_window
+
+    def reacted(self, window_id: int) -> tuple[int, ...]:
+        """The seats that have answered a slap or sound-wild window, in order."""
+        log = self._reactions.get(window_id)
+        return () if log is None else tuple(log.order)
+
+    def cards_in_play(self) -> list[Card]:
+        """Every card of the round, wherever it is: hands, piles and a card held aside by a swap."""
+        cards = [card for hand in self.hands for card in hand] + self.draw_pile + self.discard
+        if self._swap is not None:
+            cards.append(self._swap[2])
+        return cards
+
+    def seats(self) -> list[int]:
+        """Seats in play this round, in seat order."""
+        return [seat for seat in range(self.num_players) if self.in_play[seat]]
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Everything that defines the state, as one comparable value (tests check refusals change nothing)."""
+        return (
+            tuple(tuple(hand) for hand in self.hands),
+            tuple(self.draw_pile),
+            tuple(self.discard),
+            self.color,
+            self.direction,
+            self.current,
+            self.phase,
+            None
+            if self.obligation is None
+            else (
+                self.obligation.amount,
+                self.obligation.kind,
+                self.obligation.target,
+                self.obligation.setter,
+                self.obligation.bluff,
+            ),
+            frozenset(self.catchable),
+            tuple(sorted(self.windows.items())),
+            tuple(self.penalty_points),
+            self.silence,
+            frozenset(self.skip_next),
+            self.drawn,
+            self._swap,
+            self._pending_run,
+            self._pending_black,
+            self.winner,
+            self.went_out,
+            self.rng.getstate(),
+        )
+
+    def copy(self) -> Game:
+        """An independent copy for bots that search; the copy's random stream continues the same way."""
+        clone = object.__new__(Game)
+        for name in _COPY_SHALLOW:
+            setattr(clone, name, getattr(self, name))
+        clone.rng = random.Random()
+        clone.rng.setstate(self.rng.getstate())
+        clone.hands = [list(hand) for hand in self.hands]
+        clone.draw_pile = list(self.draw_pile)
+        clone.discard = list(self.discard)
+        clone.catchable = set(self.catchable)
+        clone.windows = dict(self.windows)
+        clone.penalty_points = list(self.penalty_points)
+        clone.skip_next = set(self.skip_next)
+        clone._reactions = {k: _ReactionLog(list(v.order)) for k, v in self._reactions.items()}
+        clone.obligation = (
+            None
+            if self.obligation is None
+            else Obligation(
+                self.obligation.amount,
+                self.obligation.kind,
+                self.obligation.target,
+                self.obligation.setter,
+                self.obligation.skips,
+                self.obligation.bluff,
+            )
+        )
+        clone._pending_black = self._pending_black
+        clone._pending_run = self._pending_run
+        clone._out = []
+        return clone
+
+    # --------------------------------------------------------------------------------- applying
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply one seat's action and return the events it caused.
+
+        Raises MalformedAction (bad seat, card not held), NotYourTurn, GameOver or IllegalAction; a refused
+        action changes nothing.
+        """
+        if self.phase is Phase.ROUND_OVER:
+            raise GameOver(f"round {self.round_no} is over; {action} was not applied")
+        seat = action.seat
+        if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self.in_play[seat]:
+            raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
+        self._out = []
+        handler(self, action)
+        return self._out
+
+    def close_window(self, window_id: int) -> list[Event]:
+        """The host's call when a window's deadline has passed: settle it with the answers it got.
+
+        Raises IllegalAction for a window that is not open.
+        """
+        if window_id not in self.windows:
+            raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
+        self._out = []
+        self._close_window(window_id)
+        return self._out
+
+    def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
+        """Apply reactions in the order the host ruled they happened, then close the window.
+
+        Reactions arriving after the window was decided lose the race at no cost (RaceLost). Reactions
+        the rules refuse are skipped: the host already answered each when it arrived.
+        """
+        if window_id not in self.windows:
+            raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
+        out: list[Event] = []
+        for reaction in reactions:
+            if window_id not in self.windows or self.phase is Phase.ROUND_OVER:
+                out.append(ev.RaceLost(reaction.seat, window_id))
+                continue
+            try:
+                out += self.apply(reaction)
+            except (IllegalAction, MalformedAction):
+                continue
+        if window_id in self.windows and self.phase is not Phase.ROUND_OVER:
+            out += self.close_window(window_id)
+        return out
+
+    # ------------------------------------------------------------------------------ handlers
+
+    def _on_play(self, action: Play) -> None:
+        seat, cards = action.seat, action.cards
+        if not cards or not all(isinstance(card, Card) for card in cards):
+            raise MalformedAction("a play needs at least one card", reason="NO_CARDS")
+        self._require_held(seat, cards)
+        run = self._pending_run
+        if run is not None:
+            if seat != self._next(run.seat):
+                raise NotYourTurn(f"seat {run.seat} is playing a run; only seat {self._next(run.seat)} may cut it")
+            self._cut_run(action)
+            return
+        if self.has_blocking_window:
+            raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
+        if seat != self.current or self.phase not in (Phase.TURN, Phase.AFTER_DRAW):
+            self._jump_in(action)
+            return
+        if self.phase is Phase.AFTER_DRAW:
+            if len(cards) != 1 or cards[0] != self.drawn:
+                raise IllegalAction(
+                    f"after drawing, only the drawn card ({self.drawn}) may be played",
+                    reason="ONLY_DRAWN_CARD",
+                )
+            self._require_playable(seat, cards[0])
+            self._play_from_turn(action)
+            return
+        if len(cards) > 1:
+            self._check_group(seat, cards)
+        elif self.obligation is not None:
+            self._check_answer(seat, cards[0])
+        elif not self._is_playable(seat, cards[0]):
+            if self.ruleset.illegal_play_penalty:
+                self._begin_turn()
+                self._emit(ev.IllegalPlay(seat, cards[0]))
+                self._draw(seat, ILLEGAL_PLAY_PENALTY, DrawReason.ILLEGAL_PLAY)
+                return
+            self._require_playable(seat, cards[0])
+        self._begin_turn()
+        self._play_from_turn(action)
+
+    def _play_from_turn(self, action: Play) -> None:
+        seat, cards = action.seat, action.cards
+        self.drawn = None
+        self.phase = Phase.TURN
+        if len(cards) > 1 and self.ruleset.runs and is_run(cards):
+            self._start_run(action)
+            return
+        answering = self.obligation
+        self._land(seat, cards)
+        if answering is not None:
+            self._answer_obligation(seat, cards[0], answering, action.call_uno)
+            return
+        self._after_landing(seat, cards, action.call_uno)
+
+    def _on_choose_color(self, action: ChooseColor) -> None:
+        pending = self._pending_black
+        if self.phase is not Phase.CHOOSE_COLOR or pending is None:
+            raise IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
+        if action.seat != pending.seat:
+            raise NotYourTurn(f"seat {pending.seat} names the colour, not seat {action.seat}")
+        if action.color not in PLAYABLE_COLORS:
+            raise MalformedAction(
+                f"{action.color!r} cannot be named; name red, yellow, green or blue", reason="BAD_COLOR"
+            )
+        self._pending_black = None
+        self.phase = Phase.TURN
+        self.color = action.color
+        seat, card = pending.seat, pending.card
+        self._emit(ev.ColorChosen(seat, action.color))
+        if pending.context == "first_card":
+            self._start_turn(seat)
+            return
+        if pending.context == "deflect":
+            obligation = self.obligation
+            assert obligation is not None
+            self._move_obligation(obligation, self._next(seat))
+            return
+        if card.rank is Rank.WILD_DRAW_FOUR:
+            self._set_wild_draw_four(seat, card)
+        elif card.rank is Rank.BLANK and self.ruleset.blank_effect is BlankEffect.DRAW:
+            self._set_obligation(Obligation(self.ruleset.blank_draw, Rank.BLANK, self._next(seat), seat, True))
+            self._start_turn(self._next(seat))
+        elif card.rank in H2O_AMOUNT:
+            self._h2o(seat, H2O_AMOUNT[card.rank])
+            self._advance(seat)
+        else:
+            self._advance(seat)
+
+    def _on_draw(self, action: Draw) -> None:
+        seat = action.seat
+        self._require_turn(seat, Phase.TURN)
+        self._begin_turn()
+        obligation = self.obligation
+        if obligation is not None:  # T8, T10: accepting the obligation
+            self.obligation = None
+            self._draw(seat, obligation.amount, DrawReason.OBLIGATION)
+            if self._round_ended_by_went_out():
+                return
+            if obligation.skips:
+                self._advance(seat)
+            else:
+                self._start_turn(seat, announce=False)
+            return
+        drawn = self._draw_for_turn(seat)
+        if drawn is not None and self._is_playable(seat, drawn):
+            self.drawn = drawn
+            self.phase = Phase.AFTER_DRAW
+        else:
+            self._advance(seat)
+
+    def _on_pass(self, action: Pass) -> None:
+        self._require_turn(action.seat, Phase.AFTER_DRAW)
+        self.drawn = None
+        self._advance(action.seat)
+
+    def _on_call_uno(self, action: CallUno) -> None:
+        seat = action.seat
+        if seat not in self.catchable:
+            raise IllegalAction(
+                f"seat {seat} has no UNO to call: it holds {len(self.hands[seat])} cards or already called",
+                reason="NOTHING_TO_CALL",
+            )
+        self.catchable.discard(seat)
+        self._close_catch_window(seat)
+        self._emit(ev.UnoCalled(seat))
+        self._open_slap_window(seat)
+
+    def _on_catch(self, action: Catch) -> None:
+        seat, target = action.seat, action.target
+        if not (isinstance(target, int) and 0 <= target < self.num_players) or not self.in_play[target]:
+            raise MalformedAction(f"seat {target!r} is not playing this round", reason="BAD_SEAT")
+        if target == seat:
+            raise MalformedAction("a player cannot catch themselves; call UNO instead", reason="CATCH_SELF")
+        if target in self.catchable:  # U2
+            self.catchable.discard(target)
+            self._close_catch_window(target)
+            self._emit(ev.UnoCaught(seat, target, self.ruleset.uno_penalty))
+            self._draw(target, self.ruleset.uno_penalty, DrawReason.UNO_PENALTY)
+            return
+        if not self.ruleset.false_call_penalty:  # U3
+            raise IllegalAction(f"seat {target} cannot be caught now", reason="NOT_CATCHABLE")
+        self._emit(ev.FalseCatch(seat, target, FALSE_CATCH_PENALTY))  # U4
+        self._draw(seat, FALSE_CATCH_PENALTY, DrawReason.FALSE_CATCH)
+
+    def _on_challenge(self, action: Challenge) -> None:
+        seat = action.seat
+        self._require_turn(seat, Phase.TURN)
+        obligation = self.obligation
+        bluff = obligation.bluff if obligation is not None else None
+        if obligation is None or bluff is None or not self.ruleset.can_challenge:
+            raise IllegalAction("there is no Wild Draw Four to challenge", reason="NOTHING_TO_CHALLENGE")
+        self._begin_turn()
+        self.obligation = None
+        accused = bluff.accused
+        guilty = not bluff.is_fair
+        self._emit(ev.HandRevealed(seat, accused, bluff.hand))  # B2
+        self._emit(ev.Challenged(seat, accused, guilty))
+        if not guilty:  # B4, B5
+            self._draw(seat, obligation.amount + BLUFF_EXTRA, DrawReason.CHALLENGE_LOST)
+            if not self._round_ended_by_went_out():
+                self._advance(seat)
+            return
+        penalty = obligation.amount  # B3, B5
+        if self.ruleset.bluff_penalty is BluffPenalty.DRAW_SIX:
+            penalty += BLUFF_EXTRA
+        elif self.ruleset.bluff_penalty is BluffPenalty.TAKE_BACK:
+            taken = self.discard.pop()
+            self.hands[accused].append(taken)
+            self.color = bluff.previous_color
+            self.skip_next.add(accused)
+            self._emit(ev.CardTakenBack(accused, taken))
+        if self.went_out == accused:
+            self.went_out = None  # B3: back in the round
+        self._draw(accused, penalty, DrawReason.BLUFF_CAUGHT)
+        self._start_turn(seat)
+
+    def _on_choose_swap_target(self, action: ChooseSwapTarget) -> None:
+        seat, target = action.seat, action.target
+        self._require_turn(seat, Phase.CHOOSE_SWAP_TARGET)
+        self._require_other_seat(seat, target)
+        self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
+        self._emit(ev.HandsSwapped(seat, target, tuple(self.hands[seat]), tuple(self.hands[target])))
+        self.phase = Phase.TURN
+        self._advance(seat)
+
+    def _on_five_swap(self, action: FiveSwap) -> None:
+        seat, target, card = action.seat, action.target, action.card
+        self._require_turn(seat, Phase.FIVE_SWAP)
+        self._require_other_seat(seat, target)
+        self._require_held(seat, (card,))
+        self.hands[seat].remove(card)
+        self._swap = (seat, target, card)
+        self.phase = Phase.GIVE_CARD
+        self._emit(ev.SwapOffered(seat, target, card))
+
+    def _on_give_card(self, action: GiveCard) -> None:
+        swap = self._swap
+        if self.phase is not Phase.GIVE_CARD or swap is None:
+            raise IllegalAction("nobody is waiting for a card now", reason="NO_SWAP")
+        giver, target, given = swap
+        if action.seat != target:
+            raise NotYourTurn(f"seat {target} gives the card back, not seat {action.seat}")
+        self._require_held(target, (action.card,))
+        self.hands[target].remove(action.card)
+        self.hands[target].append(given)
+        self.hands[giver].append(action.card)
+        self._swap = None
+        self._emit(ev.CardsExchanged(giver, target, given, action.card))
+        self.phase = Phase.TURN
+        self._advance(giver)
+
+    def _on_react(self, action: React) -> None:
+        window = self.windows.get(action.window)
+        log = self._reactions.get(action.window)
+        if window is None or log is None:
+            raise IllegalAction(f"window {action.window} is not open for reactions", reason="WINDOW_CLOSED")
+        if action.seat not in window.eligible:
+            raise IllegalAction(f"seat {action.seat} is not in window {window.id}", reason="NOT_ELIGIBLE")
+        if action.seat in log.order:
+            raise IllegalAction(f"seat {action.seat} already reacted", reason="ALREADY_REACTED")
+        log.order.append(action.seat)
+        if len(log.order) == len(window.eligible):
+            self._close_window(window.id)
+
+    def _on_chat(self, action: Chat) -> None:
+        if self.silence is not None:  # H14
+            self._draw(action.seat, SILENCE_PENALTY, DrawReason.BROKE_SILENCE)
+
+    # ----------------------------------------------------------------------- turn mechanics (T)
+
+    def _begin_turn(self) -> None:
+        """The player to act began their turn: U2 catch, H6 jump-in and H8 escape windows close."""
+        for window in list(self.windows.values()):
+            if not window.is_blocking:
+                self._close_window(window.id)
+
+    def _start_turn(self, seat: int, *, announce: bool = True) -> None:
+        self.current = seat
+        self.phase = Phase.TURN
+        if announce:
+            self._emit(ev.TurnStarted(seat))
+
+    def _advance(self, seat: int, skips: int = 0) -> None:
+        """Pass the turn on from `seat`, skipping `skips` players (T6) and anyone owed a lost turn (B3)."""
+        nxt = self._next(seat)
+        for _ in range(skips):
+            if nxt == seat:  # with two players, however many skips, the player goes again
+                break
+            self._emit(ev.Skipped(nxt))
+            nxt = self._next(nxt)
+        while nxt in self.skip_next:
+            self.skip_next.discard(nxt)
+            self._emit(ev.Skipped(nxt))
+            nxt = self._next(nxt)
+        self._start_turn(nxt)
+
+    def _next(self, seat: int, direction: int | None = None) -> int:
+        step = self.direction if direction is None else direction
+        n = self.num_players
+        nxt = (seat + step) % n
+        while not self.in_play[nxt] or nxt == self.went_out:
+            nxt = (nxt + step) % n
+        return nxt
+
+    def _seats_from(self, seat: int) -> list[int]:
+        """Seats in play starting left of `seat`, clockwise, ending with `seat`."""
+        n = self.num_players
+        return [s for s in ((seat + i) % n for i in range(1, n + 1)) if self.in_play[s]]
+
+    def _draw_for_turn(self, seat: int) -> Card | None:
+        """T3/T4: one card, or with `draw_to_match` until a playable one. Returns the last card drawn."""
+        if not self.ruleset.draw_to_match:
+            drawn = self._draw(seat, 1, DrawReason.TURN)
+            return drawn[0] if drawn else None
+        last: Card | None = None
+        drawn_cards: list[Card] = []
+        while True:
+            got = self._take(1)
+            if not got:
+                break
+            last = got[0]
+            drawn_cards.append(last)
+            self.hands[seat].append(last)
+            if self._is_playable(seat, last):
+                break
+        self._emit(ev.Drew(seat, len(drawn_cards), DrawReason.TURN, tuple(drawn_cards)))
+        return last
+
+    def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
+        cards = self._take(count)
+        self.hands[seat] += cards
+        self._emit(ev.Drew(seat, len(cards), reason, tuple(cards)))
+        if seat in self.catchable and len(self.hands[seat]) != 1:
+            self.catchable.discard(seat)
+            self._close_catch_window(seat)
+        return cards
+
+    def _take(self, count: int) -> list[Card]:
+        """T5: take cards from the pile, rebuilding it from the discards whenever it runs out."""
+        taken: list[Card] = []
+        pile = self.draw_pile
+        for _ in range(count):
+            if not pile:
+                self._rebuild_pile()
+                if not pile:
+                    break  # owed cards that cannot be drawn are forgiven
+            taken.append(pile.pop())
+        if not pile:
+            self._rebuild_pile()
+        return taken
+
+    def _rebuild_pile(self) -> None:
+        if len(self.discard) < 2:
+            return
+        rest = self.discard[:-1]
+        del self.discard[:-1]
+        self.rng.shuffle(rest)
+        self.draw_pile[:0] = rest
+        self._emit(ev.Reshuffled(len(rest)))
+
+    # ----------------------------------------------------------------------- playing cards
+
+    def _is_playable(self, seat: int, card: Card) -> bool:
+        """T1, T2: may `card` be played on the pile now, with no draw obligation open?"""
+        if card.rank is Rank.WILD_DRAW_FOUR:
+            return self.ruleset.bluffing or self._is_fair_wild_draw_four(seat, card)
+        return matches(card, self.color, self.discard[-1])
+
+    def _is_fair_wild_draw_four(self, seat: int, card: Card) -> bool:
+        rest = list(self.hands[seat])
+        rest.remove(card)
+        return is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
+
+    def _require_playable(self, seat: int, card: Card) -> None:
+        if self._is_playable(seat, card):
+            return
+        if card.rank is Rank.WILD_DRAW_FOUR:
+            raise IllegalAction(
+                f"{card} is not allowed: seat {seat} holds a card it could play instead "
+                f"({self.ruleset.wild_draw_four.value}) and bluffing is off",
+                reason="WILD_DRAW_FOUR_NOT_ALLOWED",
+            )
+        color = self.color.value if self.color else "any colour"
+        raise IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
+
+    def _check_group(self, seat: int, cards: tuple[Card, ...]) -> None:
+        """H4/H5: several cards at once must form a run or a multi-play starting with a playable card."""
+        ruleset = self.ruleset
+        if self.obligation is not None:
+            raise IllegalAction("only one card may answer a draw obligation", reason="ONE_CARD_ONLY")
+        if (ruleset.runs and is_run(cards)) or (ruleset.multi_play and is_multi_play(cards)):
+            self._require_playable(seat, cards[0])
+            return
+        if not (ruleset.runs or ruleset.multi_play):
+            raise IllegalAction("one card at a time: neither runs nor multi_play is on", reason="ONE_CARD_ONLY")
+        raise IllegalAction(
+            f"{', '.join(map(str, cards))} is neither a run nor a multi-play these rules allow",
+            reason="NOT_A_GROUP",
+        )
+
+    def _answer_kind(self, card: Card, obligation: Obligation) -> str | None:
+        """H1/H3: how `card` may answer the open obligation: 'stack', 'deflect' or None."""
+        ruleset = self.ruleset
+        kind = obligation.kind
+        rank = card.rank
+        if ruleset.stacking:
+            if rank is kind and rank in DRAW_AMOUNT:
+                return "stack"
+            if ruleset.stacking_mixed and kind in DRAW_AMOUNT and rank in DRAW_AMOUNT:
+                if rank is Rank.WILD_DRAW_FOUR or card.color is self.color:
+                    return "stack"
+        if ruleset.deflecting:
+            if rank in (Rank.SKIP, Rank.REVERSE) and card.color is self.color:
+                return "deflect"
+            if rank is Rank.WILD:
+                return "deflect"
+            if rank is Rank.DRAW_TWO and kind is Rank.WILD_DRAW_FOUR and card.color is self.color:
+                return "deflect"
+        return None
+
+    def _check_answer(self, seat: int, card: Card) -> None:
+        obligation = self.obligation
+        assert obligation is not None
+        if self._next(seat) == seat:
+            raise IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
+        if self._answer_kind(card, obligation) is None:
+            raise IllegalAction(
+                f"seat {seat} must draw {obligation.amount}"
+                + (" or challenge" if obligation.bluff else "")
+                + f"; {card} cannot answer it under these rules",
+                reason="MUST_ANSWER_OBLIGATION",
+            )
+        if card.rank is Rank.WILD_DRAW_FOUR and not self.ruleset.bluffing:
+            self._require_playable(seat, card)
+
+    def _land(self, seat: int, cards: tuple[Card, ...]) -> None:
+        """Move played cards from the hand to the pile (the card 'lands')."""
+        hand = self.hands[seat]
+        if cards[0].rank is Rank.WILD_DRAW_FOUR:
+            rest = list(hand)
+            rest.remove(cards[0])
+            fair = is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
+            self._bluff_snapshot = (tuple(rest), fair, self.color)
+        for card in cards:
+            hand.remove(card)
+            self.discard.append(card)
+        self.first_card_on_top = False
+        if self.silence == seat:
+            self.silence = None
+        self._emit(ev.Played(seat, cards))
+
+    def _after_landing(self, seat: int, cards: tuple[Card, ...], call_uno: bool) -> None:
+        """Apply a played card's effects (T6–T10, H10–H14) and settle UNO (U1) and the end of the round."""
+        card = cards[-1]
+        ruleset = self.ruleset
+        hand = self.hands[seat]
+        self._settle_uno(seat, call_uno)
+        if card.rank is Rank.TWO and ruleset.silent_two:
+            self.silence = seat
+            self._emit(ev.SilenceStarted(seat))
+        if (
+            not hand
+            and card.rank is not Rank.WILD_DRAW_FOUR
+            and not (
+                card.rank is Rank.DRAW_TWO or (card.rank is Rank.BLANK and ruleset.blank_effect is BlankEffect.DRAW)
+            )
+        ):
+            if card.rank in H2O_AMOUNT:
+                self._h2o(seat, H2O_AMOUNT[card.rank])
+            self._end_round(seat)
+            return
+        self._open_jump_window(seat, card)
+        if not hand:  # P1: a final draw card still makes the next player draw (or challenge)
+            self.went_out = seat
+        if card.is_black:
+            if card.rank is Rank.SOUND_WILD:  # H12: no colour is named, anything may follow
+                self.color = None
+                self._open_window(WindowKind.SOUND_WILD, tuple(self.seats()), seat, blocking=True)
+                self._advance(seat)
+                return
+            self._pending_black = _PendingBlack(seat, card, "play")
+            self.current = seat
+            self.phase = Phase.CHOOSE_COLOR
+            return
+        self.color = card.color
+        rank = card.rank
+        count = len(cards)
+        if rank is Rank.SKIP:
+            self._advance(seat, skips=count)
+            if ruleset.skip_escape:
+                self._open_escape_window(seat)
+        elif rank is Rank.REVERSE:
+            if len(self.seats()) == 2:  # T7
+                self._advance(seat, skips=count)
+            else:
+                if count % 2:
+                    self.direction = -self.direction
+                    self._emit(ev.DirectionChanged(self.direction))
+                self._advance(seat)
+        elif rank is Rank.DRAW_TWO:
+            target = self._next(seat)
+            self._set_obligation(Obligation(2, Rank.DRAW_TWO, target, seat, ruleset.draw_penalty_skips_turn))
+            self._start_turn(target)
+        elif rank is Rank.ZERO and ruleset.seven_o:
+            self._rotate_hands()
+            self._advance(seat)
+        elif rank is Rank.SEVEN and ruleset.seven_o:
+            self.phase = Phase.CHOOSE_SWAP_TARGET
+        elif rank is Rank.FIVE and ruleset.five_swap:
+            self.phase = Phase.FIVE_SWAP
+        else:
+            self._advance(seat)
+
+    def _settle_uno(self, seat: int, call_uno: bool) -> None:
+        """U1: a player down to one card by playing must call; one who did not can be caught (U2)."""
+        if len(self.hands[seat]) != 1:
+            return
+        if call_uno:
+            if seat in self.catchable:
+                self.catchable.discard(seat)
+                self._close_catch_window(seat)
+            self._emit(ev.UnoCalled(seat))
+            self._open_slap_window(seat)
+        elif seat not in self.catchable:
+            self.catchable.add(seat)
+            others = tuple(s for s in self.seats() if s != seat)
+            self._open_window(WindowKind.UNO_CATCH, others, seat, blocking=False, target=seat)
+
+    def _set_wild_draw_four(self, seat: int, card: Card) -> None:
+        """T10/B5: after the colour is named, the next player owes 4 (or the chain's total)."""
+        hand, is_fair, previous_color = self._bluff_snapshot
+        previous = self.obligation
+        amount = DRAW_AMOUNT[Rank.WILD_DRAW_FOUR]
+        if previous is not None and self.ruleset.stacking_cumulative:
+            amount += previous.amount
+        bluff = BluffRecord(seat, hand, is_fair, card, previous_color)
+        target = self._next(seat)
+        self._set_obligation(
+            Obligation(amount, Rank.WILD_DRAW_FOUR, target, seat, self.ruleset.draw_penalty_skips_turn, bluff)
+        )
+        self._start_turn(target)
+
+    def _answer_obligation(self, seat: int, card: Card, obligation: Obligation, call_uno: bool) -> None:
+        """H1 stacking and H3 deflecting, after the answering card has landed."""
+        kind = self._answer_kind(card, obligation)
+        self._settle_uno(seat, call_uno)
+        if not self.hands[seat]:  # H1/H3: the round ends only once the obligation is drawn
+            self.went_out = seat
+        if card.rank is Rank.WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
+            self._pending_black = _PendingBlack(seat, card, "play")
+            self.phase = Phase.CHOOSE_COLOR
+            self.current = seat
+            return
+        if kind == "stack":
+            self.color = card.color
+            amount = 2 + obligation.amount if self.ruleset.stacking_cumulative else 2
+            target = self._next(seat)
+            self._set_obligation(Obligation(amount, Rank.DRAW_TWO, target, seat, obligation.skips))
+            self._start_turn(target)
+            return
+        if card.rank is Rank.WILD:
+            self._pending_black = _PendingBlack(seat, card, "deflect")
+            self.phase = Phase.CHOOSE_COLOR
+            self.current = seat
+            return
+        self.color = card.color
+        if card.rank is Rank.DRAW_TWO:  # H3: a Draw Two of the named colour drops the four
+            target = self._next(seat)
+            self._set_obligation(Obligation(2, Rank.DRAW_TWO, target, seat, self.ruleset.draw_penalty_skips_turn))
+            self._start_turn(target)
+        elif card.rank is Rank.SKIP:
+            self._move_obligation(obligation, self._next(seat))
+        else:  # Reverse: back to the player who set it
+            self.direction = -self.direction
+            self._emit(ev.DirectionChanged(self.direction))
+            back = obligation.setter if obligation.setter != self.went_out else self._next(seat)
+            self._move_obligation(obligation, back)
+
+    def _move_obligation(self, obligation: Obligation, target: int) -> None:
+        moved = Obligation(obligation.amount, obligation.kind, target, obligation.setter, obligation.skips)
+        self._set_obligation(moved)
+        self._start_turn(target)
+
+    def _set_obligation(self, obligation: Obligation) -> None:
+        self.obligation = obligation
+        self._emit(ev.DrawObligation(obligation.target, obligation.amount, obligation.setter))
+
+    def _round_ended_by_went_out(self) -> bool:
+        """P1: once the obligation left by a player who went out is drawn, the round ends."""
+        if self.went_out is not None and self.obligation is None and not self.hands[self.went_out]:
+            self._end_round(self.went_out)
+            return True
+        return False
+
+    def _h2o(self, seat: int, amount: int) -> None:
+        """C2 h2o wilds: every other player draws, one at a time in turn order; nobody is skipped."""
+        other = self._next(seat)
+        while other != seat:
+            self._draw(other, amount, DrawReason.H2O)
+            other = self._next(other)
+
+    def _rotate_hands(self) -> None:
+        """H10 zero: every hand passes to the next player in the direction of play."""
+        seats = self.seats()
+        old = {seat: self.hands[seat] for seat in seats}
+        for seat in seats:
+            self.hands[self._next(seat)] = old[seat]
+        self._emit(ev.HandsRotated(self.direction, tuple(tuple(hand) for hand in self.hands)))
+
+    # ----------------------------------------------------------------------- runs (H4)
+
+    def _start_run(self, action: Play) -> None:
+        seat, cards = action.seat, action.cards
+        self._land(seat, cards[:1])
+        self.color = cards[0].color
+        cutter = self._next(seat)
+        self._pending_run = _PendingRun(seat, cards[1:], action.call_uno)
+        self._open_window(WindowKind.RUN_CUT, (cutter,), seat, blocking=True, target=cutter)
+
+    def _cut_run(self, action: Play) -> None:
+        run = self._pending_run
+        assert run is not None
+        if len(action.cards) != 1:
+            raise IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
+        self._require_playable(action.seat, action.cards[0])
+        window = next(w for w in self.windows.values() if w.kind is WindowKind.RUN_CUT)
+        self._pending_run = None
+        self._reactions.pop(window.id, None)
+        del self.windows[window.id]
+        self._emit(ev.WindowClosed(window.id, (action.seat,)))
+        self._settle_uno(run.seat, run.call_uno)
+        self.current = action.seat
+        self.phase = Phase.TURN
+        self._begin_turn()
+        seat, cards = action.seat, action.cards
+        self._land(seat, cards)
+        self._out[-1] = ev.Played(seat, cards, run_cut=True)
+        self._after_landing(seat, cards, action.call_uno)
+
+    def _finish_run(self) -> None:
+        run = self._pending_run
+        assert run is not None
+        self._pending_run = None
+        self._land(run.seat, run.rest)
+        self._after_landing(run.seat, run.rest, run.call_uno)
+
+    # ----------------------------------------------------------------------- jump-ins (H6–H8)
+
+    def _jump_in(self, action: Play) -> None:
+        seat, cards = action.seat, action.cards
+        ruleset = self.ruleset
+        escape = self._escape_window_for(seat)
+        if not ruleset.jump_in and escape is None:
+            if seat != self.current:
+                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+            raise IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
+        if self.phase not in (Phase.TURN, Phase.AFTER_DRAW):
+            raise IllegalAction(f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT")
+        if len(cards) != 1:
+            raise IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
+        card = cards[0]
+        if not self._is_jump_allowed(seat, card, escape):
+            self._emit(ev.WrongJumpIn(seat, card))
+            if ruleset.jump_in_penalty is JumpInPenalty.CARDS:
+                self._draw(seat, WRONG_JUMP_IN_CARDS, DrawReason.WRONG_JUMP_IN)
+            else:
+                self.penalty_points[seat] += WRONG_JUMP_IN_POINTS
+                self._emit(ev.PenaltyPoints(seat, WRONG_JUMP_IN_POINTS))
+            return
+        obligation = self.obligation
+        if obligation is not None and card.rank is not Rank.DRAW_TWO:
+            raise IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
+        self._begin_turn()
+        self.current = seat
+        self.phase = Phase.TURN
+        self.drawn = None
+        self._land(seat, cards)
+        self._out[-1] = ev.Played(seat, cards, jump_in=True)
+        if obligation is not None and card.rank is Rank.DRAW_TWO:  # H6: the jumper takes the chain over
+            self._settle_uno(seat, action.call_uno)
+            self.color = card.color
+            cumulative = ruleset.stacking and ruleset.stacking_cumulative
+            amount = obligation.amount + 2 if cumulative else 2
+            target = self._next(seat)
+            self._set_obligation(Obligation(amount, Rank.DRAW_TWO, target, seat, obligation.skips))
+            if not self.hands[seat]:
+                self.went_out = seat
+            self._start_turn(target)
+            return
+        self.obligation = None
+        self._after_landing(seat, cards, action.call_uno)
+
+    def _is_jump_allowed(self, seat: int, card: Card, escape: Window | None) -> bool:
+        if self.first_card_on_top or card.rank is Rank.WILD_DRAW_FOUR:
+            return False
+        top = self.discard[-1]
+        if escape is not None and card == top:
+            return True
+        if self._jump_window is None or not self.ruleset.jump_in:
+            return False
+        if card.is_black:
+            return card.rank is Rank.WILD and top.rank is Rank.WILD and self.ruleset.jump_in_wilds
+        if card.rank is not top.rank:
+            return False
+        return self.ruleset.super_jump_in or card.color is top.color
+
+    def _escape_window_for(self, seat: int) -> Window | None:
+        for window in self.windows.values():
+            if window.kind is WindowKind.SKIP_ESCAPE and window.target == seat:
+                return window
+        return None
+
+    # ----------------------------------------------------------------------- windows
+
+    def _open_window(
+        self,
+        kind: WindowKind,
+        eligible: tuple[int, ...],
+        opener: int,
+        *,
+        blocking: bool,
+        target: int | None = None,
+    ) -> Window:
+        window = Window(self._next_window, kind, eligible, opener, blocking, target)
+        self._next_window += 1
+        self.windows[window.id] = window
+        if blocking and kind is not WindowKind.RUN_CUT:
+            self._reactions[window.id] = _ReactionLog()
+        self._emit(ev.WindowOpened(window))
+        return window
+
+    def _open_jump_window(self, seat: int, card: Card) -> None:
+        if self.ruleset.jump_in and card.rank is not Rank.WILD_DRAW_FOUR:
+            self._jump_window = self._open_window(WindowKind.JUMP_IN, tuple(self.seats()), seat, blocking=False).id
+
+    def _open_escape_window(self, seat: int) -> None:
+        """H8: the skipped player may escape with the identical Skip until the next player acts."""
+        skipped = self._next(seat)
+        if skipped != seat:
+            self._open_window(WindowKind.SKIP_ESCAPE, (skipped,), seat, blocking=False, target=skipped)
+
+    def _open_slap_window(self, seat: int) -> None:
+        if self.ruleset.uno_slap:  # U5
+            others = tuple(s for s in self.seats() if s != seat)
+            self._open_window(WindowKind.UNO_SLAP, others, seat, blocking=True)
+
+    def _close_catch_window(self, target: int) -> None:
+        for window in list(self.windows.values()):
+            if window.kind is WindowKind.UNO_CATCH and window.target == target:
+                del self.windows[window.id]
+                self._emit(ev.WindowClosed(window.id))
+
+    def _close_window(self, window_id: int) -> None:
+        window = self.windows.pop(window_id)
+        log = self._reactions.pop(window_id, None)
+        if window.id == self._jump_window:
+            self._jump_window = None
+        if window.kind is WindowKind.UNO_CATCH and window.target is not None:
+            self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
+        if log is None:
+            self._emit(ev.WindowClosed(window.id))
+            if window.kind is WindowKind.RUN_CUT and self._pending_run is not None:
+                self._finish_run()
+            return
+        order = tuple(log.order)
+        missing = tuple(seat for seat in window.eligible if seat not in order)
+        slowest = missing or order[-1:]  # U5, H12: the slowest (or everyone who never reacted) draws 2
+        self._emit(ev.WindowClosed(window.id, order, slowest))
+        for seat in slowest:
+            self._draw(seat, SLOWEST_PENALTY, DrawReason.SLOWEST)
+
+    # ----------------------------------------------------------------------- end of round (P1)
+
+    def _end_round(self, winner: int) -> None:
+        self.winner = winner
+        self.went_out = None
+        self.phase = Phase.ROUND_OVER
+        self.obligation = None
+        for window_id in list(self.windows):
+            self._reactions.pop(window_id, None)
+            del self.windows[window_id]
+            self._emit(ev.WindowClosed(window_id))
+        self._pending_run = None
+        self.catchable.clear()
+        last = self.discard[-1]
+        if self.ruleset.russian_scoring and self.ruleset.seven_o and last.rank is Rank.ZERO:
+            self._rotate_hands()  # P3: hands rotate on a final 0 before counting
+
+    # ----------------------------------------------------------------------- checks and helpers
+
+    def _require_held(self, seat: int, cards: Iterable[Card]) -> None:
+        wanted = Counter(cards)
+        hand = Counter(self.hands[seat])
+        for card, count in wanted.items():
+            if hand[card] < count:
+                raise MalformedAction(
+                    f"seat {seat} does not hold {card}" + (f" x{count}" if count > 1 else ""),
+                    reason="CARD_NOT_IN_HAND",
+                )
+
+    def _require_turn(self, seat: int, phase: Phase) -> None:
+        if self.has_blocking_window:
+            raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
+        if seat != self.current:
+            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+        if self.phase is not phase:
+            raise IllegalAction(
+                f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}",
+                reason="WRONG_PHASE",
+            )
+
+    def _require_other_seat(self, seat: int, target: int) -> None:
+        if not (isinstance(target, int) and 0 <= target < self.num_players) or not self.in_play[target]:
+            raise MalformedAction(f"seat {target!r} is not playing this round", reason="BAD_SEAT")
+        if target == seat or target == self.went_out:
+            raise IllegalAction(f"seat {seat} cannot swap with seat {target}", reason="BAD_TARGET")
+
+    def _emit(self, event: Event) -> None:
+        self._out.append(event)
+
+
+_COPY_SHALLOW = (
+    "ruleset",
+    "num_players",
+    "round_no",
+    "dealer",
+    "in_play",
+    "color",
+    "direction",
+    "current",
+    "phase",
+    "silence",
+    "drawn",
+    "winner",
+    "went_out",
+    "first_card_on_top",
+    "_next_window",
+    "_jump_window",
+    "_swap",
+    "_bluff_snapshot",
+)
+
+_HANDLERS: dict[type, Callable[[Game, Any], None]] = {
+    Play: Game._on_play,
+    ChooseColor: Game._on_choose_color,
+    Draw: Game._on_draw,
+    Pass: Game._on_pass,
+    CallUno: Game._on_call_uno,
+    Catch: Game._on_catch,
+    Challenge: Game._on_challenge,
+    ChooseSwapTarget: Game._on_choose_swap_target,
+    FiveSwap: Game._on_five_swap,
+    GiveCard: Game._on_give_card,
+    React: Game._on_react,
+    Chat: Game._on_chat,
+}

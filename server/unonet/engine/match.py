@@ -1,0 +1,203 @@
+"""A match: rounds with dealer rotation and scoring until someone wins (S2, P1–P3).
+
+`Match` owns the totals and starts each round's `Game`; everything a seat does goes through
+`Match.apply`, so callers never juggle rounds themselves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from unonet.engine import events as ev
+from unonet.engine.actions import Action
+from unonet.engine.cards import Card, Rank, standard_deck
+from unonet.engine.errors import GameOver
+from unonet.engine.events import Event
+from unonet.engine.game import Game
+from unonet.engine.legal import legal_actions
+from unonet.engine.ruleset import Ruleset, Scoring
+from unonet.engine.views import SeatView, build_view
+
+RUSSIAN_ZERO_POINTS = 50
+RUSSIAN_WILD_DRAW_FOUR_BONUS = 50
+
+
+def choose_dealer(seats: Sequence[int], rng: random.Random) -> tuple[int, tuple[tuple[int, Card], ...]]:
+    """S2: every player draws in seat order; highest number deals; action or black cards draw again;
+    tied highest players draw again until one is highest. Returns the dealer and every draw made."""
+    pile: list[Card] = []
+    draws: list[tuple[int, Card]] = []
+    contenders = list(seats)
+    while True:
+        values: dict[int, int] = {}
+        for seat in contenders:
+            while True:
+                if not pile:
+                    pile = standard_deck()
+                    rng.shuffle(pile)
+                card = pile.pop()
+                draws.append((seat, card))
+                if card.rank.is_number:
+                    values[seat] = card.rank.number
+                    break
+        best = max(values.values())
+        contenders = [seat for seat in contenders if values[seat] == best]
+        if len(contenders) == 1:
+            return contenders[0], tuple(draws)
+
+
+class Match:
+    """Rounds of UNO between `num_players` seats until the match is won (P2)."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        num_players: int,
+        rng: random.Random,
+        *,
+        dealer: int | None = None,
+        decks: Sequence[Sequence[Card]] = (),
+        totals: Sequence[int] | None = None,
+    ) -> None:
+        """`decks` stacks the deck of the first rounds (first card dealt first); `totals` starts the scores.
+
+        Nothing is dealt until `start()`, so the caller collects every event from the first.
+        """
+        self.ruleset = ruleset
+        self.num_players = num_players
+        self.rng = rng
+        self.totals = list(totals) if totals is not None else [0] * num_players
+        self.eliminated: set[int] = set()
+        self.round_no = 0
+        self.winners: tuple[int, ...] = ()
+        self._dealer = dealer
+        self._decks = list(decks)
+        self._game: Game | None = None
+
+    @property
+    def game(self) -> Game:
+        """The current (or last) round. Raises GameOver before `start()`."""
+        if self._game is None:
+            raise GameOver("the match has not started")
+        return self._game
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.winners)
+
+    def start(self) -> list[Event]:
+        """Choose the dealer (S2) unless one was given, and deal the first round."""
+        out: list[Event] = []
+        if self._dealer is None:
+            self._dealer, draws = choose_dealer(range(self.num_players), self.rng)
+            out.append(ev.DealerChosen(draws, self._dealer))
+        out += self._deal(self._dealer)
+        return out
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply a seat's action to the current round; scores and deals on when the round ends."""
+        if self.is_over:
+            raise GameOver(f"the match is over; {action} was not applied")
+        return self._settle(self.game.apply(action))
+
+    def close_window(self, window_id: int) -> list[Event]:
+        return self._settle(self.game.close_window(window_id))
+
+    def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
+        return self._settle(self.game.resolve_window(window_id, reactions))
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return [] if self.is_over else legal_actions(self.game, seat)
+
+    def view_for(self, seat: int | None) -> SeatView:
+        """What `seat` may know (None: a spectator): own hand, public facts, legal actions."""
+        return build_view(self, seat)
+
+    # ------------------------------------------------------------------------------------------
+
+    def _deal(self, dealer: int) -> list[Event]:
+        self.round_no += 1
+        seats = [seat for seat in range(self.num_players) if seat not in self.eliminated]
+        deck = self._decks.pop(0) if self._decks else None
+        self._game = Game(
+            self.ruleset,
+            self.num_players,
+            self.rng,
+            dealer=dealer,
+            round_no=self.round_no,
+            seats_in_play=seats,
+            deck=deck,
+        )
+        return self._game._out
+
+    def _settle(self, out: list[Event]) -> list[Event]:
+        game = self.game
+        if game.is_over and game.winner is not None and not self.is_over:
+            out = out + self._score_round(game, game.winner)
+        return out
+
+    def _score_round(self, game: Game, winner: int) -> list[Event]:
+        """P2/P3: score the round, eliminate, decide the match or deal the next round."""
+        ruleset = self.ruleset
+        seats = game.seats()
+        hand_points = {seat: self._hand_points(game.hands[seat]) for seat in seats}
+        points = [0] * self.num_players
+        if ruleset.scoring is Scoring.WINNER_TAKES:
+            points[winner] = sum(hand_points.values())
+            for seat in seats:
+                points[seat] -= game.penalty_points[seat]
+        else:
+            for seat in seats:
+                points[seat] = hand_points[seat] + game.penalty_points[seat]
+            if ruleset.russian_scoring and game.discard[-1].rank is Rank.WILD_DRAW_FOUR:
+                points[winner] -= RUSSIAN_WILD_DRAW_FOUR_BONUS
+        for seat in seats:
+            self.totals[seat] += points[seat]
+        out: list[Event] = [
+            ev.RoundEnded(self.round_no, winner, tuple(points), tuple(self.totals), tuple(tuple(h) for h in game.hands))
+        ]
+        out += self._decide(seats)
+        if not self.is_over:
+            out += self._deal(self._next_dealer(game.dealer))
+        return out
+
+    def _next_dealer(self, dealer: int) -> int:
+        """S2: the deal passes to the left, skipping eliminated players."""
+        nxt = (dealer + 1) % self.num_players
+        while nxt in self.eliminated:
+            nxt = (nxt + 1) % self.num_players
+        return nxt
+
+    def _hand_points(self, hand: list[Card]) -> int:
+        if self.ruleset.russian_scoring and len(hand) == 1 and hand[0].rank is Rank.ZERO:
+            return RUSSIAN_ZERO_POINTS  # P3: a single 0 left in hand
+        return sum(card.points for card in hand)
+
+    def _decide(self, seats: list[int]) -> list[Event]:
+        target = self.ruleset.target_score
+        reached = [seat for seat in seats if self.totals[seat] >= target]
+        if not reached:
+            return []
+        scoring = self.ruleset.scoring
+        if scoring is Scoring.WINNER_TAKES:
+            best = max(self.totals[seat] for seat in reached)
+            self.winners = tuple(seat for seat in reached if self.totals[seat] == best)
+        elif scoring is Scoring.LOWEST_WINS:
+            low = min(self.totals[seat] for seat in seats)
+            self.winners = tuple(seat for seat in seats if self.totals[seat] == low)
+        else:
+            out: list[Event] = []
+            for seat in reached:
+                self.eliminated.add(seat)
+                out.append(ev.PlayerEliminated(seat))
+            remaining = [seat for seat in seats if seat not in self.eliminated]
+            if len(remaining) == 1:
+                self.winners = (remaining[0],)
+            elif not remaining:  # the last ones all went out in the same round
+                low = min(self.totals[seat] for seat in reached)
+                self.winners = tuple(seat for seat in reached if self.totals[seat] == low)
+            if self.winners:
+                out.append(ev.MatchEnded(self.winners, tuple(self.totals)))
+            return out
+        return [ev.MatchEnded(self.winners, tuple(self.totals))]

@@ -1,0 +1,91 @@
+"""Per-seat views: the only picture of the game that ever leaves the host (STYLE.md `view_for`).
+
+A view holds the seat's own hand, public facts about everyone and the seat's legal actions. Other
+hands appear only as counts; a spectator (`seat=None`) sees no hand at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from unonet.engine.actions import Action
+from unonet.engine.cards import Card, Color
+from unonet.engine.events import Window
+from unonet.engine.game import Phase
+from unonet.engine.legal import legal_actions
+
+if TYPE_CHECKING:
+    from unonet.engine.match import Match
+
+
+@dataclass(frozen=True, slots=True)
+class ObligationView:
+    target: int
+    amount: int
+    setter: int
+    can_challenge: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything one seat may know right now."""
+
+    seat: int | None
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, ...]
+    in_play: tuple[bool, ...]
+    top: Card
+    color: Color | None
+    direction: int
+    current: int
+    to_act: int | None
+    phase: Phase
+    obligation: ObligationView | None
+    windows: tuple[Window, ...]
+    catchable: tuple[int, ...]
+    draw_pile_size: int
+    discard_size: int
+    round_no: int
+    dealer: int
+    totals: tuple[int, ...]
+    penalty_points: tuple[int, ...]
+    silence: int | None
+    match_winners: tuple[int, ...]
+    legal_actions: tuple[Action, ...]
+
+
+def build_view(match: Match, seat: int | None) -> SeatView:
+    game = match.game
+    obligation = game.obligation
+    return SeatView(
+        seat=seat,
+        hand=tuple(game.hands[seat]) if seat is not None else (),
+        hand_sizes=tuple(len(hand) for hand in game.hands),
+        in_play=game.in_play,
+        top=game.top,
+        color=game.color,
+        direction=game.direction,
+        current=game.current,
+        to_act=game.to_act,
+        phase=game.phase,
+        obligation=None
+        if obligation is None
+        else ObligationView(
+            obligation.target,
+            obligation.amount,
+            obligation.setter,
+            obligation.bluff is not None and game.ruleset.can_challenge,
+        ),
+        windows=tuple(game.windows.values()),
+        catchable=tuple(sorted(game.catchable)),
+        draw_pile_size=len(game.draw_pile),
+        discard_size=len(game.discard),
+        round_no=game.round_no,
+        dealer=game.dealer,
+        totals=tuple(match.totals),
+        penalty_points=tuple(game.penalty_points),
+        silence=game.silence,
+        match_winners=match.winners,
+        legal_actions=tuple(legal_actions(game, seat)) if seat is not None and not match.is_over else (),
+    )

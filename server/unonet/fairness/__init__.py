@@ -1,0 +1,147 @@
+"""Fairness anyone can verify: the pure primitives behind issue 4 (docs/fairness.md).
+
+Card commitments and an RFC 6962 Merkle tree (the host cannot change a hidden card), a commit-reveal
+shuffle (nobody can choose the deck), the challenger's check of a Wild Draw Four reveal, and latency
+compensation for reaction windows. Standard library only, no I/O: the host, the clients and
+`unonet verify` all run the same code, and docs/fairness.md specifies it for other languages.
+"""
+
+from __future__ import annotations
+
+from unonet.fairness.cards import (
+    ALL_CARDS,
+    BLACK_RANKS,
+    PLAYABLE_COLORS,
+    CardCode,
+    ColorCode,
+    RankCode,
+    canonical_order,
+    standard_deck,
+)
+from unonet.fairness.challenge import (
+    ChallengeReport,
+    OpeningCheck,
+    WildDrawFourRule,
+    check_challenge,
+    is_unfair,
+    is_witness,
+    verify_challenge,
+)
+from unonet.fairness.commitments import (
+    CARD_TAG,
+    CardOpening,
+    commit,
+    commit_cards,
+    commit_opening,
+    new_salt,
+    verify_opening,
+)
+from unonet.fairness.deck import CommittedDeck, derive_deck, verify_deck_root
+from unonet.fairness.errors import (
+    ChangedSalt,
+    CommitmentMismatch,
+    DuplicateOpening,
+    EntropyMismatch,
+    ExtraCard,
+    FairnessError,
+    FalseVerdict,
+    IncompleteReveal,
+    InvalidInput,
+    MerkleMismatch,
+    MissingCard,
+    SeedMismatch,
+    VerificationError,
+    WrongCard,
+)
+from unonet.fairness.latency import (
+    LatencyEstimate,
+    LatencyEstimator,
+    PingSample,
+    bounded_reaction_time,
+    forgiven_round_trip,
+    reaction_time,
+)
+from unonet.fairness.merkle import inclusion_proof, leaf_hash, merkle_root, node_hash, verify_inclusion
+from unonet.fairness.races import Reaction, Ruling, RulingEntry, order_reactions, window_close_time
+from unonet.fairness.shuffle import (
+    Drbg,
+    combine_seed,
+    commit_host_seed,
+    commit_seat_entropy,
+    derive_salts,
+    derive_seed,
+    shuffled,
+    uniform_below,
+    verified_combined_seed,
+    verify_host_seed,
+    verify_seat_entropy,
+)
+
+__all__ = [
+    "ALL_CARDS",
+    "BLACK_RANKS",
+    "CARD_TAG",
+    "PLAYABLE_COLORS",
+    "CardCode",
+    "CardOpening",
+    "ChallengeReport",
+    "ChangedSalt",
+    "ColorCode",
+    "CommitmentMismatch",
+    "CommittedDeck",
+    "Drbg",
+    "DuplicateOpening",
+    "EntropyMismatch",
+    "ExtraCard",
+    "FairnessError",
+    "FalseVerdict",
+    "IncompleteReveal",
+    "InvalidInput",
+    "LatencyEstimate",
+    "LatencyEstimator",
+    "MerkleMismatch",
+    "MissingCard",
+    "OpeningCheck",
+    "PingSample",
+    "RankCode",
+    "Reaction",
+    "Ruling",
+    "RulingEntry",
+    "SeedMismatch",
+    "VerificationError",
+    "WildDrawFourRule",
+    "WrongCard",
+    "bounded_reaction_time",
+    "canonical_order",
+    "check_challenge",
+    "combine_seed",
+    "commit",
+    "commit_cards",
+    "commit_host_seed",
+    "commit_opening",
+    "commit_seat_entropy",
+    "derive_deck",
+    "derive_salts",
+    "derive_seed",
+    "forgiven_round_trip",
+    "inclusion_proof",
+    "is_unfair",
+    "is_witness",
+    "leaf_hash",
+    "merkle_root",
+    "new_salt",
+    "node_hash",
+    "order_reactions",
+    "reaction_time",
+    "shuffled",
+    "standard_deck",
+    "uniform_below",
+    "verified_combined_seed",
+    "verify_challenge",
+    "verify_deck_root",
+    "verify_host_seed",
+    "verify_inclusion",
+    "verify_opening",
+    "verify_seat_entropy",
+    "window_close_time",
+]

@@ -1,0 +1,135 @@
+"""The fairness exception tree.
+
+Two kinds of failure must never be confused. `InvalidInput` means the caller passed something that
+cannot be encoded (a salt of the wrong length, a negative position): a bug on our side. A
+`VerificationError` means the evidence a host sent does not hold up (an opening that does not open its
+commitment, a reveal with a card missing, a verdict the cards contradict): a host that is broken or
+cheating. Clients show the second kind to the player; each subclass carries a machine-readable `reason`
+so a log or a UI can say exactly which check failed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from unonet.fairness.cards import CardCode
+    from unonet.fairness.commitments import CardOpening
+
+
+class FairnessError(Exception):
+    """Base of every error `unonet.fairness` raises on purpose."""
+
+    default_reason = "FAIRNESS_ERROR"
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or self.default_reason
+
+
+class InvalidInput(FairnessError, ValueError):  # noqa: N818 (names from issue 4)
+    """An argument cannot be encoded: wrong length, out of range, or inconsistent with the others."""
+
+    default_reason = "INVALID_INPUT"
+
+
+class VerificationError(FairnessError):
+    """Evidence from the host failed a check: the host is broken or dishonest."""
+
+    default_reason = "VERIFICATION_FAILED"
+
+
+class CommitmentMismatch(VerificationError):  # noqa: N818 (names from issue 4)
+    """A revealed value does not open the commitment published for it."""
+
+    default_reason = "COMMITMENT_MISMATCH"
+
+
+class WrongCard(CommitmentMismatch):
+    """An opening names a different card than the one its salt and position were committed with.
+
+    Detected by trying every card with the revealed salt and position: one of them opens a held
+    commitment, so the committed card is known (`committed_card`) and the revealed one is a lie.
+    """
+
+    default_reason = "WRONG_CARD"
+
+    def __init__(self, message: str, *, opening: CardOpening, committed_card: CardCode) -> None:
+        super().__init__(message)
+        self.opening = opening
+        self.committed_card = committed_card
+
+
+class ChangedSalt(CommitmentMismatch):
+    """An opening's salt (or position) opens none of the held commitments, with any card."""
+
+    default_reason = "CHANGED_SALT"
+
+    def __init__(self, message: str, *, opening: CardOpening) -> None:
+        super().__init__(message)
+        self.opening = opening
+
+
+class SeedMismatch(CommitmentMismatch):
+    """The host's revealed shuffle seed does not match the commitment it published before the deal."""
+
+    default_reason = "SEED_MISMATCH"
+
+
+class EntropyMismatch(CommitmentMismatch):
+    """A seat's revealed entropy does not match its commitment, or a seat revealed without committing."""
+
+    default_reason = "ENTROPY_MISMATCH"
+
+
+class MerkleMismatch(VerificationError):  # noqa: N818 (names from issue 4)
+    """A Merkle root or inclusion proof does not match the commitments it is supposed to cover."""
+
+    default_reason = "MERKLE_MISMATCH"
+
+
+class IncompleteReveal(VerificationError):  # noqa: N818 (names from issue 4)
+    """A reveal is not exactly the set of commitments the public record says it must cover."""
+
+    default_reason = "INCOMPLETE_REVEAL"
+
+
+class MissingCard(IncompleteReveal):
+    """A commitment the seat held was not opened at all."""
+
+    default_reason = "MISSING_CARD"
+
+    def __init__(self, message: str, *, commitment: bytes) -> None:
+        super().__init__(message)
+        self.commitment = commitment
+
+
+class ExtraCard(IncompleteReveal):
+    """An opening covers none of the held commitments and no held commitment is left unexplained."""
+
+    default_reason = "EXTRA_CARD"
+
+    def __init__(self, message: str, *, opening: CardOpening) -> None:
+        super().__init__(message)
+        self.opening = opening
+
+
+class DuplicateOpening(IncompleteReveal):
+    """The same commitment was opened twice, as if to pad a reveal that left a card out."""
+
+    default_reason = "DUPLICATE_OPENING"
+
+    def __init__(self, message: str, *, opening: CardOpening) -> None:
+        super().__init__(message)
+        self.opening = opening
+
+
+class FalseVerdict(VerificationError):  # noqa: N818 (names from issue 4)
+    """The host's verdict on a Wild Draw Four challenge contradicts the cards it revealed."""
+
+    default_reason = "FALSE_VERDICT"
+
+    def __init__(self, message: str, *, claimed_guilty: bool, recomputed_guilty: bool) -> None:
+        super().__init__(message)
+        self.claimed_guilty = claimed_guilty
+        self.recomputed_guilty = recomputed_guilty
