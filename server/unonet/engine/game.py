@@ -128,6 +128,66 @@ class Game:
 
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
         """
+        self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
+        if deck is None:
+            cards = standard_deck(
+                blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
+            )
+            rng.shuffle(cards)
+        else:
+            cards = list(deck)
+        self.draw_pile: list[Card] = cards[::-1]  # the top of the pile is the end of the list
+        self._deal()
+
+    @classmethod
+    def from_position(
+        cls,
+        ruleset: Ruleset,
+        rng: random.Random,
+        *,
+        hands: Sequence[Sequence[Card]],
+        draw_pile: Sequence[Card],
+        discard: Sequence[Card],
+        color: Color | None = None,
+        current: int = 0,
+        direction: int = 1,
+        dealer: int = 0,
+        round_no: int = 1,
+        seats_in_play: Iterable[int] | None = None,
+    ) -> Game:
+        """A round set up mid-play (scenario files, puzzles): `draw_pile` top first, `discard` top last.
+
+        The colour in force defaults to the top card's. Raises MalformedAction for an impossible set-up.
+        """
+        if not discard:
+            raise MalformedAction("a position needs at least one discard", reason="BAD_POSITION")
+        game = cls.__new__(cls)
+        game._init_state(ruleset, len(hands), rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
+        game.hands = [list(hand) for hand in hands]
+        game.draw_pile = list(draw_pile)[::-1]
+        game.discard = list(discard)
+        top = discard[-1]
+        game.color = color if color is not None or top.is_black else top.color
+        if direction not in (1, -1):
+            raise MalformedAction(f"direction is 1 or -1, not {direction}", reason="BAD_POSITION")
+        game.direction = direction
+        if not game.in_play[current]:
+            raise MalformedAction(f"seat {current} is not in play", reason="BAD_POSITION")
+        game.current = current
+        game.first_card_on_top = False
+        game._emit(ev.TurnStarted(current))
+        return game
+
+    def _init_state(
+        self,
+        ruleset: Ruleset,
+        num_players: int,
+        rng: random.Random,
+        *,
+        dealer: int,
+        round_no: int,
+        seats_in_play: Iterable[int] | None,
+    ) -> None:
         if not 2 <= num_players <= 10:
             raise MalformedAction(f"UNO is played by 2 to 10 players, not {num_players}", reason="BAD_PLAYER_COUNT")
         self.ruleset = ruleset
@@ -166,15 +226,6 @@ class Game:
         self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
         self._out: list[Event] = []
 
-        if deck is None:
-            cards = standard_deck(
-                blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
-            )
-            rng.shuffle(cards)
-        else:
-            cards = list(deck)
-        self.draw_pile: list[Card] = cards[::-1]  # the top of the pile is the end of the list
-        self._deal()
 
     # ----------------------------------------------------------------------------------- set-up (S)
 

@@ -23,10 +23,15 @@ RUSSIAN_ZERO_POINTS = 50
 RUSSIAN_WILD_DRAW_FOUR_BONUS = 50
 
 
-def choose_dealer(seats: Sequence[int], rng: random.Random) -> tuple[int, tuple[tuple[int, Card], ...]]:
+def choose_dealer(
+    seats: Sequence[int], rng: random.Random, pile: Sequence[Card] = ()
+) -> tuple[int, tuple[tuple[int, Card], ...]]:
     """S2: every player draws in seat order; highest number deals; action or black cards draw again;
-    tied highest players draw again until one is highest. Returns the dealer and every draw made."""
-    pile: list[Card] = []
+    tied highest players draw again until one is highest. Returns the dealer and every draw made.
+
+    `pile` stacks the cards drawn (first drawn first); once it runs out, shuffled decks follow.
+    """
+    pile = list(pile)[::-1]
     draws: list[tuple[int, Card]] = []
     contenders = list(seats)
     while True:
@@ -59,6 +64,8 @@ class Match:
         dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
         totals: Sequence[int] | None = None,
+        dealer_pile: Sequence[Card] = (),
+        first_round: Game | None = None,
     ) -> None:
         """`decks` stacks the deck of the first rounds (first card dealt first); `totals` starts the scores.
 
@@ -73,7 +80,8 @@ class Match:
         self.winners: tuple[int, ...] = ()
         self._dealer = dealer
         self._decks = list(decks)
-        self._game: Game | None = None
+        self._dealer_pile = dealer_pile
+        self._game: Game | None = first_round
 
     @property
     def game(self) -> Game:
@@ -88,9 +96,12 @@ class Match:
 
     def start(self) -> list[Event]:
         """Choose the dealer (S2) unless one was given, and deal the first round."""
+        if self._game is not None:  # a round set up by hand
+            self.round_no = self._game.round_no
+            return self._game._out
         out: list[Event] = []
         if self._dealer is None:
-            self._dealer, draws = choose_dealer(range(self.num_players), self.rng)
+            self._dealer, draws = choose_dealer(range(self.num_players), self.rng, self._dealer_pile)
             out.append(ev.DealerChosen(draws, self._dealer))
         out += self._deal(self._dealer)
         return out
