@@ -293,7 +293,7 @@ def _check(
         "current": lambda: game.current,
         "to_act": lambda: game.to_act,
         "phase": lambda: game.phase.value,
-        "obligation": lambda: None if game.obligation is None else {
+        "obligation": lambda: "none" if game.obligation is None else {
             "target": game.obligation.target, "amount": game.obligation.amount,
         },
         "totals": lambda: list(match.totals),
