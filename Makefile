@@ -7,6 +7,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/unonet/v1/*.proto)
 PROTO_STAMP := protos/unonet/v1/.generated
+NODE_STAMP := node_modules/.installed
 
 .PHONY: install protos test lint pytest bench demo play clean
 
@@ -28,7 +29,13 @@ $(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
 
 protos: $(PROTO_STAMP)
 
-lint: install
+# The buf CLI that lints the protos comes from npm, pinned exactly in package.json and package-lock.json.
+$(NODE_STAMP): package.json $(wildcard package-lock.json)
+	if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+	touch $@
+
+lint: install $(NODE_STAMP)
+	node_modules/.bin/buf lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check server/unonet/engine
 	$(BIN)/mypy --strict -p unonet.engine
