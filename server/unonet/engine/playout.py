@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from unonet.engine.actions import Draw, Pass, Play, React
 from unonet.engine.events import Event
 from unonet.engine.match import Match
 
@@ -16,8 +17,13 @@ class PlayoutLimit(RuntimeError):
     """A playout exceeded its step budget: a sign the rules let a game run forever."""
 
 
-def random_step(match: Match, chooser: random.Random) -> list[Event]:
-    """Take one random step: the seat to act picks a legal action; open blocking windows get answered."""
+def random_step(match: Match, chooser: random.Random, *, eagerness: float = 0.8) -> list[Event]:
+    """Take one random step: the seat to act picks a legal action; open blocking windows get answered.
+
+    With probability `eagerness` the pick is among the actions other than drawing or passing (when
+    there are any): a player who never plays when they can makes rounds last for ever, which says
+    nothing about the rules.
+    """
     game = match.game
     to_act = game.to_act
     if to_act is None:
@@ -26,7 +32,12 @@ def random_step(match: Match, chooser: random.Random) -> list[Event]:
         if options and chooser.random() < 0.75:
             return match.apply(chooser.choice(options))
         return match.close_window(window.id)
-    return match.apply(chooser.choice(match.legal_actions(to_act)))
+    actions = match.legal_actions(to_act)
+    if chooser.random() < eagerness:
+        keen = [action for action in actions if not isinstance(action, Draw | Pass)]
+        if keen:
+            return match.apply(chooser.choice(keen))
+    return match.apply(chooser.choice(actions))
 
 
 def play_random_match(match: Match, chooser: random.Random, *, max_steps: int = 200_000) -> int:
@@ -57,6 +68,4 @@ def play_random_round(match: Match, chooser: random.Random, *, max_steps: int = 
 
 
 def _answers(action: object, window_id: int) -> bool:
-    from unonet.engine.actions import Play, React
-
     return isinstance(action, Play) or (isinstance(action, React) and action.window == window_id)
