@@ -75,7 +75,10 @@ class Match:
         self.num_players = num_players
         self.rng = rng
         self.totals = list(totals) if totals is not None else [0] * num_players
-        self.eliminated: set[int] = set()
+        # A round set up by hand with some seats out of play continues a match those seats have left.
+        self.eliminated: set[int] = (
+            set() if first_round is None else {s for s in range(num_players) if not first_round.in_play[s]}
+        )
         self.round_no = 0
         self.winners: tuple[int, ...] = ()
         self._dealer = dealer
