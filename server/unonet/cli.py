@@ -23,6 +23,24 @@ def _rules_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from unonet.host.server import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
+                      bot_delay_s=args.bot_delay))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from unonet.demo import main as demo_main
+
+    return demo_main(args.players, args.preset, args.target_score)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="unonet", description="UNO over the network.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -31,6 +49,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", help="scenario files or folders of them (.toml or .json)")
     check.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
     check.set_defaults(func=_rules_check)
+    serve = commands.add_parser("serve", help="run a host")
+    serve.add_argument("--listen", default="127.0.0.1:50051", help="address to bind (0.0.0.0:PORT for a LAN)")
+    serve.add_argument("--db", default="unonet.db", help="SQLite file holding every table (created if missing)")
+    serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS instead of plaintext")
+    serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
+    serve.add_argument("--bot-delay", type=float, default=0.6, help="seconds a host bot waits before moving")
+    serve.set_defaults(func=_serve)
+    demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
+    demo.add_argument("--players", type=int, default=4)
+    demo.add_argument("--preset", default="standard")
+    demo.add_argument("--target-score", type=int, default=200)
+    demo.set_defaults(func=_demo)
     return parser
 
 

@@ -1,0 +1,42 @@
+"""The host's own seat-fillers: a simple policy the host runs for bot seats and taken-over players.
+
+Better bots live in `unonet.bots` and play over the network like anyone else; these exist so a table
+never waits for an empty or abandoned seat.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+from unonet.engine import PLAYABLE_COLORS, Action, CallUno, Catch, ChooseColor, Draw, Game, Pass, Play, React
+
+BOT_KINDS = {"random": "Plays a random legal card, prefers playing to drawing, never forgets UNO."}
+
+
+def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.Random) -> Action:
+    """A reasonable move from `options` (never empty for the seat to act)."""
+    for action in options:
+        if isinstance(action, React | CallUno | Catch):
+            return action
+    colors = [a for a in options if isinstance(a, ChooseColor)]
+    if colors:
+        held = Counter(card.color for card in game.hands[seat] if not card.is_black)
+        best = max(PLAYABLE_COLORS, key=lambda color: held[color])
+        return next(a for a in colors if a.color is best)
+    plays = [a for a in options if isinstance(a, Play) and (a.call_uno or len(game.hands[seat]) - len(a.cards) != 1)]
+    if plays:
+        return rng.choice(plays)
+    others = [a for a in options if not isinstance(a, Draw | Pass)]
+    if others:
+        return rng.choice(others)
+    return options[0]
+
+
+def reaction_for(game: Game, seat: int, options: Sequence[Action]) -> Action | None:
+    """What a bot does out of turn: answer windows at once and catch anyone who forgot UNO."""
+    for action in options:
+        if isinstance(action, React | CallUno | Catch):
+            return action
+    return None

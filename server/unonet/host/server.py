@@ -1,0 +1,77 @@
+"""Building and running a host server: grpc.aio, health checking, reflection, optional TLS, SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from unonet.host.host import Host
+from unonet.host.service import add_services
+from unonet.host.store import SqliteStore, Store
+
+log = logging.getLogger(__name__)
+MAX_MESSAGE_BYTES = 64 * 1024
+
+
+async def create_server(
+    address: str = "127.0.0.1:0",
+    *,
+    host: Host | None = None,
+    tls: tuple[bytes, bytes] | None = None,
+) -> tuple[grpc.aio.Server, int, Host]:
+    """A started-ready server bound to `address` (port 0 picks a free port); returns (server, port, host).
+
+    The caller awaits `server.start()`. Requests over 64 KiB are refused with RESOURCE_EXHAUSTED.
+    """
+    host = host if host is not None else Host()
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    names = add_services(server, host)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in [*names, ""]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    if tls is not None:
+        credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    return server, port, host
+
+
+async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
+                bot_delay_s: float = 0.0) -> None:
+    """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period)."""
+    store: Store = SqliteStore(db) if db else SqliteStore("unonet.db")
+    host = Host(store, bot_delay_s=bot_delay_s)
+    restored = host.restore()
+    tls = (Path(tls_cert).read_bytes(), Path(tls_key).read_bytes()) if tls_cert and tls_key else None
+    server, port, _ = await create_server(address, host=host, tls=tls)
+    await server.start()
+    host.start_drivers()
+    bound = address.rsplit(":", 1)[0]
+    print(f"unonet host listening on {bound}:{port} ({restored} tables restored)", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down")
+    await server.stop(grace=5)
+    await host.stop()
+    store.close()

@@ -1,0 +1,377 @@
+"""gRPC servicers: validate requests, find the table and seat, call the table under its lock.
+
+Every handler is wrapped by `_refusals`, the single place where a HostError or an engine UnoError
+becomes a gRPC status with a machine-readable reason. Anything else is a bug: it is logged with its
+traceback and surfaces as INTERNAL, and the table, whose state changes only after validation, is intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from unonet.engine import PRESETS, UnoError
+from unonet.host import convert
+from unonet.host.bots import BOT_KINDS
+from unonet.host.errors import HostError, abort, exhausted, invalid
+from unonet.host.host import Host
+from unonet.host.table import TableSettings
+from unonet.v1 import (
+    chat_service_pb2,
+    chat_service_pb2_grpc,
+    events_pb2,
+    lobby_service_pb2,
+    lobby_service_pb2_grpc,
+    play_service_pb2,
+    play_service_pb2_grpc,
+    table_pb2,
+    time_service_pb2,
+    time_service_pb2_grpc,
+    watch_service_pb2,
+    watch_service_pb2_grpc,
+)
+
+log = logging.getLogger(__name__)
+Context = grpc.aio.ServicerContext[Any, Any]
+R = TypeVar("R")
+
+MAX_NAME = 32
+MAX_TABLE_NAME = 64
+MAX_CHAT = 280
+
+
+def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: Context) -> R:
+        try:
+            return await handler(self, request, context)
+        except (HostError, UnoError) as error:
+            await abort(context, error)
+            raise AssertionError("unreachable") from error
+
+    return wrapper
+
+
+def _name(value: str, field: str, limit: int) -> str:
+    value = value.strip()
+    if not 1 <= len(value) <= limit or not value.isprintable():
+        raise invalid(f"BAD_{field.upper()}", f"{field} must be 1 to {limit} printable characters")
+    return value
+
+
+def _seconds(duration: Any, default: float) -> float:
+    return duration.ToNanoseconds() / 1e9 if duration.ToNanoseconds() else default
+
+
+class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    @_refusals
+    async def CreateTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+        if not 2 <= request.seat_count <= 10:
+            raise invalid("BAD_SEAT_COUNT", f"a table seats 2 to 10 players, not {request.seat_count}")
+        ruleset = convert.ruleset_from_pb(request.preset, request.overrides)
+        clock = request.clock
+        policy = "forfeit" if clock.takeover_policy == table_pb2.TAKEOVER_POLICY_FORFEIT else "bot"
+        settings = TableSettings(
+            name=_name(request.name, "name", MAX_TABLE_NAME) if request.name else "table",
+            seat_count=request.seat_count,
+            preset=ruleset.name if ruleset.name in PRESETS else (request.preset or "standard"),
+            overrides=_overrides(request.preset, ruleset),
+            turn_time_s=_seconds(clock.turn_time, 30.0),
+            time_bank_s=_seconds(clock.time_bank, 0.0),
+            strikes_before_takeover=clock.strikes_before_takeover or 3,
+            takeover_policy=policy,
+            reaction_time_s=_seconds(clock.reaction_time, 1.5),
+            spectator_delay_s=_seconds(request.spectator_delay, 0.0),
+            manual_start=request.manual_start,
+        )
+        table = self.host.create_table(settings)
+        return lobby_service_pb2.CreateTableResponse(table=table.info(), owner_token=table.owner_token)
+
+    @_refusals
+    async def ListTables(self, request: Any, context: Context) -> Any:  # noqa: N802
+        wanted = set(request.statuses)
+        tables = [t.info() for t in self.host.tables.values() if not wanted or t.status in wanted]
+        return lobby_service_pb2.ListTablesResponse(tables=tables[: request.page_size or 100])
+
+    @_refusals
+    async def GetTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return lobby_service_pb2.GetTableResponse(table=self.host.table(request.table_id).info())
+
+    @_refusals
+    async def JoinTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+        table = self.host.table(request.table_id)
+        if request.role == 0:
+            raise invalid("ROLE_UNSPECIFIED", "say whether you join as a player or a spectator")
+        name = _name(request.name, "name", MAX_NAME)
+        spectator = request.role == lobby_service_pb2.JOIN_ROLE_SPECTATOR
+        async with table.lock:
+            token, seat = table.join(name, request.seat if request.HasField("seat") else None, spectator)
+            return lobby_service_pb2.JoinTableResponse(
+                token=token, seat=seat or 0, is_spectator=seat is None, event_number=table.last_number,
+                table=table.info(),
+            )
+
+    @_refusals
+    async def LeaveTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            seat = table.player_seat(request.token)
+            table.record({"k": "leave", "seat": seat})
+            return lobby_service_pb2.LeaveTableResponse(event_number=table.last_number)
+
+    @_refusals
+    async def AddBots(self, request: Any, context: Context) -> Any:  # noqa: N802
+        table = self.host.table(request.table_id)
+        kind = request.bot_kind or "random"
+        if kind not in BOT_KINDS:
+            raise invalid("UNKNOWN_BOT_KIND", f"no bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+        async with table.lock:
+            _owner(table, request.owner_token)
+            free = [seat.index for seat in table.seats if not seat.is_occupied]
+            count = request.count or len(free)
+            if count > len(free):
+                raise exhausted("TABLE_FULL", f"only {len(free)} seats are free")
+            for seat in free[:count]:
+                table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
+            return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=table.last_number)
+
+    @_refusals
+    async def StartTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            _owner(table, request.owner_token)
+            table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": request.bot_kind or "random"})
+            return lobby_service_pb2.StartTableResponse(event_number=table.last_number)
+
+    @_refusals
+    async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
+        from unonet.v1 import rules_pb2
+
+        presets = [
+            rules_pb2.RulesetPreset(name=name, ruleset=convert.ruleset_to_pb(ruleset))
+            for name, ruleset in PRESETS.items()
+        ]
+        return lobby_service_pb2.ListPresetsResponse(presets=presets)
+
+    @_refusals
+    async def ListBotKinds(self, request: Any, context: Context) -> Any:  # noqa: N802
+        kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == "random")
+                 for name, text in BOT_KINDS.items()]
+        return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
+
+
+def _owner(table: Any, token: str) -> None:
+    import secrets
+
+    from unonet.host.errors import denied
+
+    if not token or not secrets.compare_digest(token, table.owner_token):
+        raise denied("NOT_OWNER", "only the table's creator (owner token) may do this")
+
+
+def _overrides(preset: str, ruleset: Any) -> dict[str, Any]:
+    """The options that differ from the preset, as plain data for the journal."""
+    from unonet.engine import find_ruleset
+
+    base = find_ruleset(preset or "standard").options()
+    return {k: v for k, v in ruleset.options().items() if base.get(k) != v}
+
+
+class PlayService(play_service_pb2_grpc.PlayServiceServicer):
+    """One unary RPC per command; each becomes engine actions applied once per command id."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    async def _command(self, request: Any, response_type: Any) -> Any:
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            seat = table.player_seat(request.token)
+            actions = convert.action_from_request(seat, request)
+            result = table.command(seat, request.command_id, actions)
+        return response_type(result=result)
+
+    @_refusals
+    async def PlayCards(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.PlayCardsResponse)
+
+    @_refusals
+    async def ChooseColor(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.ChooseColorResponse)
+
+    @_refusals
+    async def Draw(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.DrawResponse)
+
+    @_refusals
+    async def Pass(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.PassResponse)
+
+    @_refusals
+    async def CallUno(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.CallUnoResponse)
+
+    @_refusals
+    async def CatchUno(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.CatchUnoResponse)
+
+    @_refusals
+    async def Challenge(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.ChallengeResponse)
+
+    @_refusals
+    async def React(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.ReactResponse)
+
+    @_refusals
+    async def ChooseSwapTarget(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.ChooseSwapTargetResponse)
+
+    @_refusals
+    async def FiveSwap(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.FiveSwapResponse)
+
+    @_refusals
+    async def GiveCard(self, request: Any, context: Context) -> Any:  # noqa: N802
+        return await self._command(request, play_service_pb2.GiveCardResponse)
+
+    @_refusals
+    async def CommitEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
+        from unonet.host.errors import precondition
+
+        raise precondition("NO_SHUFFLE_PENDING", "this host does not run the fair-shuffle protocol yet")
+
+    @_refusals
+    async def RevealEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
+        from unonet.host.errors import precondition
+
+        raise precondition("NO_SHUFFLE_PENDING", "this host does not run the fair-shuffle protocol yet")
+
+
+class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    @_refusals
+    async def SendChat(self, request: Any, context: Context) -> Any:  # noqa: N802
+        table = self.host.table(request.table_id)
+        text = _name(request.text, "text", MAX_CHAT)
+        async with table.lock:
+            seat = table.seat_for(request.token)
+            name = table.seats[seat].name if seat is not None else table.spectators[request.token]
+            produced = table.record({"k": "chat", "seat": seat, "name": name, "text": text})
+            from unonet.v1 import actions_pb2
+
+            outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED if len(produced) > 1 else actions_pb2.COMMAND_OUTCOME_APPLIED
+            result = actions_pb2.CommandResult(
+                event_number=produced[0].number, last_event_number=table.last_number, outcome=outcome
+            )
+        return chat_service_pb2.SendChatResponse(result=result)
+
+
+class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    @_refusals
+    async def GetView(self, request: Any, context: Context) -> Any:  # noqa: N802
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            seat = table.seat_for(request.token) if request.token else None
+            return watch_service_pb2.GetViewResponse(view=table.view(seat))
+
+    async def WatchEvents(self, request: Any, context: Context) -> AsyncIterator[Any]:  # noqa: N802
+        try:
+            table = self.host.table(request.table_id)
+            seat = table.seat_for(request.token) if request.token else None
+        except (HostError, UnoError) as error:
+            await abort(context, error)
+            return
+        async with table.lock:
+            last = table.last_number
+            if request.after_event_number > last:
+                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}"))
+                return
+            subscriber = table.subscribe(seat)
+            subscriber.task = asyncio.current_task()
+            if request.start_with_snapshot:
+                snapshot = events_pb2.Event(number=last, snapshot=events_pb2.Snapshot(view=table.view(seat)))
+                backlog = [snapshot]
+            else:
+                backlog = [table.render(entry, seat) for entry in table.log[request.after_event_number:last]]
+        delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
+        try:
+            for event in backlog:
+                await self._write(context, event, delay_ns)
+            while True:
+                number = await subscriber.queue.get()
+                if subscriber.overflowed:
+                    break
+                await self._write(context, table.render(table.log[number - 1], seat), delay_ns)
+        except asyncio.CancelledError:
+            if not subscriber.overflowed:
+                raise
+        except TimeoutError:
+            subscriber.overflowed = True
+        finally:
+            table.unsubscribe(subscriber)
+        await abort(context, table_slow())
+
+    async def _write(self, context: Context, event: Any, delay_ns: int) -> None:
+        if delay_ns:
+            wait = (event.time.ToNanoseconds() + delay_ns - self.host.clock_ns()) / 1e9
+            if wait > 0:
+                await asyncio.sleep(wait)  # the spectator delay itself, not a synchronisation
+        await asyncio.wait_for(
+            context.write(watch_service_pb2.WatchEventsResponse(event=event)), self.host.write_timeout_s
+        )
+
+
+def table_slow() -> HostError:
+    from unonet.host.table import slow_subscriber_error
+
+    error = slow_subscriber_error()
+    assert isinstance(error, HostError)
+    return error
+
+
+class TimeService(time_service_pb2_grpc.TimeServiceServicer):
+    """Four-timestamp pings: the client computes round trip and clock offset from the times returned."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    async def Ping(self, request: Any, context: Context) -> Any:  # noqa: N802
+        received = self.host.clock_ns()
+        response = time_service_pb2.PingResponse(sequence=request.sequence)
+        response.client_send_time.CopyFrom(request.client_send_time)
+        response.receive_time.FromNanoseconds(received)
+        response.send_time.FromNanoseconds(self.host.clock_ns())
+        return response
+
+
+def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
+    """Register every service; returns their full names (for health checking and reflection)."""
+    lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyService(host), server)
+    play_service_pb2_grpc.add_PlayServiceServicer_to_server(PlayService(host), server)
+    chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
+    watch_service_pb2_grpc.add_WatchServiceServicer_to_server(WatchService(host), server)
+    time_service_pb2_grpc.add_TimeServiceServicer_to_server(TimeService(host), server)
+    with contextlib.suppress(AttributeError):
+        pass
+    return [
+        lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
+        play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,
+        chat_service_pb2.DESCRIPTOR.services_by_name["ChatService"].full_name,
+        watch_service_pb2.DESCRIPTOR.services_by_name["WatchService"].full_name,
+        time_service_pb2.DESCRIPTOR.services_by_name["TimeService"].full_name,
+    ]

@@ -1,0 +1,539 @@
+"""One table: seats and tokens, the engine match, the numbered event log and its subscribers.
+
+Everything that changes a table goes through `Table.record(entry)` under the table's lock: the entry
+is applied (the engine refuses bad input and changes nothing), then journalled, then its events are
+numbered, appended to the log and offered to every subscriber's bounded queue. Replaying the journal
+through the same method rebuilds the table exactly, which is how a restarted host gets it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from unonet.engine import (
+    Action,
+    Draw,
+    Event,
+    Match,
+    Pass,
+    Play,
+    Ruleset,
+    UnoError,
+    legal_actions,
+)
+from unonet.engine import events as ev
+from unonet.host import convert
+from unonet.host.actions_json import dump_action, load_action
+from unonet.host.bots import choose_action
+from unonet.host.errors import denied, exhausted, exists, invalid, precondition
+from unonet.host.store import JournalEntry, Store
+from unonet.v1 import actions_pb2, events_pb2, table_pb2
+
+SUBSCRIBER_QUEUE = 2048
+PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
+
+
+@dataclass
+class TableSettings:
+    """A table's settings as plain data (what the journal records at creation)."""
+
+    name: str
+    seat_count: int
+    preset: str
+    overrides: dict[str, Any]
+    turn_time_s: float = 30.0
+    time_bank_s: float = 0.0
+    strikes_before_takeover: int = 3
+    takeover_policy: str = "bot"
+    reaction_time_s: float = 1.5
+    spectator_delay_s: float = 0.0
+    manual_start: bool = False
+
+    def ruleset(self) -> Ruleset:
+        from unonet.engine import find_ruleset
+
+        return find_ruleset(self.preset or "standard", **self.overrides)
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str = ""
+    token: str = ""
+    is_bot: bool = False
+    bot_kind: str = ""
+    connected: int = 0
+    strikes: int = 0
+    taken_over: bool = False
+    bank_s: float = 0.0
+
+    @property
+    def is_occupied(self) -> bool:
+        return bool(self.token) or self.is_bot
+
+
+@dataclass
+class LogEntry:
+    """One numbered event: an engine event (rendered per seat) or a host event (the same for all)."""
+
+    number: int
+    time_ns: int
+    event: Event | events_pb2.Event
+    legal: dict[int, actions_pb2.LegalActions] | None = None
+
+
+@dataclass
+class Subscriber:
+    """One WatchEvents stream. Its queue is bounded: a reader that falls too far behind is cut off."""
+
+    seat: int | None
+    queue: asyncio.Queue[int] = field(default_factory=lambda: asyncio.Queue(SUBSCRIBER_QUEUE))
+    overflowed: bool = False
+    task: asyncio.Task[Any] | None = None
+
+
+@dataclass
+class CommandRecord:
+    request: dict[str, Any]
+    result: actions_pb2.CommandResult
+
+
+class Table:
+    """A table's whole state. Only `record` changes it, always under `lock`."""
+
+    def __init__(
+        self,
+        table_id: str,
+        settings: TableSettings,
+        *,
+        owner_token: str,
+        seed: int,
+        created_ns: int,
+        store: Store,
+        clock_ns: Callable[[], int],
+    ) -> None:
+        self.table_id = table_id
+        self.settings = settings
+        self.ruleset = settings.ruleset()
+        self.owner_token = owner_token
+        self.seed = seed
+        self.created_ns = created_ns
+        self.store = store
+        self.clock_ns = clock_ns
+        self.seats = [Seat(i) for i in range(settings.seat_count)]
+        self.spectators: dict[str, str] = {}
+        self.match: Match | None = None
+        self.log: list[LogEntry] = []
+        self.subscribers: list[Subscriber] = []
+        self.commands: dict[tuple[int, str], CommandRecord] = {}
+        self.lock = asyncio.Lock()
+        self.changed = asyncio.Event()
+        self.turn_deadline_ns: int | None = None
+        self.window_deadlines: dict[int, int] = {}
+        self.bot_rng = random.Random(seed ^ 0x5EED)
+        self._seq = 0
+        self._replaying = False
+
+    # ----------------------------------------------------------------------------- queries
+
+    @property
+    def last_number(self) -> int:
+        return len(self.log)
+
+    @property
+    def status(self) -> int:
+        if self.match is None:
+            return table_pb2.TABLE_STATUS_WAITING
+        return table_pb2.TABLE_STATUS_FINISHED if self.match.is_over else table_pb2.TABLE_STATUS_PLAYING
+
+    def seat_for(self, token: str) -> int | None:
+        """The seat a token plays, None for a spectator. Raises PERMISSION_DENIED for any other token."""
+        if not token:
+            raise invalid("TOKEN_MISSING", "this call needs the token JoinTable returned")
+        for seat in self.seats:
+            if seat.token and secrets.compare_digest(seat.token, token):
+                return seat.index
+        if token in self.spectators:
+            return None
+        raise denied("BAD_TOKEN", f"that token does not belong to table {self.table_id}")
+
+    def player_seat(self, token: str) -> int:
+        seat = self.seat_for(token)
+        if seat is None:
+            raise denied("SPECTATOR", "spectators watch; only players act")
+        return seat
+
+    def seat_states(self) -> list[table_pb2.SeatState]:
+        game = self.match.game if self.match is not None and self.match.round_no else None
+        now = self.clock_ns()
+        states = []
+        for seat in self.seats:
+            state = table_pb2.SeatState(
+                seat=seat.index, occupied=seat.is_occupied, name=seat.name, is_bot=seat.is_bot,
+                bot_kind=seat.bot_kind, connected=seat.connected > 0 or seat.is_bot, strikes=seat.strikes,
+                taken_over=seat.taken_over,
+            )
+            state.time_bank_remaining.FromNanoseconds(int(seat.bank_s * 1e9))
+            if game is not None:
+                state.hand_size = len(game.hands[seat.index])
+                state.called_uno = len(game.hands[seat.index]) == 1 and seat.index not in game.catchable
+                state.score = self.match.totals[seat.index] if self.match else 0
+                state.eliminated = not game.in_play[seat.index]
+                if game.to_act == seat.index and self.turn_deadline_ns is not None:
+                    state.clock_remaining.FromNanoseconds(max(0, self.turn_deadline_ns - now))
+            states.append(state)
+        return states
+
+    def info(self) -> table_pb2.TableInfo:
+        info = table_pb2.TableInfo(
+            table_id=self.table_id, status=self.status, settings=self.settings_pb(), seats=self.seat_states(),
+            spectator_count=len(self.spectators), last_event_number=self.last_number,
+            round_number=self.match.round_no if self.match else 0,
+        )
+        info.create_time.FromNanoseconds(self.created_ns)
+        return info
+
+    def settings_pb(self) -> table_pb2.TableSettings:
+        s = self.settings
+        pb = table_pb2.TableSettings(
+            name=s.name, seat_count=s.seat_count, ruleset=convert.ruleset_to_pb(self.ruleset),
+            manual_start=s.manual_start,
+        )
+        pb.clock.turn_time.FromNanoseconds(int(s.turn_time_s * 1e9))
+        pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
+        pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))
+        pb.clock.strikes_before_takeover = s.strikes_before_takeover
+        pb.clock.takeover_policy = (
+            table_pb2.TAKEOVER_POLICY_FORFEIT if s.takeover_policy == "forfeit" else table_pb2.TAKEOVER_POLICY_BOT
+        )
+        pb.spectator_delay.FromNanoseconds(int(s.spectator_delay_s * 1e9))
+        return pb
+
+    def render(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
+        """The event as `seat` may see it (None: a spectator)."""
+        if isinstance(entry.event, events_pb2.Event):
+            out = events_pb2.Event()
+            out.CopyFrom(entry.event)
+        else:
+            out = convert.event_to_pb(entry.event, seat)
+        out.number = entry.number
+        out.time.FromNanoseconds(entry.time_ns)
+        if entry.legal is not None and seat is not None and seat in entry.legal:
+            out.your_legal_actions.CopyFrom(entry.legal[seat])
+        return out
+
+    def view(self, seat: int | None) -> Any:
+        from unonet.v1 import views_pb2
+
+        if self.match is None or not self.match.round_no:
+            view = views_pb2.SeatView(
+                table_id=self.table_id, event_number=self.last_number, is_spectator=seat is None,
+                seat=seat or 0, seats=self.seat_states(), settings=self.settings_pb(), status=self.status,
+                phase=views_pb2.PHASE_WAITING_FOR_PLAYERS,
+            )
+            view.view_time.FromNanoseconds(self.clock_ns())
+            return view
+        pb = convert.view_to_pb(
+            self.match.view_for(seat), table_id=self.table_id, event_number=self.last_number,
+            seats=self.seat_states(), settings=self.settings_pb(), status=self.status,
+        )
+        pb.view_time.FromNanoseconds(self.clock_ns())
+        if self.turn_deadline_ns is not None:
+            pb.turn_deadline.FromNanoseconds(self.turn_deadline_ns)
+        return pb
+
+    # ----------------------------------------------------------------------------- changes
+
+    def record(self, entry: dict[str, Any], *, time_ns: int | None = None) -> list[LogEntry]:
+        """Apply one input, journal it and publish its events. Raises (changing nothing) if refused."""
+        now = self.clock_ns() if time_ns is None else time_ns
+        produced = self._apply(entry, now)
+        self._seq += 1
+        if not self._replaying:
+            public = [(e.number, self.render(e, None).SerializeToString()) for e in produced]
+            self.store.append(self.table_id, JournalEntry(self._seq, now, entry), public)
+        self._publish(produced)
+        self.changed.set()
+        return produced
+
+    def replay(self, journal: list[JournalEntry]) -> None:
+        """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
+        self._replaying = True
+        try:
+            for item in journal:
+                self.record(item.entry, time_ns=item.time_ns)
+        finally:
+            self._replaying = False
+
+    def _apply(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        kind = entry["k"]
+        handler = getattr(self, f"_apply_{kind}")
+        produced: list[LogEntry] = handler(entry, now)
+        return produced
+
+    def _append(self, events: list[Event | events_pb2.Event], now: int) -> list[LogEntry]:
+        produced = []
+        for event in events:
+            entry = LogEntry(len(self.log) + 1, now, event)
+            self.log.append(entry)
+            produced.append(entry)
+        if produced and self.match is not None and self.match.round_no:
+            produced[-1].legal = self._legal_for_all()
+        return produced
+
+    def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
+        assert self.match is not None
+        if self.match.is_over:
+            return {}
+        game = self.match.game
+        run = game.pending_run
+        run_window = next((w.id for w in game.windows.values() if w.kind.value == "run_cut"), None)
+        obligation = game.obligation
+        out = {}
+        for seat in range(len(self.seats)):
+            actions = legal_actions(game, seat)
+            out[seat] = convert.legal_actions_to_pb(
+                actions, required=game.to_act == seat, current_seat=game.current,
+                run_cut_window=run_window if run is not None else None,
+                obligation_target=obligation.target if obligation is not None else None,
+            )
+        return out
+
+    def _host_event(self, **payload: Any) -> events_pb2.Event:
+        return events_pb2.Event(**payload)
+
+    def _apply_join(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        seat = self.seats[entry["seat"]]
+        seat.name, seat.token, seat.connected = entry["name"], entry["token"], 0
+        seat.bank_s = self.settings.time_bank_s
+        produced = self._append([self._host_event(player_joined=events_pb2.PlayerJoined(
+            seat=seat.index, name=seat.name))], now)
+        return produced + self._maybe_autostart(now)
+
+    def _apply_spectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        self.spectators[entry["token"]] = entry["name"]
+        return []
+
+    def _apply_bot(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        seat = self.seats[entry["seat"]]
+        seat.is_bot, seat.bot_kind, seat.name = True, entry["kind"], entry["name"]
+        produced = self._append([self._host_event(bot_seated=events_pb2.BotSeated(
+            seat=seat.index, name=seat.name, bot_kind=seat.bot_kind))], now)
+        return produced + self._maybe_autostart(now)
+
+    def _apply_leave(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        seat = self.seats[entry["seat"]]
+        name = seat.name
+        events: list[Event | events_pb2.Event] = [
+            self._host_event(player_left=events_pb2.PlayerLeft(seat=seat.index, name=name))
+        ]
+        if self.match is None:
+            seat.token, seat.name = "", ""
+        else:  # mid-match, a bot takes the seat over so the game goes on
+            seat.is_bot, seat.bot_kind, seat.taken_over = True, "random", True
+            events.append(self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
+                seat=seat.index, policy=table_pb2.TAKEOVER_POLICY_BOT, bot_kind="random",
+                reason=events_pb2.TAKEOVER_REASON_LEFT)))
+        return self._append(events, now)
+
+    def _apply_start(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        if self.match is not None:
+            raise precondition("ALREADY_STARTED", "the table has already started")
+        for seat in self.seats:
+            if not seat.is_occupied:
+                if not entry.get("fill"):
+                    raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
+                seat.is_bot, seat.bot_kind, seat.name = True, entry.get("bot_kind") or "random", f"bot-{seat.index}"
+        self.match = Match(self.ruleset, len(self.seats), random.Random(self.seed))
+        started = self._host_event(match_started=events_pb2.MatchStarted(
+            settings=self.settings_pb(), seats=self.seat_states()))
+        return self._append([started, *self.match.start()], now)
+
+    def _maybe_autostart(self, now: int) -> list[LogEntry]:
+        if self.settings.manual_start or self.match is not None:
+            return []
+        if all(seat.is_occupied for seat in self.seats):
+            return self._apply_start({"k": "start"}, now)
+        return []
+
+    def _apply_cmd(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        seat = int(entry["seat"])
+        key = (seat, entry["cid"])
+        if self.match is None:
+            raise precondition("NOT_STARTED", "the match has not started yet")
+        actions = [load_action(seat, action) for action in entry["actions"]]
+        events = self._apply_actions(actions)
+        produced = self._append(list(events), now)
+        self._after_change(now)
+        outcome = actions_pb2.COMMAND_OUTCOME_APPLIED
+        if any(isinstance(e, PENALTY_EVENTS) or isinstance(e, ev.Drew) and e.reason.value == "broke_silence"
+               for e in events):
+            outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED
+        if any(isinstance(e, ev.RaceLost) for e in events):
+            outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
+        first = produced[0].number if produced else self.last_number
+        self.commands[key] = CommandRecord(
+            {"actions": entry["actions"]},
+            actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
+        )
+        return produced
+
+    def _apply_actions(self, actions: list[Action]) -> list[Event]:
+        """Apply a command's engine actions all-or-nothing (a play with its colour is two)."""
+        assert self.match is not None
+        if len(actions) == 1:
+            return self.match.apply(actions[0])
+        # Check on a copy first so a refused second step leaves nothing half-applied.
+        trial = self.match.game.copy()
+        for action in actions:
+            trial.apply(action)
+        events: list[Event] = []
+        for action in actions:
+            events += self.match.apply(action)
+        return events
+
+    def _apply_close(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        assert self.match is not None
+        window = int(entry["window"])
+        self.window_deadlines.pop(window, None)
+        produced = self._append(list(self.match.close_window(window)), now)
+        self._after_change(now)
+        return produced
+
+    def _apply_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """The turn clock ran out: the documented default (draw, then pass), a strike, maybe a takeover."""
+        assert self.match is not None
+        seat = self.seats[int(entry["seat"])]
+        game = self.match.game
+        seat.strikes += 1
+        events: list[Event | events_pb2.Event] = [self._host_event(turn_timed_out=events_pb2.TurnTimedOut(
+            seat=seat.index, strikes=seat.strikes, strikes_before_takeover=self.settings.strikes_before_takeover))]
+        options = legal_actions(game, seat.index)
+        default = next((a for a in options if isinstance(a, Draw | Pass)), None)
+        if default is None:
+            default = choose_action(game, seat.index, options, random.Random(self.seed + self.last_number))
+        events += self.match.apply(default)
+        if self.settings.strikes_before_takeover and seat.strikes >= self.settings.strikes_before_takeover:
+            seat.is_bot, seat.bot_kind, seat.taken_over = True, "random", True
+            events.append(self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
+                seat=seat.index, policy=table_pb2.TAKEOVER_POLICY_BOT, bot_kind="random",
+                reason=events_pb2.TAKEOVER_REASON_STRIKES)))
+        produced = self._append(events, now)
+        self._after_change(now)
+        return produced
+
+    def _apply_chat(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        seat = entry.get("seat")
+        events: list[Event | events_pb2.Event] = [self._host_event(chat_message=events_pb2.ChatMessage(
+            seat=seat, name=entry["name"], text=entry["text"]))]
+        if seat is not None and self.match is not None and not self.match.is_over:
+            from unonet.engine import Chat
+
+            penalty = self.match.apply(Chat(int(seat)))
+            if penalty:
+                events.append(self._host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=2)))
+                events += penalty
+        return self._append(events, now)
+
+    def _after_change(self, now: int) -> None:
+        """Re-arm the turn clock and the deadlines of newly opened blocking windows."""
+        assert self.match is not None
+        game = self.match.game
+        if self.match.is_over:
+            self.turn_deadline_ns = None
+            self.window_deadlines.clear()
+            return
+        for window_id in list(self.window_deadlines):
+            if window_id not in game.windows:
+                del self.window_deadlines[window_id]
+        for window in game.windows.values():
+            if window.is_blocking and window.id not in self.window_deadlines:
+                self.window_deadlines[window.id] = now + int(self.settings.reaction_time_s * 1e9)
+        to_act = game.to_act
+        if to_act is None or self.seats[to_act].is_bot or not self.settings.turn_time_s:
+            self.turn_deadline_ns = None
+        else:
+            self.turn_deadline_ns = now + int(self.settings.turn_time_s * 1e9)
+
+    # ----------------------------------------------------------------------------- commands
+
+    def command(self, seat: int, command_id: str, actions: tuple[Action, ...]) -> actions_pb2.CommandResult:
+        """Apply a seat's command once: a retried command id returns the first result unchanged."""
+        if not command_id:
+            raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
+        if len(command_id) > 64:
+            raise invalid("COMMAND_ID_TOO_LONG", "command ids are at most 64 characters")
+        request = {"actions": [dump_action(a) for a in actions]}
+        previous = self.commands.get((seat, command_id))
+        if previous is not None:
+            if previous.request != request:
+                raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for a different command")
+            return previous.result
+        if self.match is not None and self.match.is_over:
+            raise precondition("GAME_OVER", "the match is over")
+        self.record({"k": "cmd", "seat": seat, "cid": command_id, **request})
+        return self.commands[(seat, command_id)].result
+
+    def join(self, name: str, seat: int | None, spectator: bool) -> tuple[str, int | None]:
+        token = secrets.token_urlsafe(24)
+        if spectator:
+            self.record({"k": "spectate", "token": token, "name": name})
+            return token, None
+        if seat is None:
+            free = [s.index for s in self.seats if not s.is_occupied]
+            if not free:
+                raise exists("TABLE_FULL", f"all {len(self.seats)} seats of table {self.table_id} are taken")
+            seat = free[0]
+        if not 0 <= seat < len(self.seats):
+            raise invalid("BAD_SEAT", f"table {self.table_id} has seats 0 to {len(self.seats) - 1}")
+        if self.seats[seat].is_occupied:
+            raise exists("SEAT_TAKEN", f"seat {seat} is taken")
+        self.record({"k": "join", "seat": seat, "name": name, "token": token})
+        return token, seat
+
+    # ----------------------------------------------------------------------------- subscribers
+
+    def subscribe(self, seat: int | None) -> Subscriber:
+        subscriber = Subscriber(seat)
+        self.subscribers.append(subscriber)
+        if seat is not None:
+            self.seats[seat].connected += 1
+        return subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        if subscriber in self.subscribers:
+            self.subscribers.remove(subscriber)
+            if subscriber.seat is not None:
+                self.seats[subscriber.seat].connected -= 1
+
+    def _publish(self, produced: list[LogEntry]) -> None:
+        for subscriber in list(self.subscribers):
+            for entry in produced:
+                try:
+                    subscriber.queue.put_nowait(entry.number)
+                except asyncio.QueueFull:
+                    self._cut_off(subscriber)
+                    break
+
+    def _cut_off(self, subscriber: Subscriber) -> None:
+        """A reader too slow to keep up: drop its queue (memory stays flat) and end its stream."""
+        subscriber.overflowed = True
+        self.unsubscribe(subscriber)
+        while not subscriber.queue.empty():
+            subscriber.queue.get_nowait()
+        if subscriber.task is not None:
+            subscriber.task.cancel()
+
+
+def slow_subscriber_error() -> Exception:
+    return exhausted("SLOW_SUBSCRIBER", "the event stream fell too far behind; resume from your last event number")
+
+
+def replace_settings(settings: TableSettings, **changes: Any) -> TableSettings:
+    return dataclasses.replace(settings, **changes)
