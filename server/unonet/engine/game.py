@@ -545,6 +545,8 @@ class Game:
         if obligation is not None:  # T8, T10: accepting the obligation
             self.obligation = None
             self._draw(seat, obligation.amount, DrawReason.OBLIGATION)
+            if self.went_out == seat and self.hands[seat]:
+                self.went_out = None  # H3: a Reverse sent it back to a player who had gone out
             if self._round_ended_by_went_out():
                 return
             if obligation.skips:
@@ -984,8 +986,7 @@ class Game:
         else:  # Reverse: back to the player who set it
             self.direction = -self.direction
             self._emit(ev.DirectionChanged(self.direction))
-            back = obligation.setter if obligation.setter != self.went_out else self._next(seat)
-            self._move_obligation(obligation, back)
+            self._move_obligation(obligation, obligation.setter)  # P1: also a setter who went out
 
     def _move_obligation(self, obligation: Obligation, target: int) -> None:
         moved = Obligation(obligation.amount, obligation.kind, target, obligation.setter, obligation.skips)
