@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-
 from unonet.fairness import (
+    ALL_CARDS,
     CardCode,
     CardOpening,
     ChangedSalt,
@@ -80,7 +80,7 @@ def failure_types(report):
 # ---- the verdict itself (T2) -------------------------------------------------------------------------
 
 
-def test_T2_no_matching_colour_counts_only_cards_of_the_colour_in_force():
+def test_t2_no_matching_colour_counts_only_cards_of_the_colour_in_force():
     w = lambda c: is_witness(c, color_in_force=R, top=TOP, rule=RULE.NO_MATCHING_COLOUR)  # noqa: E731
     assert w(card(R, RankCode.ONE))
     assert w(card(R, RankCode.DRAW_TWO)), "an action card of the current colour counts"
@@ -89,7 +89,7 @@ def test_T2_no_matching_colour_counts_only_cards_of_the_colour_in_force():
     assert not w(card(K, RankCode.WILD_DRAW_FOUR))
 
 
-def test_T2_no_match_at_all_counts_colour_number_or_symbol_but_no_black_card():
+def test_t2_no_match_at_all_counts_colour_number_or_symbol_but_no_black_card():
     w = lambda c, top=TOP: is_witness(c, color_in_force=R, top=top, rule=RULE.NO_MATCH_AT_ALL)  # noqa: E731
     assert w(card(R, RankCode.ONE))
     assert w(card(B, RankCode.SEVEN))
@@ -99,7 +99,7 @@ def test_T2_no_match_at_all_counts_colour_number_or_symbol_but_no_black_card():
     assert not w(card(B, RankCode.SEVEN), card(K, RankCode.WILD)), "after a Wild only the named colour matches"
 
 
-def test_T2_no_other_play_counts_any_card_that_could_have_been_played_instead():
+def test_t2_no_other_play_counts_any_card_that_could_have_been_played_instead():
     w = lambda c, color=R: is_witness(c, color_in_force=color, top=TOP, rule=RULE.NO_OTHER_PLAY)  # noqa: E731
     assert w(card(R, RankCode.ONE))
     assert w(card(B, RankCode.SEVEN))
@@ -107,10 +107,10 @@ def test_T2_no_other_play_counts_any_card_that_could_have_been_played_instead():
     assert w(card(K, RankCode.SOUND_WILD))
     assert not w(card(K, RankCode.WILD_DRAW_FOUR)), "another Wild Draw Four is no alternative"
     assert not w(card(G, RankCode.SIX))
-    assert w(card(G, RankCode.SIX), None), "after a Sound Wild any card may be played (H12)"
+    assert not w(card(G, RankCode.SIX), None), "no colour in force (Sound Wild, H12): fair, as in the engine"
 
 
-def test_T2_any_time_is_never_unfair():
+def test_t2_any_time_is_never_unfair():
     cards = [o.card for o in GUILTY_HAND]
     assert not is_unfair(cards, color_in_force=R, top=TOP, rule=RULE.ANY_TIME)
     assert is_unfair(cards, color_in_force=R, top=TOP, rule=RULE.NO_MATCHING_COLOUR)
@@ -121,7 +121,7 @@ def test_black_is_never_the_colour_in_force():
         is_witness(card(R, RankCode.ONE), color_in_force=K, top=TOP, rule=RULE.NO_MATCHING_COLOUR)
 
 
-def test_B1_a_last_card_wild_draw_four_leaves_an_empty_hand_that_is_fair():
+def test_b1_a_last_card_wild_draw_four_leaves_an_empty_hand_that_is_fair():
     report = check(set(), [], claimed_guilty=False)
     assert report.is_valid and report.is_conclusive and not report.recomputed_guilty
 
@@ -129,7 +129,7 @@ def test_B1_a_last_card_wild_draw_four_leaves_an_empty_hand_that_is_fair():
 # ---- honest hosts -------------------------------------------------------------------------------------
 
 
-def test_B2_an_honest_innocent_reveal_passes_every_check():
+def test_b2_an_honest_innocent_reveal_passes_every_check():
     report = verify_challenge(
         table_id=TABLE,
         round_no=ROUND,
@@ -143,7 +143,7 @@ def test_B2_an_honest_innocent_reveal_passes_every_check():
     assert report.is_conclusive and not report.recomputed_guilty and report.witnesses == ()
 
 
-def test_B3_an_honest_guilty_reveal_passes_and_names_the_witness():
+def test_b3_an_honest_guilty_reveal_passes_and_names_the_witness():
     report = check(record(GUILTY_HAND), list(reversed(GUILTY_HAND)), claimed_guilty=True)
     assert report.is_valid
     assert report.witnesses == (card(R, RankCode.SKIP),)
@@ -151,7 +151,12 @@ def test_B3_an_honest_guilty_reveal_passes_and_names_the_witness():
 
 @pytest.mark.parametrize(
     ("rule", "guilty"),
-    [(RULE.NO_MATCHING_COLOUR, False), (RULE.NO_MATCH_AT_ALL, True), (RULE.NO_OTHER_PLAY, True), (RULE.ANY_TIME, False)],
+    [
+        (RULE.NO_MATCHING_COLOUR, False),
+        (RULE.NO_MATCH_AT_ALL, True),
+        (RULE.NO_OTHER_PLAY, True),
+        (RULE.ANY_TIME, False),
+    ],
 )
 def test_the_verdict_is_recomputed_under_the_table_rule(rule, guilty):
     """FAIR_HAND holds a blue 7 on a red 7 and a Wild: fair only by colour."""
@@ -162,9 +167,8 @@ def test_the_verdict_is_recomputed_under_the_table_rule(rule, guilty):
 def test_the_wild_draw_four_itself_in_the_record_changes_nothing():
     wd4 = opening(9, card(K, RankCode.WILD_DRAW_FOUR))
     for rule in RULE:
-        report = check(record([*FAIR_HAND, wd4]), [*FAIR_HAND, wd4], claimed_guilty=rule is not RULE.NO_MATCHING_COLOUR
-                       and rule is not RULE.ANY_TIME, rule=rule)
-        assert report.is_valid, rule
+        guilty = rule in (RULE.NO_MATCH_AT_ALL, RULE.NO_OTHER_PLAY)
+        assert check(record([*FAIR_HAND, wd4]), [*FAIR_HAND, wd4], claimed_guilty=guilty, rule=rule).is_valid
 
 
 # ---- tampering hosts ----------------------------------------------------------------------------------
@@ -297,3 +301,28 @@ def test_a_record_listing_a_commitment_twice_is_malformed():
     c = commit_opening(TABLE, ROUND, FAIR_HAND[0])
     with pytest.raises(InvalidInput):
         check([c, c], FAIR_HAND[:1], claimed_guilty=False)
+
+
+def test_the_verdict_agrees_with_the_engine_for_every_card_colour_top_and_rule():
+    """The client's recomputation must reach the engine's verdict, or an honest host looks like a liar.
+
+    Also proves the adapter rule: engine cards map to codes by enum member name.
+    """
+    from unonet.engine.cards import Card, Color, Rank
+    from unonet.engine.rules import is_wild_draw_four_fair
+    from unonet.engine.ruleset import WildDrawFourRule as EngineRule
+
+    def to_engine(code: CardCode) -> Card:
+        return Card.of(Color[code.color.name], Rank[code.rank.name])
+
+    tops = [card(R, RankCode.SEVEN), card(B, RankCode.SKIP), card(K, RankCode.WILD), card(K, RankCode.SOUND_WILD)]
+    for rule in RULE:
+        for color in (R, Y, G, B, None):
+            for top in tops:
+                for code in ALL_CARDS:
+                    ours = is_unfair([code], color_in_force=color, top=top, rule=rule)
+                    engine_color = None if color is None else Color[color.name]
+                    theirs = not is_wild_draw_four_fair(
+                        [to_engine(code)], engine_color, to_engine(top), EngineRule(rule.value)
+                    )
+                    assert ours == theirs, (rule, color, top, code)

@@ -6,7 +6,6 @@ import hashlib
 import random
 
 import pytest
-
 from unonet.fairness import (
     CardCode,
     CardOpening,

@@ -7,7 +7,6 @@ from collections import Counter
 from itertools import permutations
 
 import pytest
-
 from unonet.fairness import (
     CardOpening,
     Drbg,
@@ -95,7 +94,30 @@ def test_known_answers():
     assert shuffled(list(range(10)), bytes(32)) == [0, 1, 7, 2, 4, 6, 3, 5, 8, 9]
     seed = combine_seed(HOST_SEED, VALUES)
     assert seed.hex() == "5395f3acd122ac00a6abfe646b4ec8b24981ee1c4e87530b16fa495e3df71b19"
+    assert (
+        commit_host_seed(HOST_SEED, table_id=TABLE, round_no=3).hex()
+        == "c8b291507a959392bea4921019b960e084f154935507381001c06346df15c242"
+    )
+    assert (
+        commit_seat_entropy(1, VALUES[1], table_id=TABLE, round_no=3).hex()
+        == "0ac2946dced380a6cfa823d5ddd0a550928a60ee59cf40120a82c0c52acf1d5f"
+    )
+    assert (
+        derive_seed(seed, "deck-order", 0).hex() == "05239577775fbe31ffc7668f5c7d023f2fec0350e906a63aee9cb94ab5b21276"
+    )
     deck = derive_deck(TABLE, 3, standard_deck(), seed)
+    assert [c.to_bytes().hex() for c in deck.cards[:8]] == [
+        "0409",
+        "0103",
+        "0105",
+        "0207",
+        "0101",
+        "0200",
+        "0407",
+        "0202",
+    ]
+    assert deck.salts[0].hex() == "4f19ec37649fd9dbdaa2f23d8bb361235e90e3c2a91187d4d3ea82900ec00d96"
+    assert deck.commitments[0].hex() == "e53c52ec04072f06e31adfa42f527eaf8cd3fdbd33d526679d80e5b58b1d02aa"
     assert deck.root.hex() == "31a7af650e1de031e0ba7aa5b66750a5500d5e086097290aa29ede066f1b6beb"
 
 
@@ -189,9 +211,7 @@ def test_shuffle_is_deterministic_and_a_permutation():
 
 def test_every_permutation_of_four_is_about_equally_likely():
     """2400 seeds, 24 permutations, 100 expected each; sd ~9.8, so [60, 140] is a 4-sigma bound."""
-    counts = Counter(
-        tuple(shuffled([0, 1, 2, 3], hashlib.sha256(k.to_bytes(4, "big")).digest())) for k in range(2400)
-    )
+    counts = Counter(tuple(shuffled([0, 1, 2, 3], hashlib.sha256(k.to_bytes(4, "big")).digest())) for k in range(2400))
     assert set(counts) == set(permutations(range(4)))
     assert all(60 <= c <= 140 for c in counts.values()), counts
 

@@ -121,9 +121,7 @@ def canonical_order(cards: Iterable[CardCode]) -> list[CardCode]:
     return sorted(cards)
 
 
-def standard_deck(
-    *, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False
-) -> list[CardCode]:
+def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[CardCode]:
     """The deck of rule C1 (108 cards), plus the optional black cards of C2, in canonical order."""
     deck: list[CardCode] = []
     for color in PLAYABLE_COLORS:

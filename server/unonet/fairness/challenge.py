@@ -38,29 +38,27 @@ class WildDrawFourRule(Enum):
     ANY_TIME = "any_time"
 
 
-def is_witness(
-    card: CardCode, *, color_in_force: ColorCode | None, top: CardCode, rule: WildDrawFourRule
-) -> bool:
+def is_witness(card: CardCode, *, color_in_force: ColorCode | None, top: CardCode, rule: WildDrawFourRule) -> bool:
     """Whether holding `card` made the Wild Draw Four unfair under `rule` (T2).
 
     - `no_matching_colour`: a card of the colour in force; never a black card.
     - `no_match_at_all`: a coloured card matching the colour in force, or the top card's number or
       symbol; never a black card.
     - `no_other_play`: any card that could have been played instead (T1): a coloured card matching
-      colour, number or symbol (any card, after a Sound Wild named no colour), or any black card
-      except another Wild Draw Four, which is subject to the same test and so is no alternative.
+      colour, number or symbol, or any black card except another Wild Draw Four, which is subject to
+      the same test and so is no alternative.
     - `any_time`: nothing.
 
-    `color_in_force` is None only when no colour is in force (a Sound Wild on top, H12).
+    `color_in_force` is None only when no colour is in force (a Sound Wild on top, H12); then nothing
+    counts under any rule, exactly as in the engine's `is_wild_draw_four_fair` (the verifier must reach
+    the engine's verdict, or an honest host would be accused of a false one).
     """
     if color_in_force is ColorCode.BLACK:
         raise InvalidInput("black is never the colour in force")
-    if rule is WildDrawFourRule.ANY_TIME:
+    if rule is WildDrawFourRule.ANY_TIME or color_in_force is None:
         return False
     if card.is_black:
         return rule is WildDrawFourRule.NO_OTHER_PLAY and card.rank is not RankCode.WILD_DRAW_FOUR
-    if rule is WildDrawFourRule.NO_OTHER_PLAY and color_in_force is None:
-        return True
     same_color = card.color is color_in_force
     if rule is WildDrawFourRule.NO_MATCHING_COLOUR:
         return same_color
@@ -217,9 +215,7 @@ def check_challenge(
     failures += [MissingCard(f"held commitment {c.hex()} was not opened", commitment=c) for c in missing]
 
     known = [check.true_card for check in checks if check.true_card is not None]
-    witnesses = tuple(
-        card for card in known if is_witness(card, color_in_force=color_in_force, top=top, rule=rule)
-    )
+    witnesses = tuple(card for card in known if is_witness(card, color_in_force=color_in_force, top=top, rule=rule))
     recomputed = bool(witnesses)
     conclusive = not unopened
     if recomputed != claimed_guilty and (recomputed or conclusive):

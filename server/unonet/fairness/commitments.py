@@ -46,9 +46,7 @@ class CardOpening:
         u64(self.deck_no, "deck_no")
 
 
-def commit(
-    table_id: str, round_no: int, position: int, card: CardCode, salt: bytes, *, deck_no: int = 0
-) -> bytes:
+def commit(table_id: str, round_no: int, position: int, card: CardCode, salt: bytes, *, deck_no: int = 0) -> bytes:
     """The 32-byte commitment to `card` at `position` of deck `deck_no` of round `round_no` at `table_id`.
 
     `SHA-256(field("unonet/v1/card") || field(table_id) || field(u64 round_no) || field(u64 deck_no)

@@ -82,6 +82,5 @@ def verify_deck_root(published_root: bytes, commitments: Sequence[bytes]) -> Non
     computed = merkle_root(commitments)
     if not hmac.compare_digest(computed, published_root):
         raise MerkleMismatch(
-            f"published root {published_root.hex()}, "
-            f"but the {len(commitments)} commitments give {computed.hex()}"
+            f"published root {published_root.hex()}, but the {len(commitments)} commitments give {computed.hex()}"
         )

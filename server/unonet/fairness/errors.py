@@ -27,7 +27,7 @@ class FairnessError(Exception):
         self.reason = reason or self.default_reason
 
 
-class InvalidInput(FairnessError, ValueError):  # noqa: N818 (names from issue 4)
+class InvalidInput(FairnessError, ValueError):
     """An argument cannot be encoded: wrong length, out of range, or inconsistent with the others."""
 
     default_reason = "INVALID_INPUT"
@@ -39,7 +39,7 @@ class VerificationError(FairnessError):
     default_reason = "VERIFICATION_FAILED"
 
 
-class CommitmentMismatch(VerificationError):  # noqa: N818 (names from issue 4)
+class CommitmentMismatch(VerificationError):
     """A revealed value does not open the commitment published for it."""
 
     default_reason = "COMMITMENT_MISMATCH"
@@ -82,13 +82,13 @@ class EntropyMismatch(CommitmentMismatch):
     default_reason = "ENTROPY_MISMATCH"
 
 
-class MerkleMismatch(VerificationError):  # noqa: N818 (names from issue 4)
+class MerkleMismatch(VerificationError):
     """A Merkle root or inclusion proof does not match the commitments it is supposed to cover."""
 
     default_reason = "MERKLE_MISMATCH"
 
 
-class IncompleteReveal(VerificationError):  # noqa: N818 (names from issue 4)
+class IncompleteReveal(VerificationError):
     """A reveal is not exactly the set of commitments the public record says it must cover."""
 
     default_reason = "INCOMPLETE_REVEAL"
@@ -124,7 +124,7 @@ class DuplicateOpening(IncompleteReveal):
         self.opening = opening
 
 
-class FalseVerdict(VerificationError):  # noqa: N818 (names from issue 4)
+class FalseVerdict(VerificationError):
     """The host's verdict on a Wild Draw Four challenge contradicts the cards it revealed."""
 
     default_reason = "FALSE_VERDICT"

@@ -126,9 +126,7 @@ class LatencyEstimate:
 class LatencyEstimator:
     """The latency of one connection over its last `window` pings (see the module docstring for why)."""
 
-    def __init__(
-        self, *, window: int = DEFAULT_WINDOW, max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S
-    ) -> None:
+    def __init__(self, *, window: int = DEFAULT_WINDOW, max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S) -> None:
         """Raises InvalidInput for a window below 1 or a negative cap."""
         if window < 1:
             raise InvalidInput(f"window must be at least 1 sample, got {window}")

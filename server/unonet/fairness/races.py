@@ -121,9 +121,7 @@ def compensate(reaction: Reaction, window_opened_at: float, max_forgiven_s: floa
     else:
         slowest = reaction.rtt_s if reaction.max_rtt_s is None else reaction.max_rtt_s
         allowance = forgiven_round_trip(slowest, max_forgiven_s)
-        took = bounded_reaction_time(
-            window_opened_at, reaction.arrived_at, reaction.claimed_reaction_s, allowance
-        )
+        took = bounded_reaction_time(window_opened_at, reaction.arrived_at, reaction.claimed_reaction_s, allowance)
         forgiven = reaction.arrived_at - window_opened_at - took
         method = CLIENT_BOUNDED
     return RulingEntry(

@@ -29,9 +29,7 @@ T = TypeVar("T")
 
 def commit_host_seed(host_seed: bytes, *, table_id: str, round_no: int) -> bytes:
     """The commitment the host publishes before the seats contribute: binds its seed to this round."""
-    return tagged_hash(
-        HOST_SEED_TAG, text(table_id), u64(round_no, "round_no"), exact_bytes(host_seed, "host seed")
-    )
+    return tagged_hash(HOST_SEED_TAG, text(table_id), u64(round_no, "round_no"), exact_bytes(host_seed, "host seed"))
 
 
 def commit_seat_entropy(seat: int, value: bytes, *, table_id: str, round_no: int) -> bytes:
@@ -98,8 +96,7 @@ def verified_combined_seed(
         )
     if set(seat_commitments) != set(seat_values):
         raise EntropyMismatch(
-            f"seats that committed {sorted(seat_commitments)} "
-            f"differ from seats that revealed {sorted(seat_values)}"
+            f"seats that committed {sorted(seat_commitments)} differ from seats that revealed {sorted(seat_values)}"
         )
     for seat in sorted(seat_values):
         if not verify_seat_entropy(
