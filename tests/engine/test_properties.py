@@ -13,6 +13,7 @@ from dataclasses import fields
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from unonet.engine import (
     Card,
     Color,

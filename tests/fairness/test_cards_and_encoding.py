@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 
 import pytest
+
 from unonet.fairness import ALL_CARDS, CardCode, ColorCode, InvalidInput, RankCode, canonical_order, standard_deck
 from unonet.fairness.encoding import field, tagged_hash, u64
 

@@ -6,6 +6,7 @@ import hashlib
 import random
 
 import pytest
+
 from unonet.fairness import (
     CardCode,
     CardOpening,

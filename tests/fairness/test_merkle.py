@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from unonet.fairness import MerkleMismatch, inclusion_proof, merkle_root, verify_deck_root, verify_inclusion
 from unonet.fairness.merkle import split_point
 

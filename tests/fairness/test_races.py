@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+
 from unonet.fairness import (
     InvalidInput,
     LatencyEstimator,

@@ -7,6 +7,7 @@ from collections import Counter
 from itertools import permutations
 
 import pytest
+
 from unonet.fairness import (
     CardOpening,
     Drbg,
