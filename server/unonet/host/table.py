@@ -22,9 +22,7 @@ from unonet.engine import (
     Event,
     Match,
     Pass,
-    Play,
     Ruleset,
-    UnoError,
     legal_actions,
 )
 from unonet.engine import events as ev
