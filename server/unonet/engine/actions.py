@@ -40,7 +40,7 @@ class Draw:
 
 @dataclass(frozen=True, slots=True)
 class Pass:
-    """Keep the card just drawn instead of playing it (T3)."""
+    """Keep the card just drawn instead of playing it (T3), or decline the card swap after a 5 (H11)."""
 
     seat: int
 

@@ -562,7 +562,9 @@ class Game:
             self._advance(seat)
 
     def _on_pass(self, action: Pass) -> None:
-        self._require_turn(action.seat, Phase.AFTER_DRAW)
+        # H11: a 5 *lets* its player swap a card; passing declines the swap.
+        self._require_turn(action.seat, Phase.FIVE_SWAP if self.phase is Phase.FIVE_SWAP else Phase.AFTER_DRAW)
+        self.phase = Phase.TURN
         self.drawn = None
         self._advance(action.seat)
 

@@ -65,6 +65,7 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
         actions.extend(ChooseSwapTarget(seat, other) for other in _others(game, seat))
     elif phase is Phase.FIVE_SWAP:
         actions.extend(FiveSwap(seat, other, card) for other in _others(game, seat) for card in _distinct(hand))
+        actions.append(Pass(seat))  # H11: the swap may be declined
     elif phase is Phase.GIVE_CARD:
         actions.extend(GiveCard(seat, card) for card in _distinct(hand))
     elif game.obligation is not None:
