@@ -477,14 +477,16 @@ class Game:
             return
         if len(cards) > 1:
             self._check_group(seat, cards)
+        elif self.ruleset.illegal_play_penalty and not matches(cards[0], self.color, self.top):
+            # H15: only a card that does not match is punished (an unfair Wild Draw Four matches: T2
+            # refuses it), also when a draw obligation is open; the obligation stays.
+            self._begin_turn()
+            self._emit(ev.IllegalPlay(seat, cards[0]))
+            self._draw(seat, ILLEGAL_PLAY_PENALTY, DrawReason.ILLEGAL_PLAY)
+            return
         elif self.obligation is not None:
             self._check_answer(seat, cards[0])
         elif not self._is_playable(seat, cards[0]):
-            if self.ruleset.illegal_play_penalty:
-                self._begin_turn()
-                self._emit(ev.IllegalPlay(seat, cards[0]))
-                self._draw(seat, ILLEGAL_PLAY_PENALTY, DrawReason.ILLEGAL_PLAY)
-                return
             self._require_playable(seat, cards[0])
         self._begin_turn()
         self._play_from_turn(action)
