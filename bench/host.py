@@ -1,0 +1,759 @@
+"""Speed of the host over real gRPC on loopback, against a bare grpc.aio ceiling (issue 3, "Speed").
+
+One host process (`unonet serve`, SQLite store in a temporary folder, `--bot-delay 0`) and N client
+processes. Each client process drives T tables at once; every seat of every table is one of its own
+players (no host bots): each seat has its own WatchEvents stream and acts when the last event of a
+batch gives it `your_legal_actions.required`. The move: a play if any (uniformly among them, naming a
+random colour when needed), else ChooseColor / Draw / Pass / the other required commands. A game is
+one round (`target_score = 1`); a table that finishes is replaced by a new one until time is up.
+
+Measured through the host:
+  * commands/s: PlayService commands answered inside the measuring window, all clients summed;
+  * latency: from sending a command to the arrival of its CommandResult.last_event_number at EVERY
+    seat's stream of that table (the slowest seat), measured in the client process (p50, p99).
+The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf):
+  * no-op unary calls/s with the same client processes and the same number of concurrent callers
+    (one per table);
+  * server-streamed messages/s (200-byte messages) on as many streams as there are seats.
+Memory: a fresh host, 1,000 tables of 4 seats, each with 4 players joined (so each match is dealt and
+waiting for its first move; nobody plays), then VmRSS of the host process from /proc/PID/status.
+
+    .venv/bin/python bench/host.py                  # full run: 100 active tables, a readable report
+    .venv/bin/python bench/host.py --quick --json   # under ~90 s; the last line is one JSON object
+    .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run
+
+Everything binds and dials 127.0.0.1 only; every loop is bounded in count and time; every process
+this script starts is stopped at the end, on error too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.1"
+READY_TIMEOUT_S = 60.0
+RPC_TIMEOUT_S = 10.0
+STREAM_MESSAGE = b"x" * 200
+CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 4 * 1024 * 1024)]
+
+
+# ============================================================================ shared helpers
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def wait_for_go() -> None:
+    """Block until the orchestrator writes a line on stdin (all processes start measuring together)."""
+    loop = asyncio.get_running_loop()
+    line = await asyncio.wait_for(loop.run_in_executor(None, sys.stdin.readline), READY_TIMEOUT_S)
+    if not line:
+        raise SystemExit("orchestrator went away")
+
+
+def emit(obj: Any) -> None:
+    print(json.dumps(obj), flush=True)
+
+
+# ============================================================================ role: host client
+
+
+class Seat:
+    __slots__ = ("index", "token", "legal", "legal_number", "acted_number", "wake", "sent")
+
+    def __init__(self, index: int, token: str) -> None:
+        self.index = index
+        self.token = token
+        self.legal: Any = None
+        self.legal_number = 0
+        self.acted_number = 0
+        self.wake = asyncio.Event()
+        self.sent = 0
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.window_start = 0.0
+        self.window_end = 0.0
+        self.commands = 0
+        self.latencies: list[float] = []
+        self.refused = 0
+        self.errors = 0
+        self.games = 0
+        self.abandoned = 0
+        self.events = 0
+        self.lobby_calls = 0
+        self.lobby_s: list[float] = []
+
+    def in_window(self, t: float) -> bool:
+        return self.window_start <= t <= self.window_end
+
+
+class Game:
+    """One table with all of its seats played by this process."""
+
+    def __init__(self, stubs: Any, pb: Any, stats: Stats, seat_count: int, rng: random.Random) -> None:
+        self.stubs = stubs
+        self.pb = pb
+        self.stats = stats
+        self.seat_count = seat_count
+        self.rng = rng
+        self.table_id = ""
+        self.seats: list[Seat] = []
+        self.arrivals: list[dict[int, float]] = []
+        self.pending: dict[int, list[float]] = {}
+        self.over = asyncio.Event()
+
+    async def setup(self) -> None:
+        pb = self.pb
+        t0 = time.perf_counter()
+        created = await self.stubs.lobby.CreateTable(pb.lobby.CreateTableRequest(
+            name="bench", preset="standard", seat_count=self.seat_count,
+            overrides=pb.rules.Ruleset(target_score=1),
+            clock=pb.table.ClockSettings(turn_time=pb.Duration(seconds=600)),
+        ), timeout=RPC_TIMEOUT_S)
+        self.table_id = created.table.table_id
+        for i in range(self.seat_count):
+            joined = await self.stubs.lobby.JoinTable(pb.lobby.JoinTableRequest(
+                table_id=self.table_id, name=f"p{i}", role=pb.lobby.JOIN_ROLE_PLAYER), timeout=RPC_TIMEOUT_S)
+            self.seats.append(Seat(joined.seat, joined.token))
+        self.seats.sort(key=lambda s: s.index)
+        self.arrivals = [{} for _ in self.seats]
+        self.stats.lobby_calls += 1 + self.seat_count
+        self.stats.lobby_s.append(time.perf_counter() - t0)
+
+    def _arrived(self, seat: int, number: int, now: float) -> None:
+        self.arrivals[seat][number] = now
+        waiting = self.pending.get(number)
+        if waiting is not None and all(number in a for a in self.arrivals):
+            self._settle(number, waiting)
+
+    def _settle(self, number: int, sent_at: list[float]) -> None:
+        del self.pending[number]
+        done = max(a[number] for a in self.arrivals)
+        for t0 in sent_at:
+            if self.stats.in_window(t0) and self.stats.in_window(done):
+                self.stats.latencies.append(done - t0)
+
+    async def read(self, seat: Seat) -> None:
+        pb = self.pb
+        stream = self.stubs.watch.WatchEvents(pb.watch.WatchEventsRequest(table_id=self.table_id, token=seat.token))
+        try:
+            async for response in stream:
+                now = time.perf_counter()
+                event = response.event
+                self.stats.events += 1
+                self._arrived(seat.index, event.number, now)
+                if event.HasField("your_legal_actions"):
+                    seat.legal = event.your_legal_actions
+                    seat.legal_number = event.number
+                    seat.wake.set()
+                if event.WhichOneof("payload") == "match_ended":
+                    self.over.set()
+                    for s in self.seats:
+                        s.wake.set()
+                    return
+        finally:
+            stream.cancel()
+
+    async def act(self, seat: Seat, deadline: float) -> None:
+        while not self.over.is_set() and time.perf_counter() < deadline:
+            try:
+                await asyncio.wait_for(seat.wake.wait(), timeout=2.0)
+            except TimeoutError:
+                # Nothing for a while: ask for the view (a lost wake-up must not stall the bench).
+                view = (await self.stubs.watch.GetView(self.pb.watch.GetViewRequest(
+                    table_id=self.table_id, token=seat.token), timeout=RPC_TIMEOUT_S)).view
+                if view.event_number > seat.legal_number:
+                    seat.legal, seat.legal_number = view.legal_actions, view.event_number
+                else:
+                    continue
+            seat.wake.clear()
+            if self.over.is_set():
+                return
+            legal = seat.legal
+            if legal is None or not legal.required or seat.legal_number <= seat.acted_number:
+                continue
+            seat.acted_number = seat.legal_number
+            await self.command(seat, legal)
+
+    async def command(self, seat: Seat, legal: Any) -> None:
+        import grpc
+
+        pb, stubs, rng = self.pb, self.stubs, self.rng
+        seat.sent += 1
+        common = {"table_id": self.table_id, "token": seat.token, "command_id": f"c{seat.sent}"}
+        color = rng.randint(1, 4)
+        if legal.choose_color:
+            call = stubs.play.ChooseColor(pb.play.ChooseColorRequest(color=color, **common), timeout=RPC_TIMEOUT_S)
+        elif legal.plays:
+            option = rng.choice(legal.plays)
+            request = pb.play.PlayCardsRequest(cards=option.cards, reaction_window_id=option.reaction_window_id,
+                                               **common)
+            if option.needs_color:
+                request.color = color
+            call = stubs.play.PlayCards(request, timeout=RPC_TIMEOUT_S)
+        elif legal.HasField("draw"):
+            call = stubs.play.Draw(pb.play.DrawRequest(**common), timeout=RPC_TIMEOUT_S)
+        elif legal.pass_turn:
+            call = stubs.play.Pass(pb.play.PassRequest(**common), timeout=RPC_TIMEOUT_S)
+        elif legal.react_window_ids:
+            call = stubs.play.React(pb.play.ReactRequest(reaction_window_id=legal.react_window_ids[0], **common),
+                                    timeout=RPC_TIMEOUT_S)
+        elif legal.swap_target_seats:
+            call = stubs.play.ChooseSwapTarget(pb.play.ChooseSwapTargetRequest(
+                target_seat=rng.choice(legal.swap_target_seats), **common), timeout=RPC_TIMEOUT_S)
+        elif legal.HasField("five_swap"):
+            call = stubs.play.FiveSwap(pb.play.FiveSwapRequest(
+                target_seat=rng.choice(legal.five_swap.target_seats), card=rng.choice(legal.five_swap.cards),
+                **common), timeout=RPC_TIMEOUT_S)
+        elif legal.give_cards:
+            call = stubs.play.GiveCard(pb.play.GiveCardRequest(card=rng.choice(legal.give_cards), **common),
+                                       timeout=RPC_TIMEOUT_S)
+        elif legal.challenge:
+            call = stubs.play.Challenge(pb.play.ChallengeRequest(**common), timeout=RPC_TIMEOUT_S)
+        else:
+            return
+        t0 = time.perf_counter()
+        try:
+            response = await call
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                self.stats.refused += 1  # a race with our own stale view: a newer LegalActions is coming
+            else:
+                self.stats.errors += 1
+            return
+        t1 = time.perf_counter()
+        if self.stats.in_window(t0) and self.stats.in_window(t1):
+            self.stats.commands += 1
+        last = response.result.last_event_number
+        if all(last in a for a in self.arrivals):
+            self.pending[last] = [t0]
+            self._settle(last, [t0])
+        else:
+            self.pending.setdefault(last, []).append(t0)
+
+    async def play(self, deadline: float) -> bool:
+        readers = [asyncio.create_task(self.read(seat)) for seat in self.seats]
+        actors = [asyncio.create_task(self.act(seat, deadline)) for seat in self.seats]
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.over.wait(), timeout=max(0.0, deadline - time.perf_counter()))
+            return self.over.is_set()
+        finally:
+            for task in (*actors, *readers):
+                task.cancel()
+            for task in (*actors, *readers):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+
+class Protos:
+    def __init__(self) -> None:
+        from google.protobuf.duration_pb2 import Duration
+
+        from unonet.v1 import (
+            lobby_service_pb2,
+            lobby_service_pb2_grpc,
+            play_service_pb2,
+            play_service_pb2_grpc,
+            rules_pb2,
+            table_pb2,
+            watch_service_pb2,
+            watch_service_pb2_grpc,
+        )
+
+        self.Duration = Duration
+        self.lobby, self.play, self.watch = lobby_service_pb2, play_service_pb2, watch_service_pb2
+        self.rules, self.table = rules_pb2, table_pb2
+        self.lobby_grpc, self.play_grpc, self.watch_grpc = (
+            lobby_service_pb2_grpc, play_service_pb2_grpc, watch_service_pb2_grpc)
+
+
+class Stubs:
+    def __init__(self, channel: Any, pb: Protos) -> None:
+        self.lobby = pb.lobby_grpc.LobbyServiceStub(channel)
+        self.play = pb.play_grpc.PlayServiceStub(channel)
+        self.watch = pb.watch_grpc.WatchServiceStub(channel)
+
+
+async def role_host_client(args: argparse.Namespace) -> None:
+    import grpc
+
+    pb = Protos()
+    stats = Stats()
+    rng = random.Random(args.seed)
+    async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
+        stubs = Stubs(channel, pb)
+        # The first game of every slot is set up before the start line, so the window starts hot.
+        first = [Game(stubs, pb, stats, args.seats, random.Random(rng.random())) for _ in range(args.tables)]
+        await asyncio.gather(*(g.setup() for g in first))
+        emit({"ready": True})
+        await wait_for_go()
+        start = time.perf_counter()
+        stats.window_start = start + args.warmup
+        stats.window_end = start + args.warmup + args.duration
+        stop_at = stats.window_end + 0.5
+        games_started = len(first)
+
+        async def slot(game: Game) -> None:
+            nonlocal games_started
+            while time.perf_counter() < stop_at:
+                if await game.play(stop_at):
+                    stats.games += 1
+                else:
+                    stats.abandoned += 1
+                    return
+                if games_started >= args.max_games:
+                    return
+                games_started += 1
+                game = Game(stubs, pb, stats, args.seats, random.Random(rng.random()))
+                await game.setup()
+
+        await asyncio.gather(*(slot(g) for g in first))
+    emit({
+        "commands": stats.commands, "window_s": args.duration, "latencies_ms": [x * 1e3 for x in stats.latencies],
+        "refused": stats.refused, "errors": stats.errors, "games": stats.games, "abandoned": stats.abandoned,
+        "events": stats.events, "lobby_calls": stats.lobby_calls,
+        "setup_ms_p50": statistics.median(stats.lobby_s) * 1e3 if stats.lobby_s else None,
+    })
+
+
+# ============================================================================ role: memory client
+
+
+async def role_memory_client(args: argparse.Namespace) -> None:
+    import grpc
+
+    pb = Protos()
+    async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
+        stubs = Stubs(channel, pb)
+        todo = list(range(args.tables))
+        failures = 0
+
+        async def worker() -> None:
+            nonlocal failures
+            while todo:
+                todo.pop()
+                try:
+                    created = await stubs.lobby.CreateTable(pb.lobby.CreateTableRequest(
+                        name="idle", preset="standard", seat_count=4,
+                        clock=pb.table.ClockSettings(turn_time=pb.Duration(seconds=3600))), timeout=RPC_TIMEOUT_S)
+                    for i in range(4):
+                        await stubs.lobby.JoinTable(pb.lobby.JoinTableRequest(
+                            table_id=created.table.table_id, name=f"p{i}", role=pb.lobby.JOIN_ROLE_PLAYER),
+                            timeout=RPC_TIMEOUT_S)
+                except grpc.aio.AioRpcError:
+                    failures += 1
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(32)))
+        emit({"tables": args.tables, "failures": failures, "seconds": time.perf_counter() - t0})
+
+
+# ============================================================================ role: ceiling server and client
+
+CEILING_SERVICE = "bench.Ceiling"
+
+
+async def role_ceiling_server(args: argparse.Namespace) -> None:
+    import grpc
+
+    async def noop(request: bytes, context: Any) -> bytes:
+        return b""
+
+    async def flood(request: bytes, context: Any) -> Any:
+        limit = int.from_bytes(request or b"\x00", "big") or 10_000_000
+        for _ in range(limit):
+            yield STREAM_MESSAGE
+
+    handler = grpc.method_handlers_generic_handler(CEILING_SERVICE, {
+        "Noop": grpc.unary_unary_rpc_method_handler(noop),
+        "Flood": grpc.unary_stream_rpc_method_handler(flood),
+    })
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port(f"{LOOPBACK}:0")
+    await server.start()
+    print(f"ceiling listening on {LOOPBACK}:{port}", flush=True)
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(server.wait_for_termination(), timeout=args.lifetime)
+    await server.stop(grace=0)
+
+
+async def role_ceiling_client(args: argparse.Namespace) -> None:
+    import grpc
+
+    async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
+        noop = channel.unary_unary(f"/{CEILING_SERVICE}/Noop")
+        flood = channel.unary_stream(f"/{CEILING_SERVICE}/Flood")
+        await noop(b"", timeout=RPC_TIMEOUT_S)
+        emit({"ready": True})
+        await wait_for_go()
+
+        # Phase 1: unary, one caller per table, each sending its next call when the last returns.
+        latencies: list[float] = []
+        count = 0
+        start = time.perf_counter()
+        w0, w1 = start + args.warmup, start + args.warmup + args.duration
+
+        async def caller() -> None:
+            nonlocal count
+            while (t0 := time.perf_counter()) < w1:
+                await noop(b"", timeout=RPC_TIMEOUT_S)
+                t1 = time.perf_counter()
+                if t0 >= w0 and t1 <= w1:
+                    count += 1
+                    latencies.append(t1 - t0)
+
+        await asyncio.gather(*(caller() for _ in range(args.tables)))
+        unary = {"calls": count, "p50_ms": percentile(latencies, 50) * 1e3, "p99_ms": percentile(latencies, 99) * 1e3}
+        emit({"phase_done": "unary"})
+        await wait_for_go()
+
+        # Phase 2: server streaming, one stream per seat.
+        received = 0
+        start = time.perf_counter()
+        w0, w1 = start + args.warmup, start + args.warmup + args.duration
+
+        async def reader() -> None:
+            nonlocal received
+            call = flood(b"", timeout=args.warmup + args.duration + RPC_TIMEOUT_S)
+            try:
+                async for _ in call:
+                    now = time.perf_counter()
+                    if now > w1:
+                        break
+                    if now >= w0:
+                        received += 1
+            finally:
+                call.cancel()
+
+        await asyncio.gather(*(reader() for _ in range(args.tables * args.seats)))
+        emit({"unary": unary, "stream_messages": received, "window_s": args.duration})
+
+
+# ============================================================================ orchestrator
+
+
+class Procs:
+    """Every process this run starts, stopped at the end whatever happens."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.procs: list[tuple[str, asyncio.subprocess.Process]] = []
+
+    async def start(self, name: str, *argv: str, stdin: bool = False) -> asyncio.subprocess.Process:
+        log = (self.logs / f"{name}.log").open("wb")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=log, cwd=str(ROOT), env=env)
+        log.close()
+        self.procs.append((name, proc))
+        return proc
+
+    def tail(self, name: str, lines: int = 15) -> str:
+        path = self.logs / f"{name}.log"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
+
+    async def stop(self, proc: asyncio.subprocess.Process) -> None:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+
+    async def stop_all(self) -> None:
+        for _, proc in reversed(self.procs):
+            await self.stop(proc)
+
+
+async def read_json_line(proc: asyncio.subprocess.Process, name: str, timeout: float, procs: Procs) -> Any:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise RuntimeError(f"{name}: no answer within {timeout:.0f} s\n{procs.tail(name)}")
+        line = await asyncio.wait_for(proc.stdout.readline(), remaining)
+        if not line:
+            await proc.wait()
+            raise RuntimeError(f"{name} exited ({proc.returncode}) without an answer\n{procs.tail(name)}")
+        text = line.decode().strip()
+        if text.startswith("{"):
+            return json.loads(text)
+
+
+def go(clients: list[asyncio.subprocess.Process]) -> None:
+    for proc in clients:
+        assert proc.stdin is not None
+        proc.stdin.write(b"go\n")
+
+
+async def start_host(procs: Procs, name: str, db: Path) -> tuple[asyncio.subprocess.Process, int]:
+    proc = await procs.start(name, sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
+                             "--db", str(db), "--bot-delay", "0")
+    assert proc.stdout is not None
+    line = await asyncio.wait_for(proc.stdout.readline(), READY_TIMEOUT_S)
+    text = line.decode().strip()
+    if not text.startswith("unonet host listening on"):
+        raise RuntimeError(f"host did not start: {text!r}\n{procs.tail(name)}")
+    return proc, int(text.split()[4].rsplit(":", 1)[1])
+
+
+def client_argv(role: str, port: int, tables: int, args: argparse.Namespace, seed: int) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--role", role, "--port", str(port),
+            "--tables", str(tables), "--seats", str(args.seats), "--duration", str(args.duration),
+            "--warmup", str(args.warmup), "--seed", str(seed), "--max-games", str(args.max_games)]
+
+
+def split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    host, port = await start_host(procs, "host", tmp / "bench.db")
+    clients = []
+    for i, tables in enumerate(split(args.tables, args.clients)):
+        clients.append(await procs.start(f"client{i}", *client_argv("host-client", port, tables, args, 1000 + i),
+                                         stdin=True))
+    for i, proc in enumerate(clients):
+        await read_json_line(proc, f"client{i}", READY_TIMEOUT_S, procs)
+    profiler = None
+    if args.profile:
+        py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+        profiler = await procs.start("py-spy", py_spy, "record", "--pid", str(host.pid), "--duration",
+                                     str(int(args.warmup + args.duration)), "--format", "raw", "--output",
+                                     str(tmp / "host.folded"), "--nonblocking")
+    cpu0 = cpu_s(host.pid)
+    go(clients)
+    results = [await read_json_line(proc, f"client{i}", args.warmup + args.duration + 90, procs)
+               for i, proc in enumerate(clients)]
+    host_cpu = cpu_s(host.pid) - cpu0
+    host_rss = rss_mb(host.pid)
+    hotspots: list[tuple[str, float]] = []
+    if profiler is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(profiler.wait(), 30)
+        hotspots = fold_hotspots(tmp / "host.folded")
+    for proc in clients:
+        await procs.stop(proc)
+    await procs.stop(host)
+    latencies = [x for r in results for x in r["latencies_ms"]]
+    commands = sum(r["commands"] for r in results)
+    return {
+        "commands_per_s": commands / args.duration,
+        "p50_ms": percentile(latencies, 50),
+        "p99_ms": percentile(latencies, 99),
+        "latency_samples": len(latencies),
+        "games": sum(r["games"] for r in results),
+        "refused": sum(r["refused"] for r in results),
+        "errors": sum(r["errors"] for r in results),
+        "abandoned_at_end": sum(r["abandoned"] for r in results),
+        "host_cpu_share": host_cpu / (args.warmup + args.duration),
+        "host_rss_mb_after_games": host_rss,
+        "hotspots": hotspots,
+    }
+
+
+def fold_hotspots(path: Path, top: int = 12) -> list[tuple[str, float]]:
+    """Self-time per function from py-spy's folded stacks, as a share of all samples."""
+    if not path.exists():
+        return []
+    own: dict[str, int] = {}
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        frame = stack.split(";")[-1]
+        own[frame] = own.get(frame, 0) + int(count)
+        total += int(count)
+    ranked = sorted(own.items(), key=lambda kv: -kv[1])[:top]
+    return [(frame, count / total) for frame, count in ranked]
+
+
+async def run_ceiling(procs: Procs, args: argparse.Namespace) -> dict[str, Any]:
+    lifetime = 3 * (args.warmup + args.duration) + 120
+    server = await procs.start("ceiling", sys.executable, str(Path(__file__).resolve()), "--role", "ceiling-server",
+                               "--lifetime", str(lifetime))
+    assert server.stdout is not None
+    line = (await asyncio.wait_for(server.stdout.readline(), READY_TIMEOUT_S)).decode()
+    if not line.startswith("ceiling listening on"):
+        raise RuntimeError(f"ceiling server did not start: {line!r}\n{procs.tail('ceiling')}")
+    port = int(line.split()[-1].rsplit(":", 1)[1])
+    clients = []
+    for i, tables in enumerate(split(args.tables, args.clients)):
+        clients.append(await procs.start(f"ceiling-client{i}",
+                                         *client_argv("ceiling-client", port, tables, args, i), stdin=True))
+    for i, proc in enumerate(clients):
+        await read_json_line(proc, f"ceiling-client{i}", READY_TIMEOUT_S, procs)
+    window = args.warmup + args.duration + 60
+    go(clients)
+    for i, proc in enumerate(clients):
+        await read_json_line(proc, f"ceiling-client{i}", window, procs)
+    go(clients)
+    results = [await read_json_line(proc, f"ceiling-client{i}", window, procs) for i, proc in enumerate(clients)]
+    for proc in clients:
+        await procs.stop(proc)
+    await procs.stop(server)
+    return {
+        "unary_per_s": sum(r["unary"]["calls"] for r in results) / args.duration,
+        "unary_p50_ms": max(r["unary"]["p50_ms"] for r in results),
+        "unary_p99_ms": max(r["unary"]["p99_ms"] for r in results),
+        "stream_messages_per_s": sum(r["stream_messages"] for r in results) / args.duration,
+    }
+
+
+async def run_memory(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    host, port = await start_host(procs, "memhost", tmp / "memory.db")
+    await asyncio.sleep(0.3)
+    empty = rss_mb(host.pid)
+    client = await procs.start("memory-client", sys.executable, str(Path(__file__).resolve()), "--role",
+                               "memory-client", "--port", str(port), "--tables", str(args.idle_tables))
+    result = await read_json_line(client, "memory-client", 120, procs)
+    await procs.stop(client)
+    await asyncio.sleep(1.0)  # let the drivers settle into their idle wait
+    full = rss_mb(host.pid)
+    await procs.stop(host)
+    return {"mem_mb_1000_tables": full, "mem_mb_empty_host": empty, "idle_tables": args.idle_tables,
+            "idle_setup_s": result["seconds"], "idle_failures": result["failures"]}
+
+
+async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="unonet-bench-"))
+    procs = Procs(tmp)
+    try:
+        say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else print
+        say(f"host bench: {args.tables} tables of {args.seats} seats, {args.clients} client processes, "
+            f"{args.duration:.0f} s window after {args.warmup:.0f} s warm-up")
+        games = await run_games(procs, tmp, args)
+        say(f"  games done: {games['commands_per_s']:.0f} commands/s")
+        ceiling = await run_ceiling(procs, args)
+        say(f"  ceiling done: {ceiling['unary_per_s']:.0f} unary/s")
+        memory = await run_memory(procs, tmp, args)
+        say(f"  memory done: {memory['mem_mb_1000_tables']:.0f} MB")
+    finally:
+        await procs.stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+    out = {
+        "commands_per_s": round(games["commands_per_s"], 1),
+        "ceiling_per_s": round(ceiling["unary_per_s"], 1),
+        "ratio": round(games["commands_per_s"] / ceiling["unary_per_s"], 3) if ceiling["unary_per_s"] else None,
+        "p50_ms": round(games["p50_ms"], 2),
+        "p99_ms": round(games["p99_ms"], 2),
+        "mem_mb_1000_tables": round(memory["mem_mb_1000_tables"], 1),
+        "ceiling_stream_messages_per_s": round(ceiling["stream_messages_per_s"], 1),
+        "ceiling_unary_p50_ms": round(ceiling["unary_p50_ms"], 2),
+        "ceiling_unary_p99_ms": round(ceiling["unary_p99_ms"], 2),
+        "tables": args.tables, "seats": args.seats, "clients": args.clients, "window_s": args.duration,
+        "latency_samples": games["latency_samples"], "games": games["games"], "refused": games["refused"],
+        "errors": games["errors"], "host_cpu_share": round(games["host_cpu_share"], 2),
+        "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
+        "mem_mb_empty_host": round(memory["mem_mb_empty_host"], 1),
+        "mem_idle_tables_note": "4 players joined per table, match dealt, nobody moves",
+    }
+    if games["hotspots"]:
+        out["hotspots"] = [[frame, round(share, 3)] for frame, share in games["hotspots"]]
+    return out
+
+
+def report(out: dict[str, Any]) -> None:
+    print()
+    print(f"through the host   {out['commands_per_s']:10.0f} commands/s   ({out['tables']} tables x {out['seats']} "
+          f"seats, {out['clients']} client processes, {out['games']} games, host CPU {out['host_cpu_share']:.0%})")
+    print(f"ceiling (unary)    {out['ceiling_per_s']:10.0f} calls/s      (p50 {out['ceiling_unary_p50_ms']:.2f} ms, "
+          f"p99 {out['ceiling_unary_p99_ms']:.2f} ms)")
+    print(f"ceiling (stream)   {out['ceiling_stream_messages_per_s']:10.0f} messages/s")
+    print(f"ratio              {out['ratio']:10.1%}   (target: at least 60%)")
+    print(f"latency to all     p50 {out['p50_ms']:.2f} ms, p99 {out['p99_ms']:.2f} ms over "
+          f"{out['latency_samples']} commands (target: p99 under 20 ms)")
+    print(f"host memory        {out['mem_mb_1000_tables']:.0f} MB RSS with 1,000 idle 4-seat tables "
+          f"({out['mem_mb_empty_host']:.0f} MB empty; {out['mem_idle_tables_note']})")
+    print(f"refused / errors   {out['refused']} / {out['errors']}")
+    for frame, share in out.get("hotspots", []):
+        print(f"  {share:6.1%}  {frame}")
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer tables and a shorter window (under ~90 s)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    parser.add_argument("--profile", action="store_true", help="py-spy the host during the game window")
+    parser.add_argument("--tables", type=int, help="active tables (default 100, 20 with --quick)")
+    parser.add_argument("--seats", type=int, default=4, choices=range(2, 11), metavar="2..10")
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument("--duration", type=float, help="measuring window in seconds (default 20, 8 with --quick)")
+    parser.add_argument("--warmup", type=float, help="seconds before the window (default 2, 1 with --quick)")
+    parser.add_argument("--idle-tables", type=int, default=1000)
+    parser.add_argument("--max-games", type=int, default=100_000)
+    # Internal: the roles of the child processes.
+    parser.add_argument("--role", default="main", choices=["main", "host-client", "memory-client",
+                                                            "ceiling-server", "ceiling-client"],
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--lifetime", type=float, default=600, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.tables is None:
+        args.tables = 20 if args.quick else 100
+    if args.duration is None:
+        args.duration = 8.0 if args.quick else 20.0
+    if args.warmup is None:
+        args.warmup = 1.0 if args.quick else 2.0
+    args.clients = max(1, min(args.clients, args.tables))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    roles = {"host-client": role_host_client, "memory-client": role_memory_client,
+             "ceiling-server": role_ceiling_server, "ceiling-client": role_ceiling_client}
+    if args.role in roles:
+        asyncio.run(roles[args.role](args))
+        return 0
+    out = asyncio.run(orchestrate(args))
+    if args.json:
+        print(json.dumps(out))
+    else:
+        report(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
