@@ -322,7 +322,9 @@ def _check(
         if key == "hand":  # {"seat": n, "cards": [...]} as a multiset
             seat_hand = sorted(str(c) for c in game.hands[int(wanted["seat"])])
             if seat_hand != sorted(wanted["cards"]):
-                record.problems.append(f"hand of seat {wanted['seat']}: expected {sorted(wanted['cards'])}, got {seat_hand}")
+                record.problems.append(
+                    f"hand of seat {wanted['seat']}: expected {sorted(wanted['cards'])}, got {seat_hand}"
+                )
             continue
         if key not in actual:
             raise ScenarioError(f"step {index}: cannot check unknown key {key!r}; known: {sorted(actual)}")

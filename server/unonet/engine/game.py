@@ -244,12 +244,17 @@ class Game:
     def _turn_first_card(self) -> None:
         """S4: the first turned card acts as if played by the dealer, with no house effect."""
         ruleset = self.ruleset
-        while True:
-            card = self.draw_pile.pop()
-            returned = card.rank in FIRST_CARD_RETURNED or (
+
+        def is_returned(card: Card) -> bool:
+            return card.rank in FIRST_CARD_RETURNED or (
                 card.rank is Rank.WILD and ruleset.first_wild is FirstWild.REDRAW
             )
-            if not returned:
+
+        if all(is_returned(card) for card in self.draw_pile):  # else returning would never end
+            raise MalformedAction("no card left to deal can start the discard pile", reason="DECK_TOO_SMALL")
+        while True:
+            card = self.draw_pile.pop()
+            if not is_returned(card):
                 break
             self._emit(ev.FirstCardReturned(card))
             self.draw_pile.append(card)
@@ -547,8 +552,6 @@ class Game:
         if obligation is not None:  # T8, T10: accepting the obligation
             self.obligation = None
             self._draw(seat, obligation.amount, DrawReason.OBLIGATION)
-            if self.went_out == seat and self.hands[seat]:
-                self.went_out = None  # H3: a Reverse sent it back to a player who had gone out
             if self._round_ended_by_went_out():
                 return
             if obligation.skips:
@@ -747,6 +750,8 @@ class Game:
         cards = self._take(count)
         self.hands[seat] += cards
         self._emit(ev.Drew(seat, len(cards), reason, tuple(cards)))
+        if cards and seat == self.went_out:
+            self.went_out = None  # holding cards again (a Reverse sent a draw back, H3): back in the round
         if seat in self.catchable and len(self.hands[seat]) != 1:
             self.catchable.discard(seat)
             self._close_catch_window(seat)
@@ -1157,7 +1162,8 @@ class Game:
 
     def _open_slap_window(self, seat: int) -> None:
         if self.ruleset.uno_slap:  # U5
-            others = tuple(s for s in self.seats() if s != seat)
+            # A player who went out and only waits for an obligation to be drawn (P1) is out of the race.
+            others = tuple(s for s in self.seats() if s not in (seat, self.went_out))
             self._open_window(WindowKind.UNO_SLAP, others, seat, blocking=True)
 
     def _close_catch_window(self, target: int) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from unonet.engine import events as ev
 from unonet.engine.actions import Action
 from unonet.engine.cards import Card, Rank, standard_deck
-from unonet.engine.errors import GameOver
+from unonet.engine.errors import GameOver, MalformedAction
 from unonet.engine.events import Event
 from unonet.engine.game import Game
 from unonet.engine.legal import legal_actions
@@ -70,7 +70,12 @@ class Match:
         """`decks` stacks the deck of the first rounds (first card dealt first); `totals` starts the scores.
 
         Nothing is dealt until `start()`, so the caller collects every event from the first.
+        Raises MalformedAction for a player count outside 2-10 (S1) or totals for another number of seats.
         """
+        if not 2 <= num_players <= 10:
+            raise MalformedAction(f"UNO is played by 2 to 10 players, not {num_players}", reason="BAD_PLAYER_COUNT")
+        if totals is not None and len(totals) != num_players:
+            raise MalformedAction(f"{len(totals)} totals for {num_players} players", reason="BAD_TOTALS")
         self.ruleset = ruleset
         self.num_players = num_players
         self.rng = rng
