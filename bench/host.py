@@ -172,7 +172,8 @@ class Game:
             async for response in stream:
                 now = time.perf_counter()
                 event = response.event
-                self.stats.events += 1
+                if self.stats.in_window(now):
+                    self.stats.events += 1
                 self._arrived(seat.index, event.number, now)
                 if event.HasField("your_legal_actions"):
                     seat.legal = event.your_legal_actions
@@ -345,6 +346,7 @@ async def role_host_client(args: argparse.Namespace) -> None:
         "commands": stats.commands, "window_s": args.duration, "latencies_ms": [x * 1e3 for x in stats.latencies],
         "refused": stats.refused, "errors": stats.errors, "games": stats.games, "abandoned": stats.abandoned,
         "events": stats.events, "lobby_calls": stats.lobby_calls,
+        "cpu_s": sum(os.times()[:2]),
         "setup_ms_p50": statistics.median(stats.lobby_s) * 1e3 if stats.lobby_s else None,
     })
 
@@ -557,20 +559,25 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[s
     profiler = None
     if args.profile:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-        profiler = await procs.start("py-spy", py_spy, "record", "--pid", str(host.pid), "--duration",
+        profiler = await procs.start("py-spy", py_spy, "record", *(["--native"] if args.native else []),
+                                     "--pid", str(host.pid), "--duration",
                                      str(int(args.warmup + args.duration)), "--format", "raw", "--output",
                                      str(tmp / "host.folded"), "--nonblocking")
     cpu0 = cpu_s(host.pid)
+    client_cpu0 = sum(cpu_s(proc.pid) for proc in clients)
     go(clients)
     results = [await read_json_line(proc, f"client{i}", args.warmup + args.duration + 90, procs)
                for i, proc in enumerate(clients)]
     host_cpu = cpu_s(host.pid) - cpu0
+    client_cpu = sum(r["cpu_s"] for r in results) - client_cpu0
     host_rss = rss_mb(host.pid)
     hotspots: list[tuple[str, float]] = []
     if profiler is not None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(profiler.wait(), 30)
         hotspots = fold_hotspots(tmp / "host.folded")
+        if args.profile_out and (tmp / "host.folded").exists():
+            shutil.copy(tmp / "host.folded", args.profile_out)
     for proc in clients:
         await procs.stop(proc)
     await procs.stop(host)
@@ -586,26 +593,40 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[s
         "errors": sum(r["errors"] for r in results),
         "abandoned_at_end": sum(r["abandoned"] for r in results),
         "host_cpu_share": host_cpu / (args.warmup + args.duration),
+        "client_cpu_share": client_cpu / (args.warmup + args.duration + 0.5),
+        "stream_messages_per_command": sum(r["events"] for r in results) / max(1, sum(r["commands"] for r in results)),
         "host_rss_mb_after_games": host_rss,
         "hotspots": hotspots,
     }
 
 
-def fold_hotspots(path: Path, top: int = 12) -> list[tuple[str, float]]:
-    """Self-time per function from py-spy's folded stacks, as a share of all samples."""
+def fold_hotspots(path: Path, top: int = 15) -> list[tuple[str, float]]:
+    """Inclusive time of the host's own functions (unonet.*) from py-spy's folded stacks, as a share of
+    all samples, plus the self time of the innermost frame outside unonet (gRPC, asyncio, sqlite)."""
     if not path.exists():
         return []
-    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
     total = 0
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
-        frame = stack.split(";")[-1]
-        own[frame] = own.get(frame, 0) + int(count)
-        total += int(count)
-    ranked = sorted(own.items(), key=lambda kv: -kv[1])[:top]
-    return [(frame, count / total) for frame, count in ranked]
+        n = int(count)
+        total += n
+        frames = stack.split(";")
+        seen = set()
+        for frame in frames:
+            name = frame.split(" (")[0]
+            where = frame[len(name):]
+            if "unonet/" in where and name not in seen:
+                seen.add(name)
+                inclusive[f"{name} {where.strip()}".split(":")[0] + ")"] = inclusive.get(
+                    f"{name} {where.strip()}".split(":")[0] + ")", 0) + n
+        leaf = frames[-1].split(" (")[0]
+        key = f"self: {leaf}"
+        inclusive[key] = inclusive.get(key, 0) + n
+    ranked = sorted(inclusive.items(), key=lambda kv: -kv[1])[:top]
+    return [(frame, count / total) for frame, count in ranked] if total else []
 
 
 async def run_ceiling(procs: Procs, args: argparse.Namespace) -> dict[str, Any]:
@@ -684,6 +705,8 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "tables": args.tables, "seats": args.seats, "clients": args.clients, "window_s": args.duration,
         "latency_samples": games["latency_samples"], "games": games["games"], "refused": games["refused"],
         "errors": games["errors"], "host_cpu_share": round(games["host_cpu_share"], 2),
+        "client_cpu_share": round(games["client_cpu_share"], 2),
+        "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
         "mem_mb_empty_host": round(memory["mem_mb_empty_host"], 1),
         "mem_idle_tables_note": "4 players joined per table, match dealt, nobody moves",
@@ -696,7 +719,9 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
 def report(out: dict[str, Any]) -> None:
     print()
     print(f"through the host   {out['commands_per_s']:10.0f} commands/s   ({out['tables']} tables x {out['seats']} "
-          f"seats, {out['clients']} client processes, {out['games']} games, host CPU {out['host_cpu_share']:.0%})")
+          f"seats, {out['clients']} client processes, {out['games']} games)")
+    print(f"CPU (cores)        host {out['host_cpu_share']:.2f}, clients {out['client_cpu_share']:.2f}; "
+          f"~{out['stream_messages_per_command']:.1f} streamed events per command")
     print(f"ceiling (unary)    {out['ceiling_per_s']:10.0f} calls/s      (p50 {out['ceiling_unary_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_unary_p99_ms']:.2f} ms)")
     print(f"ceiling (stream)   {out['ceiling_stream_messages_per_s']:10.0f} messages/s")
@@ -720,6 +745,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--duration", type=float, help="measuring window in seconds (default 20, 8 with --quick)")
     parser.add_argument("--warmup", type=float, help="seconds before the window (default 2, 1 with --quick)")
+    parser.add_argument("--native", action="store_true", help="with --profile: native frames too (py-spy --native)")
+    parser.add_argument("--profile-out", help="with --profile: keep py-spy's folded stacks in this file")
     parser.add_argument("--idle-tables", type=int, default=1000)
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.
