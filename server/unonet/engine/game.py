@@ -772,13 +772,24 @@ class Game:
         return taken
 
     def _rebuild_pile(self) -> None:
-        if len(self.discard) < 2:
+        # B3 take_back may still restore the card under a Wild Draw Four: it stays with the top card.
+        keep = 2 if self._can_take_back() else 1
+        if len(self.discard) <= keep:
             return
-        rest = self.discard[:-1]
-        del self.discard[:-1]
+        rest = self.discard[:-keep]
+        del self.discard[:-keep]
         self.rng.shuffle(rest)
         self.draw_pile[:0] = rest
         self._emit(ev.Reshuffled(len(rest)))
+
+    def _can_take_back(self) -> bool:
+        """Could a challenge still take the top Wild Draw Four back (B3 `take_back`)?"""
+        if self.ruleset.bluff_penalty is not BluffPenalty.TAKE_BACK or not self.ruleset.can_challenge:
+            return False
+        pending = self._pending_black
+        if pending is not None and pending.card.rank is Rank.WILD_DRAW_FOUR:
+            return True  # its colour is still being named
+        return self.obligation is not None and self.obligation.bluff is not None
 
     # ----------------------------------------------------------------------- playing cards
 
