@@ -1,0 +1,991 @@
+"""The one module that knows both engine objects and protobuf messages (STYLE.md).
+
+Everything that crosses the wire passes through here: cards, rulesets, events, views and legal actions
+go out; requests come in as engine actions. Keeping the translation in one place means the engine never
+imports protobuf, the rest of the host never spells a proto enum, and a change to either side is fixed
+once.
+
+Two rules hold throughout:
+
+- Output never leaks. Events are redacted with the engine's own `Event.visible_to` before anything is
+  copied, and hand counts come from the unredacted event only where the protocol makes counts public.
+- Input is refused precisely. A request that cannot mean anything (an `*_UNSPECIFIED` enum, a black five,
+  no cards) raises `MalformedAction` with a machine-readable reason, before the engine sees it.
+
+Enum spellings differ between the two sides in places (engine `NO_MATCHING_COLOUR`, proto
+`WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR`), so every enum is mapped with an explicit table, never by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+from unonet.engine import events as ev
+from unonet.engine.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    ChooseSwapTarget,
+    Draw,
+    FiveSwap,
+    GiveCard,
+    Pass,
+    Play,
+    React,
+)
+from unonet.engine.cards import Card, Color, Rank
+from unonet.engine.errors import IllegalAction, MalformedAction, RulesetError
+from unonet.engine.events import DrawReason, Window, WindowKind
+from unonet.engine.game import ILLEGAL_PLAY_PENALTY, Phase
+from unonet.engine.ruleset import (
+    BlankEffect,
+    BluffPenalty,
+    FirstWild,
+    JumpInPenalty,
+    Ruleset,
+    Scoring,
+    WildDrawFourRule,
+    find_ruleset,
+)
+from unonet.engine.views import ObligationView, SeatView
+from unonet.v1 import (
+    actions_pb2,
+    cards_pb2,
+    events_pb2,
+    play_service_pb2,
+    rules_pb2,
+    table_pb2,
+    views_pb2,
+)
+
+__all__ = [
+    "action_from_request",
+    "card_from_pb",
+    "card_ref",
+    "card_to_pb",
+    "color_from_pb",
+    "color_to_pb",
+    "direction_to_pb",
+    "draw_reason_to_pb",
+    "event_to_pb",
+    "legal_actions_to_pb",
+    "phase_to_pb",
+    "rank_to_pb",
+    "ruleset_from_pb",
+    "ruleset_to_pb",
+    "view_to_pb",
+    "window_kind_to_pb",
+    "window_to_pb",
+]
+
+_E = TypeVar("_E")
+_V = TypeVar("_V")
+
+# ------------------------------------------------------------------------------------------ enum tables
+
+_COLOR_TO_PB: dict[Color, cards_pb2.Color.ValueType] = {
+    Color.RED: cards_pb2.COLOR_RED,
+    Color.YELLOW: cards_pb2.COLOR_YELLOW,
+    Color.GREEN: cards_pb2.COLOR_GREEN,
+    Color.BLUE: cards_pb2.COLOR_BLUE,
+    Color.BLACK: cards_pb2.COLOR_BLACK,
+}
+_COLOR_FROM_PB: dict[int, Color] = {v: k for k, v in _COLOR_TO_PB.items()}
+
+_RANK_TO_PB: dict[Rank, cards_pb2.Rank.ValueType] = {
+    Rank.ZERO: cards_pb2.RANK_ZERO,
+    Rank.ONE: cards_pb2.RANK_ONE,
+    Rank.TWO: cards_pb2.RANK_TWO,
+    Rank.THREE: cards_pb2.RANK_THREE,
+    Rank.FOUR: cards_pb2.RANK_FOUR,
+    Rank.FIVE: cards_pb2.RANK_FIVE,
+    Rank.SIX: cards_pb2.RANK_SIX,
+    Rank.SEVEN: cards_pb2.RANK_SEVEN,
+    Rank.EIGHT: cards_pb2.RANK_EIGHT,
+    Rank.NINE: cards_pb2.RANK_NINE,
+    Rank.SKIP: cards_pb2.RANK_SKIP,
+    Rank.REVERSE: cards_pb2.RANK_REVERSE,
+    Rank.DRAW_TWO: cards_pb2.RANK_DRAW_TWO,
+    Rank.WILD: cards_pb2.RANK_WILD,
+    Rank.WILD_DRAW_FOUR: cards_pb2.RANK_WILD_DRAW_FOUR,
+    Rank.BLANK: cards_pb2.RANK_BLANK,
+    Rank.SOUND_WILD: cards_pb2.RANK_SOUND_WILD,
+    Rank.PLUS_ONE: cards_pb2.RANK_PLUS_ONE,
+    Rank.PLUS_TWO: cards_pb2.RANK_PLUS_TWO,
+}
+_RANK_FROM_PB: dict[int, Rank] = {v: k for k, v in _RANK_TO_PB.items()}
+
+_WILD_DRAW_FOUR_TO_PB: dict[WildDrawFourRule, rules_pb2.WildDrawFourRule.ValueType] = {
+    WildDrawFourRule.NO_MATCHING_COLOUR: rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR,
+    WildDrawFourRule.NO_MATCH_AT_ALL: rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL,
+    WildDrawFourRule.NO_OTHER_PLAY: rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY,
+    WildDrawFourRule.ANY_TIME: rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME,
+}
+_BLUFF_PENALTY_TO_PB: dict[BluffPenalty, rules_pb2.BluffPenalty.ValueType] = {
+    BluffPenalty.DRAW_FOUR: rules_pb2.BLUFF_PENALTY_DRAW_FOUR,
+    BluffPenalty.DRAW_SIX: rules_pb2.BLUFF_PENALTY_DRAW_SIX,
+    BluffPenalty.TAKE_BACK: rules_pb2.BLUFF_PENALTY_TAKE_BACK,
+}
+_SCORING_TO_PB: dict[Scoring, rules_pb2.ScoringRule.ValueType] = {
+    Scoring.WINNER_TAKES: rules_pb2.SCORING_RULE_WINNER_TAKES,
+    Scoring.LOWEST_WINS: rules_pb2.SCORING_RULE_LOWEST_WINS,
+    Scoring.ELIMINATION: rules_pb2.SCORING_RULE_ELIMINATION,
+}
+_FIRST_WILD_TO_PB: dict[FirstWild, rules_pb2.FirstWildRule.ValueType] = {
+    FirstWild.CHOOSE: rules_pb2.FIRST_WILD_RULE_CHOOSE,
+    FirstWild.REDRAW: rules_pb2.FIRST_WILD_RULE_REDRAW,
+}
+_JUMP_IN_PENALTY_TO_PB: dict[JumpInPenalty, rules_pb2.JumpInPenalty.ValueType] = {
+    JumpInPenalty.POINTS: rules_pb2.JUMP_IN_PENALTY_POINTS,
+    JumpInPenalty.CARDS: rules_pb2.JUMP_IN_PENALTY_CARDS,
+}
+_BLANK_EFFECT_TO_PB: dict[BlankEffect, rules_pb2.BlankEffect.ValueType] = {
+    BlankEffect.DRAW: rules_pb2.BLANK_EFFECT_DRAW,
+    BlankEffect.WILD: rules_pb2.BLANK_EFFECT_WILD,
+}
+
+# Every enum option of the Ruleset, by its field name (the same on both sides), with its table.
+_RULESET_ENUMS: dict[str, Mapping[Any, int]] = {
+    "wild_draw_four": _WILD_DRAW_FOUR_TO_PB,
+    "bluff_penalty": _BLUFF_PENALTY_TO_PB,
+    "scoring": _SCORING_TO_PB,
+    "first_wild": _FIRST_WILD_TO_PB,
+    "jump_in_penalty": _JUMP_IN_PENALTY_TO_PB,
+    "blank_effect": _BLANK_EFFECT_TO_PB,
+}
+_RULESET_ENUMS_FROM_PB: dict[str, dict[int, Any]] = {
+    name: {v: k for k, v in table.items()} for name, table in _RULESET_ENUMS.items()
+}
+# The engine's options, by name; `name` is the preset, carried as the proto's `preset`.
+_RULESET_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Ruleset) if f.name != "name")
+
+_DRAW_REASON_TO_PB: dict[DrawReason, events_pb2.DrawReason.ValueType] = {
+    DrawReason.TURN: events_pb2.DRAW_REASON_TURN,
+    DrawReason.OBLIGATION: events_pb2.DRAW_REASON_OBLIGATION,
+    DrawReason.UNO_PENALTY: events_pb2.DRAW_REASON_UNO_PENALTY,
+    DrawReason.FALSE_CATCH: events_pb2.DRAW_REASON_FALSE_CATCH,
+    DrawReason.CHALLENGE_LOST: events_pb2.DRAW_REASON_CHALLENGE_LOST,
+    DrawReason.BLUFF_CAUGHT: events_pb2.DRAW_REASON_BLUFF_CAUGHT,
+    DrawReason.SLOWEST: events_pb2.DRAW_REASON_SLOWEST,
+    DrawReason.WRONG_JUMP_IN: events_pb2.DRAW_REASON_WRONG_JUMP_IN,
+    DrawReason.ILLEGAL_PLAY: events_pb2.DRAW_REASON_ILLEGAL_PLAY,
+    DrawReason.BROKE_SILENCE: events_pb2.DRAW_REASON_BROKE_SILENCE,
+    DrawReason.H2O: events_pb2.DRAW_REASON_H2O,
+}
+
+_WINDOW_KIND_TO_PB: dict[WindowKind, views_pb2.ReactionWindowKind.ValueType] = {
+    WindowKind.UNO_CATCH: views_pb2.REACTION_WINDOW_KIND_UNO_CATCH,
+    WindowKind.JUMP_IN: views_pb2.REACTION_WINDOW_KIND_JUMP_IN,
+    WindowKind.RUN_CUT: views_pb2.REACTION_WINDOW_KIND_RUN_CUT,
+    WindowKind.UNO_SLAP: views_pb2.REACTION_WINDOW_KIND_UNO_SLAP,
+    WindowKind.SOUND_WILD: views_pb2.REACTION_WINDOW_KIND_SOUND_WILD,
+    WindowKind.SKIP_ESCAPE: views_pb2.REACTION_WINDOW_KIND_SKIP_ESCAPE,
+}
+# The windows whose `target` is the seat they are about (the one to catch, the one being skipped); for
+# the others the subject is the seat that opened them (played the card, called UNO, started the run).
+_WINDOWS_ABOUT_TARGET = frozenset({WindowKind.UNO_CATCH, WindowKind.SKIP_ESCAPE})
+
+_PHASE_TO_PB: dict[Phase, views_pb2.Phase.ValueType] = {
+    Phase.TURN: views_pb2.PHASE_TURN,
+    Phase.CHOOSE_COLOR: views_pb2.PHASE_CHOOSE_COLOR,
+    Phase.AFTER_DRAW: views_pb2.PHASE_AFTER_DRAW,
+    Phase.CHOOSE_SWAP_TARGET: views_pb2.PHASE_CHOOSE_SWAP_TARGET,
+    Phase.FIVE_SWAP: views_pb2.PHASE_FIVE_SWAP,
+    Phase.GIVE_CARD: views_pb2.PHASE_GIVE_CARD,
+    Phase.ROUND_OVER: views_pb2.PHASE_ROUND_OVER,
+}
+
+# The rank of the top card that set a draw obligation, as the protocol names the obligation's kind.
+_OBLIGATION_KIND_BY_TOP: dict[Rank, views_pb2.DrawObligationKind.ValueType] = {
+    Rank.DRAW_TWO: views_pb2.DRAW_OBLIGATION_KIND_DRAW_TWO,
+    Rank.WILD_DRAW_FOUR: views_pb2.DRAW_OBLIGATION_KIND_WILD_DRAW_FOUR,
+    Rank.BLANK: views_pb2.DRAW_OBLIGATION_KIND_BLANK,
+}
+
+
+def _lookup(table: Mapping[_E, _V], value: _E, what: str) -> _V:
+    """One enum table lookup that names the table when a value was forgotten (a programming error)."""
+    try:
+        return table[value]
+    except KeyError:
+        raise ValueError(f"no protocol value for {what} {value!r}") from None
+
+
+# ---------------------------------------------------------------------------------------------- cards
+
+
+def color_to_pb(color: Color | None) -> cards_pb2.Color.ValueType:
+    """A colour as the protocol numbers it; None (no colour in force, after a Sound Wild) is UNSPECIFIED."""
+    if color is None:
+        return cards_pb2.COLOR_UNSPECIFIED
+    return _COLOR_TO_PB[color]
+
+
+def rank_to_pb(rank: Rank) -> cards_pb2.Rank.ValueType:
+    """A rank as the protocol numbers it (number cards are face value plus one)."""
+    return _RANK_TO_PB[rank]
+
+
+def card_to_pb(card: Card) -> cards_pb2.Card:
+    """The face of an engine card, as the protocol shows it."""
+    return cards_pb2.Card(color=_COLOR_TO_PB[card.color], rank=_RANK_TO_PB[card.rank])
+
+
+def card_ref(card: Card | None) -> cards_pb2.CardRef:
+    """A card as one receiver sees it: the face when given, else an empty reference (a hidden card).
+
+    Only the face for now: commitments and salts come with provably fair shuffles (issue 4), and this is
+    where they will be added, so every caller that shows a card keeps doing it through here.
+    """
+    if card is None:
+        return cards_pb2.CardRef()
+    return cards_pb2.CardRef(card=card_to_pb(card))
+
+
+def color_from_pb(value: int) -> Color:
+    """A colour a player names (ChooseColor, PlayCardsRequest.color): red, yellow, green or blue.
+
+    Raises MalformedAction: reason COLOR_UNSPECIFIED for COLOR_UNSPECIFIED, BAD_COLOR for COLOR_BLACK
+    (never a colour in force) or a number the protocol does not define.
+    """
+    if value == cards_pb2.COLOR_UNSPECIFIED:
+        raise MalformedAction("a colour must be named: COLOR_UNSPECIFIED is not one", reason="COLOR_UNSPECIFIED")
+    color = _COLOR_FROM_PB.get(value)
+    if color is None or color is Color.BLACK:
+        raise MalformedAction(
+            f"colour {_enum_name(cards_pb2.Color, value)} cannot be named; name red, yellow, green or blue",
+            reason="BAD_COLOR",
+        )
+    return color
+
+
+def card_from_pb(msg: cards_pb2.Card) -> Card:
+    """The engine card a request names by its face.
+
+    Raises MalformedAction: reason COLOR_UNSPECIFIED or RANK_UNSPECIFIED for an unset enum, NO_SUCH_CARD
+    for a number the protocol does not define or a pairing that does not exist (a black five, a red Wild).
+    """
+    if msg.color == cards_pb2.COLOR_UNSPECIFIED:
+        raise MalformedAction(f"card {_card_text(msg)} has no colour", reason="COLOR_UNSPECIFIED")
+    if msg.rank == cards_pb2.RANK_UNSPECIFIED:
+        raise MalformedAction(f"card {_card_text(msg)} has no rank", reason="RANK_UNSPECIFIED")
+    color = _COLOR_FROM_PB.get(msg.color)
+    rank = _RANK_FROM_PB.get(msg.rank)
+    if color is None or rank is None:
+        raise MalformedAction(f"no such card: {_card_text(msg)}", reason="NO_SUCH_CARD")
+    try:
+        return Card.of(color, rank)
+    except ValueError:
+        raise MalformedAction(f"no such card: {_card_text(msg)}", reason="NO_SUCH_CARD") from None
+
+
+def _enum_name(enum: Any, value: int) -> str:
+    try:
+        return str(enum.Name(value))
+    except ValueError:
+        return str(value)
+
+
+def _card_text(msg: cards_pb2.Card) -> str:
+    return f"({_enum_name(cards_pb2.Color, msg.color)}, {_enum_name(cards_pb2.Rank, msg.rank)})"
+
+
+def _seat_hand(seat: int, count: int, cards: Sequence[Card], *, show: bool) -> cards_pb2.SeatHand:
+    """A hand as one receiver sees it: always the count, the faces only when `show` (SeatHand's rule)."""
+    hand = cards_pb2.SeatHand(seat=seat, count=count)
+    if show:
+        hand.cards.extend(card_ref(card) for card in cards)
+    return hand
+
+
+# ------------------------------------------------------------------------------------------- rulesets
+
+
+def ruleset_to_pb(ruleset: Ruleset) -> rules_pb2.Ruleset:
+    """A complete ruleset, every field set, for settings, presets and views; `preset` is its name."""
+    msg = rules_pb2.Ruleset(preset=ruleset.name)
+    for name in _RULESET_OPTIONS:
+        value = getattr(ruleset, name)
+        if name in _RULESET_ENUMS:
+            value = _lookup(_RULESET_ENUMS[name], value, name)
+        setattr(msg, name, value)
+    return msg
+
+
+def ruleset_from_pb(preset: str, overrides: rules_pb2.Ruleset) -> Ruleset:
+    """The preset `preset` (empty means `standard`) with the options present in `overrides` changed.
+
+    Presence, not value, says "change this" (every field is proto3 `optional`); `overrides.preset` is
+    ignored, as the protocol says. A field this host does not know is refused rather than ignored, so a
+    client never plays under rules it did not ask for.
+
+    Raises RulesetError: reason UNKNOWN_PRESET for an unknown preset, UNSPECIFIED_ENUM for an enum option
+    present with its `*_UNSPECIFIED` value (or a number the protocol does not define), BAD_RULESET for a
+    field this host does not know and for options that cannot be combined or are out of range.
+    """
+    name = preset or "standard"
+    try:
+        base = find_ruleset(name)
+    except RulesetError as exc:
+        raise RulesetError(str(exc), reason="UNKNOWN_PRESET") from None
+    unknown = UnknownFieldSet(overrides)
+    if len(unknown):
+        numbers = sorted({unknown[i].field_number for i in range(len(unknown))})
+        raise RulesetError(f"unknown ruleset fields {numbers}: this host does not know them")
+    message: Message = overrides  # HasField by a name from the engine's list of options
+    changes: dict[str, Any] = {}
+    for name in _RULESET_OPTIONS:
+        if not message.HasField(name):
+            continue
+        value = getattr(overrides, name)
+        if name in _RULESET_ENUMS:
+            option = _RULESET_ENUMS_FROM_PB[name].get(value)
+            if option is None:
+                enum = rules_pb2.Ruleset.DESCRIPTOR.fields_by_name[name].enum_type
+                known = enum.values_by_number if enum is not None else {}
+                shown = known[value].name if value in known else str(value)
+                raise RulesetError(f"option {name} cannot be {shown}", reason="UNSPECIFIED_ENUM")
+            value = option
+        changes[name] = value
+    return base.replace(**changes) if changes else base
+
+
+# --------------------------------------------------------------------------------- small public enums
+
+
+def direction_to_pb(direction: int) -> views_pb2.Direction.ValueType:
+    """The engine's direction of play (1 or -1) as the protocol names it."""
+    if direction == 1:
+        return views_pb2.DIRECTION_CLOCKWISE
+    if direction == -1:
+        return views_pb2.DIRECTION_COUNTERCLOCKWISE
+    raise ValueError(f"direction is 1 or -1, not {direction!r}")
+
+
+def phase_to_pb(phase: Phase) -> views_pb2.Phase.ValueType:
+    """The engine's round phase as the protocol names it.
+
+    The protocol's table-level phases (waiting, shuffle, window, match over) are not round phases:
+    `view_to_pb` adds PHASE_WINDOW and PHASE_MATCH_OVER, the host the others.
+    """
+    return _lookup(_PHASE_TO_PB, phase, "phase")
+
+
+def draw_reason_to_pb(reason: DrawReason) -> events_pb2.DrawReason.ValueType:
+    """Why cards were drawn, as the protocol names it."""
+    return _lookup(_DRAW_REASON_TO_PB, reason, "draw reason")
+
+
+def window_kind_to_pb(kind: WindowKind) -> views_pb2.ReactionWindowKind.ValueType:
+    """The race a reaction window decides, as the protocol names it."""
+    return _lookup(_WINDOW_KIND_TO_PB, kind, "window kind")
+
+
+def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
+    """An open reaction window, without the host's timing (open time, deadline, latency allowance).
+
+    `card` is left unset: the engine's window does not carry it, and the host knows the top card.
+    """
+    subject = window.target if window.kind in _WINDOWS_ABOUT_TARGET else window.opened_by
+    msg = views_pb2.ReactionWindow(
+        id=window.id,
+        kind=window_kind_to_pb(window.kind),
+        eligible_seats=window.eligible,
+        blocks_play=window.is_blocking,
+    )
+    if subject is not None:
+        msg.subject_seat = subject
+    return msg
+
+
+# --------------------------------------------------------------------------------------------- events
+
+
+def event_to_pb(event: ev.Event, seat: int | None) -> events_pb2.Event:
+    """The payload of one engine event as `seat` (None: a spectator) may see it.
+
+    The engine decides what is hidden (`Event.visible_to`); this only copies what survives. When the
+    engine says an event is not the receiver's to see at all (a HandRevealed for anyone but the
+    challenger), an event of the same kind still goes out with the hidden parts removed, because the
+    protocol promises every subscriber every event number.
+
+    Only the payload is set: the caller sets `number`, `time` and `your_legal_actions`. Facts the engine
+    event does not carry are left at their zero value for the caller to fill from the table state:
+    hand sizes after a play or draw, the kind of a draw obligation, a closed window's kind, the card a
+    window is about, totals after penalty points and eliminations, penalties decided by the ruleset
+    (wrong jump-ins, bluffs), the played event number of a revealed hand, the dealer of a deal, clocks.
+
+    Raises TypeError for an event class this module does not know (a new engine event must be added).
+    """
+    converter = _EVENT_CONVERTERS.get(type(event))
+    if converter is None:
+        raise TypeError(f"no protocol event for {type(event).__name__}: add it to unonet.host.convert")
+    visible = event.visible_to(seat)
+    return converter(event, visible, seat)
+
+
+_Converter = Callable[[Any, Any, "int | None"], events_pb2.Event]
+_EVENT_CONVERTERS: dict[type[ev.Event], _Converter] = {}
+
+
+def _converts(cls: type[ev.Event]) -> Callable[[_Converter], _Converter]:
+    def register(fn: _Converter) -> _Converter:
+        _EVENT_CONVERTERS[cls] = fn
+        return fn
+
+    return register
+
+
+@_converts(ev.DealerChosen)
+def _dealer_chosen(event: ev.DealerChosen, _visible: ev.DealerChosen, _seat: int | None) -> events_pb2.Event:
+    # S2: within one pass each contender draws until it shows a number; a seat that already showed a
+    # number in this pass drawing again means the tied seats have started the next pass.
+    draws = []
+    pass_no = 0
+    counted: set[int] = set()
+    for drawer, card in event.draws:
+        if drawer in counted:
+            pass_no += 1
+            counted.clear()
+        counts = card.rank.is_number
+        if counts:
+            counted.add(drawer)
+        draws.append(events_pb2.DealerDraw(seat=drawer, card=card_ref(card), counts=counts, **{"pass": pass_no}))
+    return events_pb2.Event(dealer_chosen=events_pb2.DealerChosen(draws=draws, dealer_seat=event.dealer))
+
+
+@_converts(ev.RoundStarted)
+def _round_started(event: ev.RoundStarted, _visible: ev.RoundStarted, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(
+        round_started=events_pb2.RoundStarted(
+            round_number=event.round_no, dealer_seat=event.dealer, seats_in_play=event.seats
+        )
+    )
+
+
+@_converts(ev.Dealt)
+def _dealt(event: ev.Dealt, visible: ev.Dealt | None, _seat: int | None) -> events_pb2.Event:
+    cards = visible.cards if visible is not None else ()
+    hand = _seat_hand(event.seat, event.count, cards, show=bool(cards))
+    return events_pb2.Event(cards_dealt=events_pb2.CardsDealt(hands=[hand]))
+
+
+@_converts(ev.FirstCardTurned)
+def _first_card_turned(event: ev.FirstCardTurned, _v: ev.FirstCardTurned, _s: int | None) -> events_pb2.Event:
+    return events_pb2.Event(first_card_turned=events_pb2.FirstCardTurned(card=card_ref(event.card)))
+
+
+@_converts(ev.FirstCardReturned)
+def _first_card_returned(event: ev.FirstCardReturned, _v: ev.FirstCardReturned, _s: int | None) -> events_pb2.Event:
+    return events_pb2.Event(first_card_returned=events_pb2.FirstCardReturned(card=card_ref(event.card)))
+
+
+@_converts(ev.Played)
+def _played(event: ev.Played, _visible: ev.Played, _seat: int | None) -> events_pb2.Event:
+    if event.run_cut:
+        kind = actions_pb2.PLAY_KIND_RUN_CUT
+    elif event.jump_in:
+        kind = actions_pb2.PLAY_KIND_JUMP_IN
+    else:
+        kind = actions_pb2.PLAY_KIND_TURN
+    return events_pb2.Event(
+        cards_played=events_pb2.CardsPlayed(seat=event.seat, cards=[card_ref(card) for card in event.cards], kind=kind)
+    )
+
+
+@_converts(ev.ColorChosen)
+def _color_chosen(event: ev.ColorChosen, _visible: ev.ColorChosen, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(color_chosen=events_pb2.ColorChosen(seat=event.seat, color=color_to_pb(event.color)))
+
+
+@_converts(ev.Drew)
+def _drew(event: ev.Drew, visible: ev.Drew | None, _seat: int | None) -> events_pb2.Event:
+    cards = visible.cards if visible is not None else ()
+    return events_pb2.Event(
+        cards_drawn=events_pb2.CardsDrawn(
+            seat=event.seat,
+            count=event.count,
+            reason=draw_reason_to_pb(event.reason),
+            cards=[card_ref(card) for card in cards],
+        )
+    )
+
+
+@_converts(ev.Reshuffled)
+def _reshuffled(event: ev.Reshuffled, _visible: ev.Reshuffled, _seat: int | None) -> events_pb2.Event:
+    # T5: the pile is rebuilt only once it is empty, so the new pile is exactly the cards shuffled in.
+    return events_pb2.Event(pile_reshuffled=events_pb2.PileReshuffled(draw_pile_size=event.count))
+
+
+@_converts(ev.Skipped)
+def _skipped(event: ev.Skipped, _visible: ev.Skipped, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(turn_skipped=events_pb2.TurnSkipped(seat=event.seat))
+
+
+@_converts(ev.DirectionChanged)
+def _direction_changed(event: ev.DirectionChanged, _v: ev.DirectionChanged, _s: int | None) -> events_pb2.Event:
+    return events_pb2.Event(direction_reversed=events_pb2.DirectionReversed(direction=direction_to_pb(event.direction)))
+
+
+@_converts(ev.TurnStarted)
+def _turn_started(event: ev.TurnStarted, _visible: ev.TurnStarted, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(turn_started=events_pb2.TurnStarted(seat=event.seat))
+
+
+@_converts(ev.DrawObligation)
+def _draw_obligation(event: ev.DrawObligation, _visible: ev.DrawObligation, _seat: int | None) -> events_pb2.Event:
+    obligation = views_pb2.DrawObligation(amount=event.amount, target_seat=event.target, setter_seat=event.setter)
+    return events_pb2.Event(draw_obligation_changed=events_pb2.DrawObligationChanged(obligation=obligation))
+
+
+@_converts(ev.UnoCalled)
+def _uno_called(event: ev.UnoCalled, _visible: ev.UnoCalled, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(uno_called=events_pb2.UnoCalled(seat=event.seat))
+
+
+@_converts(ev.UnoCaught)
+def _uno_caught(event: ev.UnoCaught, _visible: ev.UnoCaught, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(
+        uno_caught=events_pb2.UnoCaught(
+            catcher_seat=event.catcher, target_seat=event.target, penalty_cards=event.penalty
+        )
+    )
+
+
+@_converts(ev.FalseCatch)
+def _false_catch(event: ev.FalseCatch, _visible: ev.FalseCatch, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(
+        false_catch=events_pb2.FalseCatch(
+            catcher_seat=event.catcher, target_seat=event.target, penalty_cards=event.penalty
+        )
+    )
+
+
+@_converts(ev.Challenged)
+def _challenged(event: ev.Challenged, _visible: ev.Challenged, _seat: int | None) -> events_pb2.Event:
+    penalized = event.accused if event.guilty else event.challenger
+    return events_pb2.Event(
+        challenge_resolved=events_pb2.ChallengeResolved(
+            challenger_seat=event.challenger,
+            accused_seat=event.accused,
+            guilty=event.guilty,
+            penalized_seat=penalized,
+        )
+    )
+
+
+@_converts(ev.HandRevealed)
+def _hand_revealed(event: ev.HandRevealed, visible: ev.HandRevealed | None, _seat: int | None) -> events_pb2.Event:
+    # Everyone learns that the hand was shown and its size; only the challenger sees the faces.
+    cards = visible.cards if visible is not None else ()
+    hand = _seat_hand(event.seat, len(event.cards), cards, show=visible is not None)
+    return events_pb2.Event(hand_revealed=events_pb2.HandRevealed(challenger_seat=event.to_seat, hand=hand))
+
+
+@_converts(ev.CardTakenBack)
+def _card_taken_back(event: ev.CardTakenBack, _visible: ev.CardTakenBack, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(card_taken_back=events_pb2.CardTakenBack(seat=event.seat, card=card_ref(event.card)))
+
+
+@_converts(ev.HandsRotated)
+def _hands_rotated(event: ev.HandsRotated, visible: ev.HandsRotated | None, _seat: int | None) -> events_pb2.Event:
+    # Counts are public (they come from the unredacted event); faces only where the engine left them.
+    shown = visible.hands if visible is not None else tuple(() for _ in event.hands)
+    hands = [
+        _seat_hand(owner, len(hand), shown[owner], show=bool(shown[owner])) for owner, hand in enumerate(event.hands)
+    ]
+    return events_pb2.Event(
+        hands_rotated=events_pb2.HandsRotated(direction=direction_to_pb(event.direction), hands=hands)
+    )
+
+
+@_converts(ev.HandsSwapped)
+def _hands_swapped(event: ev.HandsSwapped, visible: ev.HandsSwapped | None, _seat: int | None) -> events_pb2.Event:
+    seat_cards = visible.seat_hand if visible is not None else ()
+    target_cards = visible.target_hand if visible is not None else ()
+    return events_pb2.Event(
+        hands_swapped=events_pb2.HandsSwapped(
+            seat=event.seat,
+            target_seat=event.target,
+            seat_hand=_seat_hand(event.seat, len(event.seat_hand), seat_cards, show=bool(seat_cards)),
+            target_hand=_seat_hand(event.target, len(event.target_hand), target_cards, show=bool(target_cards)),
+        )
+    )
+
+
+@_converts(ev.SwapOffered)
+def _swap_offered(event: ev.SwapOffered, visible: ev.SwapOffered | None, _seat: int | None) -> events_pb2.Event:
+    card = visible.card if visible is not None else None
+    return events_pb2.Event(
+        five_swap_offered=events_pb2.FiveSwapOffered(seat=event.seat, target_seat=event.target, card=card_ref(card))
+    )
+
+
+@_converts(ev.CardsExchanged)
+def _cards_exchanged(event: ev.CardsExchanged, visible: ev.CardsExchanged | None, _s: int | None) -> events_pb2.Event:
+    given = visible.given if visible is not None else None
+    received = visible.received if visible is not None else None
+    return events_pb2.Event(
+        cards_exchanged=events_pb2.CardsExchanged(
+            seat=event.seat, target_seat=event.target, given=card_ref(given), received=card_ref(received)
+        )
+    )
+
+
+@_converts(ev.WindowOpened)
+def _window_opened(event: ev.WindowOpened, _visible: ev.WindowOpened, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(reaction_window_opened=events_pb2.ReactionWindowOpened(window=window_to_pb(event.window)))
+
+
+@_converts(ev.WindowClosed)
+def _window_closed(event: ev.WindowClosed, _visible: ev.WindowClosed, _seat: int | None) -> events_pb2.Event:
+    closed = events_pb2.ReactionWindowClosed(
+        window_id=event.window,
+        reactions=[events_pb2.Reaction(seat=seat) for seat in event.order],
+        penalized_seats=event.penalised,
+    )
+    # The engine rules a window in one of two ways: a race that everyone must answer (slap, Sound Wild)
+    # always makes someone pay, and a race won by one answer (a run cut) lists that answer and nobody
+    # pays. So a ruling with answers and no penalty names its winner.
+    if event.order and not event.penalised:
+        closed.winner_seat = event.order[0]
+    return events_pb2.Event(reaction_window_closed=closed)
+
+
+@_converts(ev.RaceLost)
+def _race_lost(event: ev.RaceLost, _visible: ev.RaceLost, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(race_lost=events_pb2.RaceLost(seat=event.seat, window_id=event.window))
+
+
+@_converts(ev.WrongJumpIn)
+def _wrong_jump_in(event: ev.WrongJumpIn, _visible: ev.WrongJumpIn, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(wrong_jump_in=events_pb2.WrongJumpIn(seat=event.seat, cards=[card_ref(event.card)]))
+
+
+@_converts(ev.IllegalPlay)
+def _illegal_play(event: ev.IllegalPlay, _visible: ev.IllegalPlay, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(
+        illegal_play=events_pb2.IllegalPlay(
+            seat=event.seat, cards=[card_ref(event.card)], penalty_cards=ILLEGAL_PLAY_PENALTY
+        )
+    )
+
+
+@_converts(ev.PenaltyPoints)
+def _penalty_points(event: ev.PenaltyPoints, _visible: ev.PenaltyPoints, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(penalty_points=events_pb2.PenaltyPoints(seat=event.seat, points=event.points))
+
+
+@_converts(ev.SilenceStarted)
+def _silence_started(event: ev.SilenceStarted, _visible: ev.SilenceStarted, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(silence_started=events_pb2.SilenceStarted(seat=event.seat))
+
+
+@_converts(ev.RoundEnded)
+def _round_ended(event: ev.RoundEnded, _visible: ev.RoundEnded, _seat: int | None) -> events_pb2.Event:
+    # Every hand is public at the end of a round (P1). hand_points are the printed values (C3); the P3
+    # single-zero rule needs the ruleset, which the caller applies when it is on.
+    scores = [
+        events_pb2.SeatScore(
+            seat=owner,
+            hand_points=sum(card.points for card in event.hands[owner]) if owner < len(event.hands) else 0,
+            round_points=points,
+            total=total,
+        )
+        for owner, (points, total) in enumerate(zip(event.points, event.totals, strict=True))
+    ]
+    hands = [_seat_hand(owner, len(hand), hand, show=True) for owner, hand in enumerate(event.hands)]
+    return events_pb2.Event(
+        round_ended=events_pb2.RoundEnded(
+            round_number=event.round_no, winner_seat=event.winner, scores=scores, hands=hands
+        )
+    )
+
+
+@_converts(ev.PlayerEliminated)
+def _player_eliminated(event: ev.PlayerEliminated, _v: ev.PlayerEliminated, _s: int | None) -> events_pb2.Event:
+    return events_pb2.Event(player_eliminated=events_pb2.PlayerEliminated(seat=event.seat))
+
+
+@_converts(ev.MatchEnded)
+def _match_ended(event: ev.MatchEnded, _visible: ev.MatchEnded, _seat: int | None) -> events_pb2.Event:
+    # The engine ends a match only when someone reaches the target score (P2); a host that ends it for
+    # another reason (the last seat standing after forfeits, abandonment) overrides `reason`.
+    scores = [events_pb2.SeatScore(seat=owner, total=total) for owner, total in enumerate(event.totals)]
+    return events_pb2.Event(
+        match_ended=events_pb2.MatchEnded(
+            winner_seats=event.winners, scores=scores, reason=events_pb2.MATCH_END_REASON_TARGET_SCORE
+        )
+    )
+
+
+# -------------------------------------------------------------------------------------- legal actions
+
+
+def _needs_color(card: Card) -> bool:
+    """Every black card but the Sound Wild asks its player for a colour (T9, T10, C2, H12)."""
+    return card.is_black and card.rank is not Rank.SOUND_WILD
+
+
+def _distinct(items: Iterable[_E]) -> list[_E]:
+    return list(dict.fromkeys(items))
+
+
+def legal_actions_to_pb(
+    actions: Sequence[Action],
+    *,
+    required: bool,
+    current_seat: int,
+    run_cut_window: int | None = None,
+    jump_in_window: int | None = None,
+    obligation_target: int | None = None,
+    obligation_amount: int = 0,
+    draw_to_match: bool = False,
+) -> actions_pb2.LegalActions:
+    """Group the engine's flat list of one seat's legal actions into the protocol's summary.
+
+    The engine lists every action; the protocol lists each command once with its allowed cards and
+    targets. The engine does not say in what capacity a play is made, so the caller says what it knows:
+    `current_seat` (whose turn it is: a play by anyone else is a jump-in), `run_cut_window` (the open
+    run-cut window, whose plays are cuts), `jump_in_window` (the window a jump-in by this seat answers:
+    its skip-escape window, else the jump-in window), and the open obligation's `obligation_target` and
+    `obligation_amount` (a Draw by its target accepts it). `draw_to_match` is the table's T4 option.
+
+    A play listed with and without `call_uno` is one option: the client sets the flag on its request.
+    `is_bluff` is left false: the engine's list does not say which Wild Draw Fours would be unfair.
+    """
+    msg = actions_pb2.LegalActions(required=required)
+    plays: dict[tuple[Card, ...], Play] = {}
+    catch_targets: list[int] = []
+    react_windows: list[int] = []
+    swap_targets: list[int] = []
+    five_targets: list[int] = []
+    five_cards: list[Card] = []
+    give_cards: list[Card] = []
+    for action in actions:
+        if isinstance(action, Play):
+            plays.setdefault(action.cards, action)
+        elif isinstance(action, ChooseColor):
+            msg.choose_color = True
+        elif isinstance(action, Draw):
+            accepts = obligation_target is not None and obligation_target == action.seat
+            msg.draw.CopyFrom(
+                actions_pb2.DrawOption(
+                    count=obligation_amount if accepts else 1,
+                    accepts_obligation=accepts,
+                    until_playable=draw_to_match and not accepts,
+                )
+            )
+        elif isinstance(action, Pass):
+            msg.pass_turn = True
+        elif isinstance(action, CallUno):
+            msg.call_uno = True
+        elif isinstance(action, Catch):
+            catch_targets.append(action.target)
+        elif isinstance(action, Challenge):
+            msg.challenge = True
+        elif isinstance(action, React):
+            react_windows.append(action.window)
+        elif isinstance(action, ChooseSwapTarget):
+            swap_targets.append(action.target)
+        elif isinstance(action, FiveSwap):
+            five_targets.append(action.target)
+            five_cards.append(action.card)
+        elif isinstance(action, GiveCard):
+            give_cards.append(action.card)
+    for play in plays.values():
+        option = actions_pb2.PlayOption(
+            cards=[card_to_pb(card) for card in play.cards], needs_color=_needs_color(play.cards[-1])
+        )
+        if run_cut_window is not None and play.seat != current_seat:
+            option.kind = actions_pb2.PLAY_KIND_RUN_CUT
+            option.reaction_window_id = run_cut_window
+        elif play.seat != current_seat:
+            option.kind = actions_pb2.PLAY_KIND_JUMP_IN
+            option.reaction_window_id = jump_in_window or 0
+        else:
+            option.kind = actions_pb2.PLAY_KIND_TURN
+        msg.plays.append(option)
+    msg.catch_uno_targets.extend(_distinct(catch_targets))
+    msg.react_window_ids.extend(_distinct(react_windows))
+    msg.swap_target_seats.extend(_distinct(swap_targets))
+    if five_targets:
+        msg.five_swap.CopyFrom(
+            actions_pb2.FiveSwapOption(
+                target_seats=_distinct(five_targets), cards=[card_to_pb(card) for card in _distinct(five_cards)]
+            )
+        )
+    msg.give_cards.extend(card_to_pb(card) for card in _distinct(give_cards))
+    return msg
+
+
+# ---------------------------------------------------------------------------------------------- views
+
+
+def _obligation_to_pb(obligation: ObligationView, top: Card) -> views_pb2.DrawObligation:
+    msg = views_pb2.DrawObligation(
+        amount=obligation.amount,
+        target_seat=obligation.target,
+        setter_seat=obligation.setter,
+        challengeable=obligation.can_challenge,
+    )
+    # An obligation's kind is the card that set or last raised it, which is the top card unless the
+    # obligation was deflected (H3) by a Skip, Reverse or Wild: then the view cannot tell, and the kind
+    # stays unspecified rather than guessed.
+    kind = _OBLIGATION_KIND_BY_TOP.get(top.rank)
+    if kind is not None:
+        msg.kind = kind
+    return msg
+
+
+def view_to_pb(
+    view: SeatView,
+    *,
+    table_id: str,
+    event_number: int,
+    seats: Sequence[table_pb2.SeatState],
+    settings: table_pb2.TableSettings,
+    status: table_pb2.TableStatus.ValueType,
+) -> views_pb2.SeatView:
+    """One seat's (or a spectator's) view of the table, as GetView and Snapshot send it.
+
+    The engine's view is already per seat; this adds the table's facts the engine does not know
+    (`table_id`, `event_number`, `seats`, `settings`, `status`). Each seat's `hand_size` is taken from
+    the engine, which is authoritative; the rest of each SeatState is the caller's. A spectator
+    (`view.seat is None`) gets `is_spectator`, no hand and no legal actions. The host's clocks (view
+    time, deadlines) are left for the caller.
+    """
+    is_spectator = view.seat is None
+    msg = views_pb2.SeatView(
+        table_id=table_id,
+        event_number=event_number,
+        is_spectator=is_spectator,
+        seat=view.seat or 0,
+        settings=settings,
+        status=status,
+        round_number=view.round_no,
+        dealer=view.dealer,
+        top_card=card_ref(view.top),
+        current_color=color_to_pb(view.color),
+        direction=direction_to_pb(view.direction),
+        draw_pile_size=view.draw_pile_size,
+        discard_pile_size=view.discard_size,
+        winners=view.match_winners,
+        open_windows=[window_to_pb(window) for window in view.windows],
+    )
+    for state in seats:
+        copy = msg.seats.add()
+        copy.CopyFrom(state)
+        if state.seat < len(view.hand_sizes):
+            copy.hand_size = view.hand_sizes[state.seat]
+    if view.match_winners:
+        msg.phase = views_pb2.PHASE_MATCH_OVER
+    elif view.to_act is None and view.phase is not Phase.ROUND_OVER:
+        msg.phase = views_pb2.PHASE_WINDOW
+    else:
+        msg.phase = phase_to_pb(view.phase)
+    if view.to_act is not None and not view.match_winners:
+        msg.seat_to_act = view.to_act
+    if view.obligation is not None:
+        msg.draw_obligation.CopyFrom(_obligation_to_pb(view.obligation, view.top))
+    if view.silence is not None:
+        msg.silence_seat = view.silence
+    if view.phase is Phase.GIVE_CARD and view.to_act is not None:
+        # H11: the giver is the player whose turn it is; the card itself is not in the engine's view.
+        msg.five_swap.CopyFrom(views_pb2.PendingFiveSwap(seat=view.current, target_seat=view.to_act))
+    if view.seat is not None:
+        msg.hand.extend(card_ref(card) for card in view.hand)
+        msg.legal_actions.CopyFrom(_view_legal_actions(view, view.seat, settings))
+    return msg
+
+
+def _view_legal_actions(view: SeatView, seat: int, settings: table_pb2.TableSettings) -> actions_pb2.LegalActions:
+    """The seat's legal actions, with the context `legal_actions_to_pb` needs taken from the view."""
+    run_cut = next((w.id for w in view.windows if w.kind is WindowKind.RUN_CUT), None)
+    escape = next((w.id for w in view.windows if w.kind is WindowKind.SKIP_ESCAPE and w.target == seat), None)
+    jump = next((w.id for w in view.windows if w.kind is WindowKind.JUMP_IN), None)
+    obligation = view.obligation
+    required = view.to_act == seat or any(isinstance(action, React) for action in view.legal_actions)
+    return legal_actions_to_pb(
+        view.legal_actions,
+        required=required and bool(view.legal_actions),
+        current_seat=view.current,
+        run_cut_window=run_cut,
+        jump_in_window=escape if escape is not None else jump,
+        obligation_target=obligation.target if obligation is not None else None,
+        obligation_amount=obligation.amount if obligation is not None else 0,
+        draw_to_match=settings.ruleset.draw_to_match,
+    )
+
+
+# ------------------------------------------------------------------------------------------- requests
+
+
+def action_from_request(seat: int, request: Message) -> tuple[Action, ...]:
+    """The engine actions a PlayService request from `seat` asks for, in the order to apply them.
+
+    Usually one action. A PlayCards that names the colour with its black card is two: the Play, then the
+    ChooseColor, which the caller applies together (refusing both if either is refused). The token, table
+    and command id are the caller's business; so is `reaction_window_id` on a play, which the engine
+    does not need (it knows which window a jump-in or cut answers).
+
+    Raises MalformedAction for input that can never be valid (reasons NO_CARDS, MISSING_FIELD and those of
+    `card_from_pb` and `color_from_pb`), IllegalAction with reason COLOR_NOT_NEEDED for a colour sent with
+    cards that name none, and TypeError for a message that is not a PlayService command (CommitEntropy
+    and RevealEntropy are the host's, not the engine's).
+    """
+    if isinstance(request, play_service_pb2.PlayCardsRequest):
+        return _play_from_request(seat, request)
+    if isinstance(request, play_service_pb2.ChooseColorRequest):
+        return (ChooseColor(seat, color_from_pb(request.color)),)
+    if isinstance(request, play_service_pb2.DrawRequest):
+        return (Draw(seat),)
+    if isinstance(request, play_service_pb2.PassRequest):
+        return (Pass(seat),)
+    if isinstance(request, play_service_pb2.CallUnoRequest):
+        return (CallUno(seat),)
+    if isinstance(request, play_service_pb2.CatchUnoRequest):
+        return (Catch(seat, request.target_seat),)
+    if isinstance(request, play_service_pb2.ChallengeRequest):
+        return (Challenge(seat),)
+    if isinstance(request, play_service_pb2.ReactRequest):
+        if request.reaction_window_id == 0:
+            raise MalformedAction("a reaction must name its window (reaction_window_id)", reason="MISSING_FIELD")
+        return (React(seat, request.reaction_window_id),)
+    if isinstance(request, play_service_pb2.ChooseSwapTargetRequest):
+        return (ChooseSwapTarget(seat, request.target_seat),)
+    if isinstance(request, play_service_pb2.FiveSwapRequest):
+        return (FiveSwap(seat, request.target_seat, _required_card(request, "card")),)
+    if isinstance(request, play_service_pb2.GiveCardRequest):
+        return (GiveCard(seat, _required_card(request, "card")),)
+    raise TypeError(f"not a PlayService command: {type(request).__name__}")
+
+
+def _required_card(request: Message, field: str) -> Card:
+    if not request.HasField(field):
+        raise MalformedAction(f"{type(request).__name__}.{field} must name a card", reason="MISSING_FIELD")
+    card: cards_pb2.Card = getattr(request, field)
+    return card_from_pb(card)
+
+
+def _play_from_request(seat: int, request: play_service_pb2.PlayCardsRequest) -> tuple[Action, ...]:
+    if not request.cards:
+        raise MalformedAction("PlayCards needs at least one card", reason="NO_CARDS")
+    cards = tuple(card_from_pb(card) for card in request.cards)
+    play = Play(seat, cards, call_uno=request.call_uno)
+    if not request.HasField("color"):
+        return (play,)
+    color = color_from_pb(request.color)
+    if len(cards) != 1 or not _needs_color(cards[0]):
+        raise IllegalAction(
+            f"{', '.join(map(str, cards))} names no colour; send PlayCards without `color`",
+            reason="COLOR_NOT_NEEDED",
+        )
+    return (play, ChooseColor(seat, color))
