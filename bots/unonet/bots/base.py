@@ -1,0 +1,340 @@
+"""The `Bot` base class: watch a table, and act whenever the host says this seat may or must.
+
+A bot needs no rules code. The host sends, with every event that changes them, the seat's complete
+legal actions (`Event.your_legal_actions`). The loop in `Bot.run`:
+
+- When the legal actions are `required` (the game waits for this seat), it reads the current view with
+  GetView and sends what `decide(view)` returns. GetView is the authority: a stale event (replayed
+  after a reconnect, or overtaken by a jump-in) can never make the bot act twice.
+- When they only offer something optional (a UNO slap or Sound Wild to react to, a seat to catch, UNO
+  to call early), it waits its reaction delay and sends what `respond(legal, state)` returns.
+- After every command, and after every refusal, it reads the view again and goes on from there, so a
+  race (FAILED_PRECONDITION because the state moved on, or RACE_LOST) is never fatal.
+- It returns when a `match_ended` event arrives (or the view says the match is over).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from unonet.bots import commands as cmd
+from unonet.bots.errors import (
+    AlreadyExists,
+    Cancelled,
+    DeadlineExceeded,
+    FailedPrecondition,
+    InvalidArgument,
+    ResourceExhausted,
+    Unavailable,
+    Unimplemented,
+)
+from unonet.bots.sdk import TableClient
+from unonet.v1 import actions_pb2, events_pb2, views_pb2
+
+__all__ = ["Bot", "BotState", "ReactionDelay", "fixed_delay"]
+
+log = logging.getLogger(__name__)
+
+#: An awaitable pause before an optional reaction; tests inject one that does not sleep.
+ReactionDelay = Callable[[], Awaitable[None]]
+
+# FAILED_PRECONDITION reasons after which this seat can never act again.
+_TERMINAL_REASONS = frozenset({"MATCH_OVER", "SEAT_TAKEN_OVER", "SEAT_ELIMINATED"})
+
+# A guard against a policy that loops: no decision point needs this many commands in a row.
+_MAX_COMMANDS_IN_A_ROW = 32
+
+
+class _Outcome(enum.Enum):
+    APPLIED = enum.auto()  # the host took it (applied, penalised, or a lost race)
+    REFUSED = enum.auto()  # the host refused it
+    LOST = enum.auto()  # no answer came, even after the retry
+    DONE = enum.auto()  # the seat can never act again
+
+
+def fixed_delay(seconds: float) -> ReactionDelay:
+    """A reaction delay of `seconds` (none at all for zero)."""
+
+    async def pause() -> None:
+        if seconds > 0:
+            await asyncio.sleep(seconds)
+
+    return pause
+
+
+@dataclass
+class BotState:
+    """The little a bot keeps between events; everything else it reads from GetView when it acts.
+
+    Attributes:
+        seat: this bot's seat.
+        last_event_number: the last event processed.
+        open_windows: the reaction windows open now, by id (from events, snapshots and views).
+        answered_windows: the windows this bot has already answered or caught in; it never answers twice.
+        hand_sizes: each seat's hand size, as last reported.
+        match_ended: the MatchEnded event, once it came.
+    """
+
+    seat: int
+    last_event_number: int = 0
+    open_windows: dict[int, views_pb2.ReactionWindow] = field(default_factory=dict)
+    answered_windows: set[int] = field(default_factory=set)
+    hand_sizes: dict[int, int] = field(default_factory=dict)
+    match_ended: events_pb2.MatchEnded | None = None
+
+    def catch_window(self, target_seat: int) -> int:
+        """The id of the open UNO-catch window about `target_seat`, or 0 when none is known."""
+        for window in self.open_windows.values():
+            if window.kind == views_pb2.REACTION_WINDOW_KIND_UNO_CATCH and window.subject_seat == target_seat:
+                return window.id
+        return 0
+
+    def update_from_view(self, view: views_pb2.SeatView) -> None:
+        """Replace what the view knows better: windows, hand sizes."""
+        self.open_windows = {window.id: window for window in view.open_windows}
+        self.hand_sizes = {state.seat: state.hand_size for state in view.seats}
+
+    def update(self, event: events_pb2.Event) -> None:
+        """Follow one event."""
+        self.last_event_number = max(self.last_event_number, event.number)
+        kind = event.WhichOneof("payload")
+        if kind == "snapshot":
+            self.update_from_view(event.snapshot.view)
+        elif kind == "reaction_window_opened":
+            window = event.reaction_window_opened.window
+            self.open_windows[window.id] = window
+        elif kind == "reaction_window_closed":
+            self.open_windows.pop(event.reaction_window_closed.window_id, None)
+        elif kind == "turn_started":
+            # U2, H6: a new turn closes the catch and jump-in windows that do not block play.
+            self.open_windows = {wid: w for wid, w in self.open_windows.items() if w.blocks_play}
+        elif kind == "cards_dealt":
+            self.open_windows.clear()
+            self.hand_sizes = {hand.seat: hand.count for hand in event.cards_dealt.hands}
+        elif kind == "cards_played":
+            self.hand_sizes[event.cards_played.seat] = event.cards_played.hand_size
+        elif kind == "cards_drawn":
+            self.hand_sizes[event.cards_drawn.seat] = event.cards_drawn.hand_size
+        elif kind == "match_ended":
+            self.match_ended = event.match_ended
+
+
+class Bot:
+    """A seat played by a program. Subclasses implement `decide`, and may override `respond`.
+
+    Args:
+        reaction_delay: seconds to wait before an optional reaction (a catch, a slap, an early UNO
+            call), or an awaitable factory that does the waiting (tests pass one that returns at once).
+        max_attempts: how many refusals in a row the bot takes at one decision point before it waits
+            for the next event (each refusal re-reads the view first).
+        ping_interval: when set, ping the host this often (seconds) so it can measure this seat's
+            latency and forgive it in races.
+    """
+
+    #: The kind's name, as `python -m unonet.bots --kind` takes it.
+    kind = "base"
+
+    def __init__(
+        self,
+        *,
+        reaction_delay: float | ReactionDelay = 0.0,
+        max_attempts: int = 4,
+        ping_interval: float | None = None,
+    ) -> None:
+        self.reaction_delay: ReactionDelay = (
+            fixed_delay(reaction_delay) if isinstance(reaction_delay, int | float) else reaction_delay
+        )
+        self.max_attempts = max_attempts
+        self.ping_interval = ping_interval
+        self.state = BotState(seat=0)
+        self._acted_through = 0
+        self.commands_sent = 0
+        self.refusals = 0
+
+    # --------------------------------------------------------------------------------- the policy
+
+    def decide(self, view: views_pb2.SeatView) -> cmd.Command | None:
+        """The command to send when the game waits for this seat (`view.legal_actions.required`).
+
+        None falls back to the safe default: Draw when allowed, else Pass.
+        """
+        raise NotImplementedError
+
+    def respond(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:
+        """The optional reaction to send now, or None to let the chance go.
+
+        The default answers every UNO slap and Sound Wild window (the slowest seat draws 2) and
+        nothing else.
+        """
+        for window_id in legal.react_window_ids:
+            if window_id not in state.answered_windows:
+                return cmd.React(window_id)
+        return None
+
+    def on_event(self, event: events_pb2.Event) -> None:
+        """Called for every event, after the state is updated and before the bot acts. Does nothing."""
+
+    # ----------------------------------------------------------------------------------- the loop
+
+    async def run(self, client: TableClient, table_id: str, seat: int) -> events_pb2.MatchEnded | None:
+        """Play `seat` at `table_id` through `client` (already joined there) until the match ends.
+
+        Returns the MatchEnded event, or None when the seat can no longer act (taken over, eliminated).
+        A match that was already over when the bot started gives a MatchEnded with the view's winners.
+
+        Raises:
+            ValueError: `client` is not attached to that table and seat.
+            NotFound, PermissionDenied: the table is gone, or the token is not this table's.
+            Unavailable: the host stayed unreachable (see `TableClient.events`).
+        """
+        if client.table_id != table_id or client.seat != seat:
+            raise ValueError(f"the client plays seat {client.seat} at {client.table_id!r}, not {seat} at {table_id!r}")
+        self.state = BotState(seat=seat)
+        self._acted_through = 0
+        pinger = asyncio.create_task(self._ping_forever(client)) if self.ping_interval else None
+        try:
+            view = await client.get_view()
+            self.state.last_event_number = view.event_number
+            if view.phase == views_pb2.PHASE_MATCH_OVER:
+                return events_pb2.MatchEnded(winner_seats=view.winners)
+            if not await self._settle(client, view):
+                return None
+            async with contextlib.aclosing(client.events(after=view.event_number)) as stream:
+                async for event in stream:
+                    self.state.update(event)
+                    self.on_event(event)
+                    if event.HasField("match_ended"):
+                        return event.match_ended
+                    if (
+                        event.WhichOneof("payload") == "snapshot"
+                        and event.snapshot.view.phase == views_pb2.PHASE_MATCH_OVER
+                    ):
+                        return events_pb2.MatchEnded(winner_seats=event.snapshot.view.winners)
+                    legal = _legal_actions_of(event)
+                    if legal is None or event.number <= self._acted_through:
+                        continue  # nothing changed for this seat, or a view read since already covered it
+                    if not await self._on_legal_actions(client, legal):
+                        return None
+        finally:
+            if pinger is not None:
+                pinger.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pinger
+        return None  # pragma: no cover - the event stream never ends by itself
+
+    async def _on_legal_actions(self, client: TableClient, legal: actions_pb2.LegalActions) -> bool:
+        """Act on legal actions that just arrived. Returns False when the seat can no longer act."""
+        if legal.required:
+            return await self._settle(client, None)
+        command = self.respond(legal, self.state)
+        if command is None:
+            return True
+        await self.reaction_delay()
+        if await self._send(client, command) is _Outcome.DONE:
+            return False
+        # Whatever happened, read the view: other events may have overtaken the reaction.
+        return await self._settle(client, None)
+
+    async def _settle(self, client: TableClient, view: views_pb2.SeatView | None) -> bool:
+        """Read the view and act on it until it asks for nothing more. False when the seat is done.
+
+        Every refusal re-reads the view; after two refusals in a row a required decision falls back to
+        the default action, and after `max_attempts` the bot waits for the next event (or the clock).
+        """
+        failures = 0
+        for _ in range(_MAX_COMMANDS_IN_A_ROW):
+            if view is None:
+                view = await client.get_view()
+            self.state.update_from_view(view)
+            self._acted_through = max(self._acted_through, view.event_number)
+            if view.phase == views_pb2.PHASE_MATCH_OVER:
+                return True  # the match_ended event is on its way
+            legal = view.legal_actions
+            if legal.required:
+                command = self._decide_safely(view) if failures < 2 else default_command(legal)
+                is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
+            else:
+                command = self.respond(legal, self.state)
+                is_reaction = True
+            if command is None:
+                return True
+            if is_reaction:
+                await self.reaction_delay()
+            outcome = await self._send(client, command)
+            if outcome is _Outcome.DONE:
+                return False
+            if outcome is not _Outcome.APPLIED:
+                failures += 1
+                if failures >= self.max_attempts:
+                    log.error(
+                        "seat %d: %d commands in a row refused; waiting for the next event", self.state.seat, failures
+                    )
+                    return True
+            view = None
+        return True
+
+    def _decide_safely(self, view: views_pb2.SeatView) -> cmd.Command | None:
+        try:
+            command = self.decide(view)
+        except Exception:  # a policy bug must not lose the game on time: fall back to the default
+            log.exception("seat %d: decide() failed; using the default action", self.state.seat)
+            command = None
+        return command if command is not None else default_command(view.legal_actions)
+
+    async def _send(self, client: TableClient, command: cmd.Command) -> _Outcome:
+        """Send `command` and sort out what happened; only NotFound and PermissionDenied escape."""
+        if isinstance(command, cmd.React | cmd.CatchUno) and command.reaction_window_id:
+            self.state.answered_windows.add(command.reaction_window_id)
+        try:
+            result = await client.send(command)
+        except FailedPrecondition as error:
+            self.refusals += 1
+            if error.reason in _TERMINAL_REASONS:
+                log.info("seat %d can no longer act: %s", self.state.seat, error)
+                return _Outcome.DONE
+            log.debug("seat %d: %r refused (%s); re-reading the view", self.state.seat, command, error)
+            return _Outcome.REFUSED
+        except (InvalidArgument, AlreadyExists, Unimplemented) as error:
+            self.refusals += 1
+            log.warning("seat %d: %r refused as malformed (%s)", self.state.seat, command, error)
+            return _Outcome.REFUSED
+        except ResourceExhausted as error:
+            self.refusals += 1
+            log.warning("seat %d: %r refused (%s); slowing down", self.state.seat, command, error)
+            await self.reaction_delay()
+            return _Outcome.REFUSED
+        except (Unavailable, DeadlineExceeded, Cancelled) as error:
+            log.warning("seat %d: %r lost (%s); re-reading the view", self.state.seat, command, error)
+            return _Outcome.LOST
+        self.commands_sent += 1
+        self._acted_through = max(self._acted_through, result.last_event_number)
+        return _Outcome.APPLIED
+
+    async def _ping_forever(self, client: TableClient) -> None:
+        assert self.ping_interval
+        while True:
+            try:
+                await client.ping()
+            except Exception as error:  # pings are a courtesy; never let them stop the bot
+                log.debug("ping failed: %s", error)
+            await asyncio.sleep(self.ping_interval)
+
+
+def default_command(legal: actions_pb2.LegalActions) -> cmd.Command | None:
+    """The host's own default for a timed-out turn: Draw when allowed, else Pass; None otherwise."""
+    if legal.HasField("draw"):
+        return cmd.Draw()
+    if legal.pass_turn:
+        return cmd.Pass()
+    return None
+
+
+def _legal_actions_of(event: events_pb2.Event) -> actions_pb2.LegalActions | None:
+    if event.WhichOneof("payload") == "snapshot":
+        return event.snapshot.view.legal_actions
+    return event.your_legal_actions if event.HasField("your_legal_actions") else None
