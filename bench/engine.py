@@ -1,0 +1,263 @@
+"""How fast the unonet rules engine plays, and how that compares with RLCard's UNO.
+
+One "game" here is one round, from the deal to the first player out: RLCard's `UnoGame` is one round,
+so rounds are what can be compared. Everything runs in this one process, on one core, with fixed seeds,
+after a warm-up; times come from `time.perf_counter()` and include dealing.
+
+Cases:
+- `2p`, `4p`: the standard rules (`find_ruleset("standard")`), 2 and 4 players.
+- `4p_house`: 4 players with every house rule on (see HOUSE below).
+- `rlcard_2p`: as many RLCard games as the `2p` case, 2 players (`bench/rlcard_peer.py`).
+
+The policy, the same for every unonet case: the seat the game waits for (`game.to_act`) lists its legal
+actions; if any of them is a `Play` it picks uniformly among the `Play`s (UNO-calling variants included,
+as the engine lists them), otherwise uniformly among everything listed (Draw, Pass, Challenge,
+ChooseColor, ChooseSwapTarget, ...). That matches RLCard, which offers `draw` only when no card can be
+played and plays a drawn card that fits at once. Seats that are not to act never act: nobody jumps in,
+cuts a run or catches a missed UNO out of turn.
+
+Blocking reaction windows (UNO slap, Sound Wild, run cut) are closed at once with `game.close_window`,
+as a host would at its deadline when nobody answered. Under U5 and H12 everyone who did not react then
+draws two, which makes house-rule rounds very long; `--windows react` instead has every eligible seat
+react in a random order (`game.resolve_window`), so only the slowest draws, as at a real table. The run
+always reports the house case both ways; `--windows` chooses which one `games_per_s_4p_house` is.
+
+The engines do not count actions alike (RLCard names a Wild's colour in the same action and never
+calls UNO; unonet has a separate ChooseColor and may keep a drawn card), so actions per game and
+actions per second are printed next to games per second.
+
+Usage:
+    python bench/engine.py                   # the full run, a readable table (a few minutes)
+    python bench/engine.py --quick --json    # under a minute; the last line is one JSON object
+    python bench/engine.py --profile         # cProfile of the 2p case, top functions by own time
+
+Needs the `bench` extra (`pip install -e '.[bench]'`) for RLCard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import platform
+import pstats
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from unonet.engine import Game, Play, React, Ruleset, WindowKind, find_ruleset, legal_actions
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder of scripts, not a package
+
+if TYPE_CHECKING:
+    from rlcard_peer import PeerResult
+
+SEED = 20260101
+WARMUP_SEED = 7
+MAX_ACTIONS = 1_000_000  # per round: past this the rules (or the policy) loop
+
+STANDARD = find_ruleset("standard")
+HOUSE = find_ruleset(
+    "standard",
+    stacking=True,
+    deflecting=True,
+    runs=True,
+    multi_play=True,
+    jump_in=True,
+    super_jump_in=True,
+    jump_in_wilds=True,
+    skip_escape=True,
+    seven_o=True,
+    five_swap=True,
+    silent_two=True,
+    uno_slap=True,
+    sound_wilds=True,
+    blank_cards=True,
+    h2o_wilds=True,
+    false_call_penalty=True,
+).replace(name="every_house_rule")
+
+# Games per case: (2p and RLCard 2p, 4p, 4p house with windows closed, 4p house with reactions).
+SIZES = {"full": (20_000, 10_000, 200, 2_000), "quick": (5_000, 2_000, 50, 400)}
+# The 2p comparison alternates between the engines in this many slices, so a machine that slows down
+# or speeds up during the run (other work, CPU boost) affects both alike.
+SLICES = 5
+REACTED = (WindowKind.UNO_SLAP, WindowKind.SOUND_WILD)
+
+
+class RoundTooLong(RuntimeError):
+    """A round ran past MAX_ACTIONS."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What one batch of rounds took."""
+
+    games: int
+    actions: int
+    seconds: float
+    windows: int = 0  # blocking windows closed or resolved by the bench, not counted as actions
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def actions_per_game(self) -> float:
+        return self.actions / self.games
+
+    @property
+    def actions_per_s(self) -> float:
+        return self.actions / self.seconds
+
+
+def play_rounds(ruleset: Ruleset, players: int, games: int, seed: int, *, react: bool = False) -> Result:
+    """Play `games` complete rounds with the policy of the module docstring; the dealer rotates.
+
+    Raises RoundTooLong if a round runs past MAX_ACTIONS.
+    """
+    deck_rng = random.Random(seed)
+    chooser = random.Random(seed + 1)
+    choice = chooser.choice
+    actions = windows = 0
+    start = time.perf_counter()
+    for number in range(games):
+        game = Game(ruleset, players, deck_rng, dealer=number % players)
+        apply = game.apply
+        taken = 0
+        while not game.is_over:
+            seat = game.to_act
+            if seat is None:  # a blocking window holds the turn
+                window = next(w for w in game.windows.values() if w.is_blocking)
+                if react and window.kind in REACTED:
+                    seats = list(window.eligible)
+                    chooser.shuffle(seats)
+                    game.resolve_window(window.id, [React(s, window.id) for s in seats])
+                else:
+                    game.close_window(window.id)
+                windows += 1
+                continue
+            options = legal_actions(game, seat)
+            plays = [action for action in options if type(action) is Play]
+            apply(choice(plays or options))
+            taken += 1
+            if taken > MAX_ACTIONS:
+                raise RoundTooLong(f"a {players}-player round ({ruleset.name}) ran past {MAX_ACTIONS} actions")
+        actions += taken
+    return Result(games, actions, time.perf_counter() - start, windows)
+
+
+def measure(size: str, windows: str) -> dict[str, float | int | str]:
+    """Warm up, then time every case; returns the figures the JSON line carries."""
+    from rlcard_peer import play_rlcard
+
+    n_2p, n_4p, n_house, n_house_react = SIZES[size]
+    play_rounds(STANDARD, 2, 200, WARMUP_SEED)
+    play_rounds(HOUSE, 4, 3, WARMUP_SEED, react=True)
+    play_rlcard(200, 2, seed=WARMUP_SEED)
+
+    ours_slices, theirs_slices = [], []
+    for index in range(SLICES):
+        games = n_2p // SLICES + (index < n_2p % SLICES)
+        ours_slices.append(play_rounds(STANDARD, 2, games, SEED + index))
+        theirs_slices.append(play_rlcard(games, 2, seed=SEED + index))
+    ours_2p = _total(ours_slices)
+    theirs_2p = _total(theirs_slices)
+    ours_4p = play_rounds(STANDARD, 4, n_4p, SEED)
+    house_closed = play_rounds(HOUSE, 4, n_house, SEED)
+    house_react = play_rounds(HOUSE, 4, n_house_react, SEED, react=True)
+    house = house_react if windows == "react" else house_closed
+
+    import rlcard
+
+    return {
+        "games_per_s_2p": round(ours_2p.games_per_s, 1),
+        "games_per_s_4p": round(ours_4p.games_per_s, 1),
+        "games_per_s_4p_house": round(house.games_per_s, 2),
+        "rlcard_games_per_s_2p": round(theirs_2p.games_per_s, 1),
+        "ratio_2p": round(ours_2p.games_per_s / theirs_2p.games_per_s, 3),
+        "actions_per_game_2p": round(ours_2p.actions_per_game, 1),
+        "actions_per_game_4p": round(ours_4p.actions_per_game, 1),
+        "actions_per_game_4p_house": round(house.actions_per_game, 1),
+        "rlcard_actions_per_game_2p": round(theirs_2p.actions_per_game, 1),
+        "actions_per_s_2p": round(ours_2p.actions_per_s),
+        "rlcard_actions_per_s_2p": round(theirs_2p.actions_per_s),
+        "house_windows": windows,
+        "games_per_s_4p_house_closed": round(house_closed.games_per_s, 2),
+        "actions_per_game_4p_house_closed": round(house_closed.actions_per_game, 1),
+        "games_per_s_4p_house_react": round(house_react.games_per_s, 2),
+        "actions_per_game_4p_house_react": round(house_react.actions_per_game, 1),
+        "games_2p": n_2p,
+        "games_4p": n_4p,
+        "games_4p_house_closed": n_house,
+        "games_4p_house_react": n_house_react,
+        "python": platform.python_version(),
+        "rlcard": rlcard.__version__,
+    }
+
+
+def _total(results: list[Result] | list[PeerResult]) -> Result:
+    return Result(sum(r.games for r in results), sum(r.actions for r in results), sum(r.seconds for r in results))
+
+
+def print_table(figures: dict[str, float | int | str]) -> None:
+    rows = [
+        ("unonet 2p standard", "games_2p", "games_per_s_2p", "actions_per_game_2p"),
+        ("RLCard 2p", "games_2p", "rlcard_games_per_s_2p", "rlcard_actions_per_game_2p"),
+        ("unonet 4p standard", "games_4p", "games_per_s_4p", "actions_per_game_4p"),
+        ("unonet 4p house, windows closed", "games_4p_house_closed", "games_per_s_4p_house_closed",
+         "actions_per_game_4p_house_closed"),
+        ("unonet 4p house, seats react", "games_4p_house_react", "games_per_s_4p_house_react",
+         "actions_per_game_4p_house_react"),
+    ]  # fmt: skip
+    print(f"Python {figures['python']}, RLCard {figures['rlcard']}; one game = one round, one core\n")
+    print(f"{'case':<34}{'games':>8}{'games/s':>12}{'actions/game':>14}{'actions/s':>12}")
+    for label, games, rate, per_game in rows:
+        g, r, a = figures[games], float(figures[rate]), float(figures[per_game])
+        print(f"{label:<34}{g:>8}{r:>12,.1f}{a:>14.1f}{r * a:>12,.0f}")
+    print(f"\nratio unonet/RLCard, 2 players: {figures['ratio_2p']:.2f}x games/s (target: at least 5x)")
+    seats = "seats react" if figures["house_windows"] == "react" else "windows closed"
+    print(f"games_per_s_4p_house reports the house case with {seats} (--windows)")
+
+
+def profile(games: int) -> None:
+    """cProfile the 2p standard case and print the top functions by own time, then by cumulative time."""
+    play_rounds(STANDARD, 2, 100, WARMUP_SEED)
+    profiler = cProfile.Profile()
+    profiler.runcall(play_rounds, STANDARD, 2, games, SEED)
+    stats = pstats.Stats(profiler).strip_dirs()
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumulative").print_stats(25)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer games: under a minute in all")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    parser.add_argument(
+        "--windows",
+        choices=("close", "react"),
+        default="close",
+        help="which house-rule run games_per_s_4p_house reports (default: blocking windows closed at once)",
+    )
+    parser.add_argument("--profile", action="store_true", help="profile the 2p case instead of timing")
+    args = parser.parse_args(argv)
+    try:
+        import rlcard  # noqa: F401
+    except ImportError:
+        sys.exit("RLCard is missing: install the bench extra with  .venv/bin/pip install -e '.[bench]'")
+    if args.profile:
+        profile(200 if args.quick else 2_000)
+        return
+    figures = measure("quick" if args.quick else "full", args.windows)
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print_table(figures)
+
+
+if __name__ == "__main__":
+    main()
