@@ -482,6 +482,8 @@ class Game:
             return
         if len(cards) > 1:
             self._check_group(seat, cards)
+        elif self.obligation is not None and self._answer_kind(cards[0], self.obligation) is not None:
+            self._check_answer(seat, cards[0])  # H1/H3 decide what answers an obligation, not T1
         elif self.ruleset.illegal_play_penalty and not matches(cards[0], self.color, self.top):
             # H15: only a card that does not match is punished (an unfair Wild Draw Four matches: T2
             # refuses it), also when a draw obligation is open; the obligation stays.
