@@ -271,7 +271,8 @@ class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
             produced = table.record({"k": "chat", "seat": seat, "name": name, "text": text})
             from unonet.v1 import actions_pb2
 
-            outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED if len(produced) > 1 else actions_pb2.COMMAND_OUTCOME_APPLIED
+            penalized = len(produced) > 1
+            outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED if penalized else actions_pb2.COMMAND_OUTCOME_APPLIED
             result = actions_pb2.CommandResult(
                 event_number=produced[0].number, last_event_number=table.last_number, outcome=outcome
             )

@@ -299,7 +299,10 @@ class Table:
             out[seat] = convert.legal_actions_to_pb(
                 actions, required=game.to_act == seat, current_seat=game.current,
                 run_cut_window=run_window if run is not None else None,
+                jump_in_window=game.jump_window,
                 obligation_target=obligation.target if obligation is not None else None,
+                obligation_amount=obligation.amount if obligation is not None else 0,
+                draw_to_match=self.ruleset.draw_to_match,
             )
         return out
 
