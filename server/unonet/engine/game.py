@@ -226,7 +226,6 @@ class Game:
         self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
         self._out: list[Event] = []
 
-
     # ----------------------------------------------------------------------------------- set-up (S)
 
     def _deal(self) -> None:
