@@ -978,6 +978,7 @@ class Game:
         """H1 stacking and H3 deflecting, after the answering card has landed."""
         kind = self._answer_kind(card, obligation)
         self._settle_uno(seat, call_uno)
+        self._open_jump_window(seat, card)  # H6: every card played opens its window, an answer too
         if not self.hands[seat]:  # H1/H3: the round ends only once the obligation is drawn
             self.went_out = seat
         if card.rank is Rank.WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
@@ -1111,6 +1112,7 @@ class Game:
         self._out[-1] = ev.Played(seat, cards, jump_in=True)
         if obligation is not None and card.rank is Rank.DRAW_TWO:  # H6: the jumper takes the chain over
             self._settle_uno(seat, action.call_uno)
+            self._open_jump_window(seat, card)
             self.color = card.color
             cumulative = ruleset.stacking and ruleset.stacking_cumulative
             amount = obligation.amount + 2 if cumulative else 2
