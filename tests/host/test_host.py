@@ -46,6 +46,16 @@ async def view(stubs, table_id, token):
     return response.view
 
 
+async def safe_move(stubs, table_id, token, command_id):
+    """A command the seat to act may always send: name a colour if asked (first card Wild), else draw."""
+    v = await view(stubs, table_id, token)
+    if v.legal_actions.choose_color:
+        return await stubs.play.ChooseColor(play_service_pb2.ChooseColorRequest(
+            table_id=table_id, token=token, command_id=command_id, color=cards_pb2.COLOR_RED), timeout=TIMEOUT)
+    return await stubs.play.Draw(play_service_pb2.DrawRequest(
+        table_id=table_id, token=token, command_id=command_id), timeout=TIMEOUT)
+
+
 async def expect_error(call, code, reason):
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await call
@@ -141,9 +151,8 @@ async def test_oversized_messages_are_refused(stubs) -> None:
 async def test_a_retried_command_is_applied_once(stubs) -> None:
     table_id, tokens, _ = await two_player_table(stubs)
     v = await view(stubs, table_id, tokens[0])
-    request = play_service_pb2.DrawRequest(table_id=table_id, token=tokens[v.seat_to_act], command_id="once")
-    first = await stubs.play.Draw(request, timeout=TIMEOUT)
-    again = await stubs.play.Draw(request, timeout=TIMEOUT)
+    first = await safe_move(stubs, table_id, tokens[v.seat_to_act], "once")
+    again = await safe_move(stubs, table_id, tokens[v.seat_to_act], "once")
     assert first.result == again.result
     assert (await view(stubs, table_id, tokens[0])).event_number == first.result.last_event_number
 
@@ -151,8 +160,7 @@ async def test_a_retried_command_is_applied_once(stubs) -> None:
 async def test_resume_gets_exactly_what_was_missed(stubs) -> None:
     table_id, tokens, _ = await two_player_table(stubs)
     v = await view(stubs, table_id, tokens[0])
-    await stubs.play.Draw(play_service_pb2.DrawRequest(
-        table_id=table_id, token=tokens[v.seat_to_act], command_id="d"), timeout=TIMEOUT)
+    await safe_move(stubs, table_id, tokens[v.seat_to_act], "d")
     last = (await view(stubs, table_id, tokens[0])).event_number
     stream = stubs.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
         table_id=table_id, token=tokens[0], after_event_number=v.event_number))
@@ -189,12 +197,13 @@ async def test_a_restarted_host_has_every_table_back(tmp_path) -> None:
     first = Host(SqliteStore(db))
     from unonet.host.table import TableSettings
 
-    table = first.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={}))
+    table = first.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={}), seed=7)
     tokens = [table.join(name, None, False)[0] for name in ("ann", "bob")]
     seat = table.match.game.to_act
-    from unonet.engine import Draw
+    from unonet.engine import legal_actions
 
-    table.command(seat, "c1", (Draw(seat),))
+    move = legal_actions(table.match.game, seat)[-1]
+    table.command(seat, "c1", (move,))
     log_before = [table.render(e, 0).SerializeToString() for e in table.log]
     await first.stop()
     first.store.close()
@@ -204,5 +213,5 @@ async def test_a_restarted_host_has_every_table_back(tmp_path) -> None:
     again = second.tables[table.table_id]
     assert [again.render(e, 0).SerializeToString() for e in again.log] == log_before
     assert again.seat_for(tokens[1]) == 1
-    assert again.command(seat, "c1", (Draw(seat),)) == table.commands[(seat, "c1")].result
+    assert again.command(seat, "c1", (move,)) == table.commands[(seat, "c1")].result
     second.store.close()
