@@ -332,9 +332,10 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             wait = (event.time.ToNanoseconds() + delay_ns - self.host.clock_ns()) / 1e9
             if wait > 0:
                 await asyncio.sleep(wait)  # the spectator delay itself, not a synchronisation
-        await asyncio.wait_for(
-            context.write(watch_service_pb2.WatchEventsResponse(event=event)), self.host.write_timeout_s
-        )
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that lands just as
+        # the write completes, and the stream of a client that hung up then waits on its queue forever.
+        async with asyncio.timeout(self.host.write_timeout_s):
+            await context.write(watch_service_pb2.WatchEventsResponse(event=event))
 
 
 def table_slow() -> HostError:

@@ -354,7 +354,9 @@ class Table:
         self.match = Match(self.ruleset, len(self.seats), random.Random(self.seed))
         started = self._host_event(match_started=events_pb2.MatchStarted(
             settings=self.settings_pb(), seats=self.seat_states()))
-        return self._append([started, *self.match.start()], now)
+        produced = self._append([started, *self.match.start()], now)
+        self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
+        return produced
 
     def _maybe_autostart(self, now: int) -> list[LogEntry]:
         if self.settings.manual_start or self.match is not None:
