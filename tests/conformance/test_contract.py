@@ -1,0 +1,231 @@
+"""The unonet.v1 protocol contract, checked over the wire against any host (see README.md here).
+
+Nothing here imports the host: only the generated `unonet.v1` messages and stubs. Every check is one
+promise the protocol makes to clients and bots: tables can be created, joined and viewed; events are
+numbered per table from 1 with no gap and no duplicate for players and spectators alike; nobody sees
+another seat's hidden cards; refusals carry a machine reason in the `unonet-error-bin` trailer; a
+retried command id is applied once; and a subscriber resumes after the last number it saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from unonet.v1 import (
+    cards_pb2,
+    errors_pb2,
+    lobby_service_pb2,
+    play_service_pb2,
+    views_pb2,
+    watch_service_pb2,
+)
+
+TIMEOUT = 10
+ERROR_KEY = "unonet-error-bin"
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    for key, value in error.trailing_metadata() or ():
+        if key == ERROR_KEY:
+            return errors_pb2.ErrorDetail.FromString(value).reason
+    return ""
+
+
+async def expect_error(call, code: grpc.StatusCode, reason: str) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    assert caught.value.code() == code, caught.value.details()
+    assert reason_of(caught.value) == reason, f"trailer {ERROR_KEY} should name {reason}"
+
+
+async def view(remote, table_id: str, token: str) -> views_pb2.SeatView:
+    response = await remote.watch.GetView(watch_service_pb2.GetViewRequest(table_id=table_id, token=token),
+                                          timeout=TIMEOUT)
+    return response.view
+
+
+async def join(remote, table_id: str, name: str, role=lobby_service_pb2.JOIN_ROLE_PLAYER):
+    return await remote.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+        table_id=table_id, name=name, role=role), timeout=TIMEOUT)
+
+
+async def started_table(remote) -> tuple[str, list[str]]:
+    """A two-seat standard table, both seats joined (so it starts), its seat to act in an ordinary turn."""
+    created = await remote.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="conformance", preset="standard", seat_count=2), timeout=TIMEOUT)
+    table_id = created.table.table_id
+    assert table_id and created.owner_token
+    tokens = [(await join(remote, table_id, name)).token for name in ("ann", "bob")]
+    to_act = await seat_to_act(remote, table_id, tokens)
+    if (await view(remote, table_id, tokens[to_act])).legal_actions.choose_color:  # a Wild was turned up
+        await remote.play.ChooseColor(play_service_pb2.ChooseColorRequest(
+            table_id=table_id, token=tokens[to_act], command_id="first-colour", color=cards_pb2.COLOR_RED),
+            timeout=TIMEOUT)
+    return table_id, tokens
+
+
+async def seat_to_act(remote, table_id: str, tokens: list[str]) -> int:
+    v = await view(remote, table_id, tokens[0])
+    assert v.HasField("seat_to_act"), "a started two-seat table has a seat to act"
+    return v.seat_to_act
+
+
+async def draw(remote, table_id: str, token: str, command_id: str):
+    response = await remote.play.Draw(play_service_pb2.DrawRequest(
+        table_id=table_id, token=token, command_id=command_id), timeout=TIMEOUT)
+    return response.result
+
+
+async def step(remote, table_id: str, tokens: list[str], command_id: str):
+    """One legal move for the seat to act, picked from the legal actions its view lists."""
+    token = tokens[await seat_to_act(remote, table_id, tokens)]
+    legal = (await view(remote, table_id, token)).legal_actions
+    common = {"table_id": table_id, "token": token, "command_id": command_id}
+    if legal.choose_color:
+        call = remote.play.ChooseColor(play_service_pb2.ChooseColorRequest(**common, color=cards_pb2.COLOR_RED),
+                                       timeout=TIMEOUT)
+    elif legal.pass_turn:
+        call = remote.play.Pass(play_service_pb2.PassRequest(**common), timeout=TIMEOUT)
+    elif legal.HasField("draw"):
+        call = remote.play.Draw(play_service_pb2.DrawRequest(**common), timeout=TIMEOUT)
+    else:
+        option = legal.plays[0]
+        request = play_service_pb2.PlayCardsRequest(**common, cards=option.cards)
+        if option.needs_color:
+            request.color = cards_pb2.COLOR_RED
+        call = remote.play.PlayCards(request, timeout=TIMEOUT)
+    return (await call).result
+
+
+async def events_through(remote, table_id: str, token: str, last: int, after: int = 0) -> list:
+    """The events a subscriber receives after `after`, up to and including `last`."""
+    stream = remote.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+        table_id=table_id, token=token, after_event_number=after))
+    events = []
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            async for response in stream:
+                events.append(response.event)
+                if response.event.number >= last:
+                    return events
+    finally:
+        stream.cancel()
+    raise AssertionError(f"the stream ended after {len(events)} events, before event {last}")
+
+
+def numbers(events) -> list[int]:
+    return [e.number for e in events]
+
+
+# ------------------------------------------------------------------------------------ the contract
+
+
+async def test_create_join_and_view(remote) -> None:
+    created = await remote.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="conformance", preset="standard", seat_count=2), timeout=TIMEOUT)
+    table_id = created.table.table_id
+    joined = [await join(remote, table_id, name) for name in ("ann", "bob")]
+    assert sorted(j.seat for j in joined) == [0, 1]
+    assert joined[0].token != joined[1].token and all(len(j.token) >= 16 for j in joined)
+    eve = await join(remote, table_id, "eve", lobby_service_pb2.JOIN_ROLE_SPECTATOR)
+    assert eve.is_spectator and eve.token not in {j.token for j in joined}
+
+    views = [await view(remote, table_id, j.token) for j in joined]
+    for j, v in zip(joined, views, strict=True):
+        assert v.table_id == table_id and v.seat == j.seat and not v.is_spectator
+        assert len(v.hand) > 0 and all(ref.HasField("card") for ref in v.hand)
+        assert v.HasField("seat_to_act")
+        assert [s.hand_size for s in v.seats] == [len(w.hand) for w in sorted(views, key=lambda w: w.seat)]
+    assert views[0].event_number == views[1].event_number > 0
+    watched = await view(remote, table_id, eve.token)
+    assert watched.is_spectator and len(watched.hand) == 0
+    assert watched.event_number == views[0].event_number
+
+
+async def test_events_are_numbered_without_gaps_for_players_and_spectators(remote) -> None:
+    table_id, tokens = await started_table(remote)
+    eve = (await join(remote, table_id, "eve", lobby_service_pb2.JOIN_ROLE_SPECTATOR)).token
+    for i in range(3):
+        await step(remote, table_id, tokens, f"d{i}")
+    last = (await view(remote, table_id, tokens[0])).event_number
+    for token in [*tokens, eve]:
+        got = await events_through(remote, table_id, token, last)
+        assert numbers(got) == list(range(1, last + 1)), "gap or duplicate in the event numbers"
+
+
+async def test_hidden_cards_never_reach_another_seat_or_a_spectator(remote) -> None:
+    table_id, tokens = await started_table(remote)
+    eve = (await join(remote, table_id, "eve", lobby_service_pb2.JOIN_ROLE_SPECTATOR)).token
+    for i in range(4):
+        await step(remote, table_id, tokens, f"d{i}")
+    last = (await view(remote, table_id, tokens[0])).event_number
+    for viewer, token in [(0, tokens[0]), (1, tokens[1]), (None, eve)]:
+        for event in await events_through(remote, table_id, token, last):
+            kind = event.WhichOneof("payload")
+            if kind == "cards_dealt":
+                for hand in event.cards_dealt.hands:
+                    faces = [ref.HasField("card") for ref in hand.cards]
+                    if hand.seat == viewer:
+                        assert faces and all(faces), "a seat must see its own dealt cards"
+                    else:
+                        assert not any(faces), f"seat {hand.seat}'s dealt cards leaked to {viewer}"
+            if kind == "cards_drawn" and event.cards_drawn.seat != viewer:
+                assert not any(ref.HasField("card") for ref in event.cards_drawn.cards), "a drawn card leaked"
+            if viewer is None:
+                assert not event.HasField("your_legal_actions"), "spectators get no legal actions"
+    # A view shows its own hand only; a spectator's shows none.
+    assert len((await view(remote, table_id, eve)).hand) == 0
+
+
+async def test_refusals_carry_machine_reasons(remote) -> None:
+    table_id, tokens = await started_table(remote)
+    before = await view(remote, table_id, tokens[0])
+    idle = tokens[1 - before.seat_to_act]
+    request = play_service_pb2.DrawRequest
+    await expect_error(remote.play.Draw(request(table_id=table_id, token=idle, command_id="a"), timeout=TIMEOUT),
+                       grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN")
+    await expect_error(remote.play.Draw(request(table_id=table_id, token="forged-token", command_id="b"),
+                                        timeout=TIMEOUT),
+                       grpc.StatusCode.PERMISSION_DENIED, "BAD_TOKEN")
+    await expect_error(remote.play.Draw(request(table_id="no-such-table", token=tokens[0], command_id="c"),
+                                        timeout=TIMEOUT),
+                       grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND")
+    await expect_error(remote.watch.GetView(watch_service_pb2.GetViewRequest(
+        table_id="no-such-table", token=tokens[0]), timeout=TIMEOUT), grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND")
+    after = await view(remote, table_id, tokens[0])
+    assert after.event_number == before.event_number and list(after.hand) == list(before.hand)
+
+
+async def test_a_retried_command_id_is_applied_once(remote) -> None:
+    table_id, tokens = await started_table(remote)
+    token = tokens[await seat_to_act(remote, table_id, tokens)]
+    first = await draw(remote, table_id, token, "retry-me")
+    hand = list((await view(remote, table_id, token)).hand)
+    again = await draw(remote, table_id, token, "retry-me")
+    assert again == first
+    after = await view(remote, table_id, token)
+    assert after.event_number == first.last_event_number and list(after.hand) == hand
+
+
+async def test_a_subscriber_resumes_after_the_last_number_it_saw(remote) -> None:
+    table_id, tokens = await started_table(remote)
+    seen = (await view(remote, table_id, tokens[0])).event_number
+    for i in range(3):
+        await step(remote, table_id, tokens, f"r{i}")
+    last = (await view(remote, table_id, tokens[0])).event_number
+    assert last > seen
+    for token in tokens:
+        missed = await events_through(remote, table_id, token, last, after=seen)
+        assert numbers(missed) == list(range(seen + 1, last + 1))
+    # Resuming at the latest number yields nothing old: the next event is the next number.
+    stream = remote.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+        table_id=table_id, token=tokens[0], after_event_number=last))
+    try:
+        result = await step(remote, table_id, tokens, "next")
+        first = await asyncio.wait_for(stream.read(), TIMEOUT)
+        assert first.event.number == last + 1 == result.event_number
+    finally:
+        stream.cancel()
