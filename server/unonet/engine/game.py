@@ -855,9 +855,11 @@ class Game:
     def _check_answer(self, seat: int, card: Card) -> None:
         obligation = self.obligation
         assert obligation is not None
-        if self._next(seat) == seat:
+        kind = self._answer_kind(card, obligation)
+        # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on.
+        if self._next(seat) == seat and not (kind == "deflect" and card.rank is Rank.REVERSE):
             raise IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
-        if self._answer_kind(card, obligation) is None:
+        if kind is None:
             raise IllegalAction(
                 f"seat {seat} must draw {obligation.amount}"
                 + (" or challenge" if obligation.bluff else "")
