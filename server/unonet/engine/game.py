@@ -630,9 +630,11 @@ class Game:
             self.color = bluff.previous_color
             self.skip_next.add(accused)
             self._emit(ev.CardTakenBack(accused, taken))
-        if self.went_out == accused:
-            self.went_out = None  # B3: back in the round
+        if self.went_out == accused:  # B3: back in the round (another who went out is then waited for)
+            self.went_out = next((s for s in self.seats() if not self.hands[s] and s != accused), None)
         self._draw(accused, penalty, DrawReason.BLUFF_CAUGHT)
+        if self._round_ended_by_went_out():  # P1: the chain's draw is settled by the accused's draw
+            return
         self._start_turn(seat)
 
     def _on_choose_swap_target(self, action: ChooseSwapTarget) -> None:
@@ -719,7 +721,8 @@ class Game:
         step = self.direction if direction is None else direction
         n = self.num_players
         nxt = (seat + step) % n
-        while not self.in_play[nxt] or nxt == self.went_out:
+        # A seat with no card has gone out (P1: it waits for an obligation to be drawn, H1/H3).
+        while not self.in_play[nxt] or nxt == self.went_out or not self.hands[nxt]:
             nxt = (nxt + step) % n
         return nxt
 
@@ -752,7 +755,9 @@ class Game:
         self.hands[seat] += cards
         self._emit(ev.Drew(seat, len(cards), reason, tuple(cards)))
         if cards and seat == self.went_out:
-            self.went_out = None  # holding cards again (a Reverse sent a draw back, H3): back in the round
+            # Holding cards again (a Reverse sent a draw back, H3): back in the round; whoever else
+            # went out in the same chain is now the one the round waits for (P1).
+            self.went_out = next((s for s in self.seats() if not self.hands[s]), None)
         if seat in self.catchable and len(self.hands[seat]) != 1:
             self.catchable.discard(seat)
             self._close_catch_window(seat)
@@ -906,7 +911,7 @@ class Game:
             self._end_round(seat)
             return
         self._open_jump_window(seat, card)
-        if not hand:  # P1: a final draw card still makes the next player draw (or challenge)
+        if not hand and self.went_out is None:  # P1: a final draw card still makes the next player draw
             self.went_out = seat
         if card.is_black:
             if card.rank is Rank.SOUND_WILD:  # H12: no colour is named, anything may follow
@@ -981,8 +986,8 @@ class Game:
         kind = self._answer_kind(card, obligation)
         self._settle_uno(seat, call_uno)
         self._open_jump_window(seat, card)  # H6: every card played opens its window, an answer too
-        if not self.hands[seat]:  # H1/H3: the round ends only once the obligation is drawn
-            self.went_out = seat
+        if not self.hands[seat] and self.went_out is None:  # H1/H3: the round ends once it is drawn;
+            self.went_out = seat  # the first to go out wins (P1)
         if card.rank is Rank.WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
             self._pending_black = _PendingBlack(seat, card, "play")
             self.phase = Phase.CHOOSE_COLOR
@@ -1030,17 +1035,17 @@ class Game:
 
     def _h2o(self, seat: int, amount: int) -> None:
         """C2 h2o wilds: every other player draws, one at a time in turn order; nobody is skipped."""
-        other = self._next(seat)
-        while other != seat:
-            self._draw(other, amount, DrawReason.H2O)
-            other = self._next(other)
+        seats = self.seats()  # in turn order from the next player (a last card's player holds none)
+        start = seats.index(seat)
+        for i in range(1, len(seats)):
+            self._draw(seats[(start + i * self.direction) % len(seats)], amount, DrawReason.H2O)
 
     def _rotate_hands(self) -> None:
         """H10 zero: every hand passes to the next player in the direction of play."""
-        seats = self.seats()
-        old = {seat: self.hands[seat] for seat in seats}
-        for seat in seats:
-            self.hands[self._next(seat)] = old[seat]
+        seats = self.seats()  # not `_next`: at the end of a round (P3) the winner's hand is empty
+        old = [self.hands[seat] for seat in seats]
+        for i, hand in enumerate(old):
+            self.hands[seats[(i + self.direction) % len(seats)]] = hand
         self._emit(ev.HandsRotated(self.direction, tuple(tuple(hand) for hand in self.hands)))
 
     # ----------------------------------------------------------------------- runs (H4)
@@ -1120,7 +1125,7 @@ class Game:
             amount = obligation.amount + 2 if cumulative else 2
             target = self._next(seat)
             self._set_obligation(Obligation(amount, Rank.DRAW_TWO, target, seat, obligation.skips))
-            if not self.hands[seat]:
+            if not self.hands[seat] and self.went_out is None:
                 self.went_out = seat
             self._start_turn(target)
             return
