@@ -29,7 +29,7 @@ def random_step(match: Match, chooser: random.Random, *, eagerness: float = 0.8)
     if to_act is None:
         window = next(w for w in game.windows.values() if w.is_blocking)
         options = [a for seat in window.eligible for a in match.legal_actions(seat) if _answers(a, window.id)]
-        if options and chooser.random() < 0.75:
+        if options and chooser.random() < 0.95:
             return match.apply(chooser.choice(options))
         return match.close_window(window.id)
     actions = match.legal_actions(to_act)
