@@ -50,6 +50,9 @@ FIRST_CARD_RETURNED = frozenset({Rank.WILD_DRAW_FOUR, Rank.BLANK, Rank.SOUND_WIL
 SEVEN_O_RANKS = (Rank.ZERO, Rank.SEVEN)
 
 
+Shuffle = Callable[[list[Card], str], None]
+
+
 class Phase(Enum):
     """What the game waits for from `to_act`."""
 
@@ -113,6 +116,8 @@ class _ReactionLog:
 class Game:
     """The state of one round and the rules that change it. Only `apply` (and the window calls) mutate."""
 
+    shuffle: Shuffle
+
     def __init__(
         self,
         ruleset: Ruleset,
@@ -123,17 +128,24 @@ class Game:
         round_no: int = 1,
         seats_in_play: Iterable[int] | None = None,
         deck: Sequence[Card] | None = None,
+        shuffle: Shuffle | None = None,
     ) -> None:
         """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
+
+        `shuffle(cards, purpose)` reorders a pile in place whenever the round shuffles (`"deal"`,
+        `"first_card_returned"`, `"rebuild"`); the default uses `rng`. A host proving its shuffles fair
+        passes its own, derived from the committed seed.
 
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
         """
         self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
+        if shuffle is not None:
+            self.shuffle = shuffle
         if deck is None:
             cards = standard_deck(
                 blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
             )
-            rng.shuffle(cards)
+            self.shuffle(cards, "deal")
         else:
             cards = list(deck)
         self.draw_pile: list[Card] = cards[::-1]  # the top of the pile is the end of the list
@@ -193,6 +205,7 @@ class Game:
         self.ruleset = ruleset
         self.num_players = num_players
         self.rng = rng
+        self.shuffle = self._shuffle_with_rng
         self.round_no = round_no
         self.dealer = dealer
         self.in_play: tuple[bool, ...] = tuple(
@@ -226,6 +239,9 @@ class Game:
         self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
         self._out: list[Event] = []
 
+    def _shuffle_with_rng(self, cards: list[Card], purpose: str) -> None:
+        self.rng.shuffle(cards)
+
     # ----------------------------------------------------------------------------------- set-up (S)
 
     def _deal(self) -> None:
@@ -257,7 +273,7 @@ class Game:
                 break
             self._emit(ev.FirstCardReturned(card))
             self.draw_pile.append(card)
-            self.rng.shuffle(self.draw_pile)
+            self.shuffle(self.draw_pile, "first_card_returned")
         self.discard.append(card)
         self._emit(ev.FirstCardTurned(card))
         first = self._next(self.dealer)
@@ -375,6 +391,7 @@ class Game:
             setattr(clone, name, getattr(self, name))
         clone.rng = random.Random()
         clone.rng.setstate(self.rng.getstate())
+        clone.shuffle = clone._shuffle_with_rng  # a search must never advance the host's own shuffles
         clone.hands = [list(hand) for hand in self.hands]
         clone.draw_pile = list(self.draw_pile)
         clone.discard = list(self.discard)
@@ -784,7 +801,7 @@ class Game:
             return
         rest = self.discard[:-keep]
         del self.discard[:-keep]
-        self.rng.shuffle(rest)
+        self.shuffle(rest, "rebuild")
         self.draw_pile[:0] = rest
         self._emit(ev.Reshuffled(len(rest)))
 

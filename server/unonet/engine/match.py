@@ -14,7 +14,7 @@ from unonet.engine.actions import Action
 from unonet.engine.cards import Card, Rank, standard_deck
 from unonet.engine.errors import GameOver, MalformedAction
 from unonet.engine.events import Event
-from unonet.engine.game import Game
+from unonet.engine.game import Game, Shuffle
 from unonet.engine.legal import legal_actions
 from unonet.engine.ruleset import Ruleset, Scoring
 from unonet.engine.views import SeatView, build_view
@@ -66,10 +66,13 @@ class Match:
         totals: Sequence[int] | None = None,
         dealer_pile: Sequence[Card] = (),
         first_round: Game | None = None,
+        auto_deal: bool = True,
     ) -> None:
         """`decks` stacks the deck of the first rounds (first card dealt first); `totals` starts the scores.
 
-        Nothing is dealt until `start()`, so the caller collects every event from the first.
+        Nothing is dealt until `start()`, so the caller collects every event from the first. With
+        `auto_deal` off, no round is dealt by itself: the caller deals each with `deal()` once it has
+        run whatever must come first (a host's commit-reveal shuffle).
         Raises MalformedAction for a player count outside 2-10 (S1) or totals for another number of seats.
         """
         if not 2 <= num_players <= 10:
@@ -90,6 +93,7 @@ class Match:
         self._decks = list(decks)
         self._dealer_pile = dealer_pile
         self._game: Game | None = first_round
+        self.auto_deal = auto_deal
 
     @property
     def game(self) -> Game:
@@ -102,6 +106,29 @@ class Match:
     def is_over(self) -> bool:
         return bool(self.winners)
 
+    @property
+    def is_awaiting_deal(self) -> bool:
+        """True when the next round must be dealt with `deal()` (only with `auto_deal` off)."""
+        return not self.is_over and (self._game is None or self._game.is_over)
+
+    @property
+    def next_dealer(self) -> int:
+        """Who deals the round `deal()` would deal now."""
+        if self._game is None:
+            if self._dealer is None:
+                raise GameOver("the dealer is chosen by start()")
+            return self._dealer
+        return self._next_dealer(self._game.dealer)
+
+    def deal(self, deck: Sequence[Card] | None = None, shuffle: Shuffle | None = None) -> list[Event]:
+        """Deal the next round from `deck` (first card dealt first), shuffling later piles with `shuffle`.
+
+        Raises GameOver when no round is waiting to be dealt.
+        """
+        if not self.is_awaiting_deal:
+            raise GameOver("no round is waiting to be dealt")
+        return self._deal(self.next_dealer, deck, shuffle)
+
     def start(self) -> list[Event]:
         """Choose the dealer (S2) unless one was given, and deal the first round."""
         if self._game is not None:  # a round set up by hand
@@ -111,7 +138,8 @@ class Match:
         if self._dealer is None:
             self._dealer, draws = choose_dealer(range(self.num_players), self.rng, self._dealer_pile)
             out.append(ev.DealerChosen(draws, self._dealer))
-        out += self._deal(self._dealer)
+        if self.auto_deal:
+            out += self._deal(self._dealer)
         return out
 
     def apply(self, action: Action) -> list[Event]:
@@ -135,10 +163,11 @@ class Match:
 
     # ------------------------------------------------------------------------------------------
 
-    def _deal(self, dealer: int) -> list[Event]:
+    def _deal(self, dealer: int, deck: Sequence[Card] | None = None, shuffle: Shuffle | None = None) -> list[Event]:
         self.round_no += 1
         seats = [seat for seat in range(self.num_players) if seat not in self.eliminated]
-        deck = self._decks.pop(0) if self._decks else None
+        if deck is None and self._decks:
+            deck = self._decks.pop(0)
         self._game = Game(
             self.ruleset,
             self.num_players,
@@ -147,6 +176,7 @@ class Match:
             round_no=self.round_no,
             seats_in_play=seats,
             deck=deck,
+            shuffle=shuffle,
         )
         return self._game._out
 
@@ -178,7 +208,8 @@ class Match:
         ]
         out += self._decide(seats)
         if not self.is_over:
-            out += self._deal(self._next_dealer(game.dealer))
+            if self.auto_deal:
+                out += self._deal(self._next_dealer(game.dealer))
         return out
 
     def _next_dealer(self, dealer: int) -> int:
