@@ -185,7 +185,7 @@ async def test_join_role_unspecified_is_invalid(stubs) -> None:
     await expect_error(
         stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
             table_id=table_id, name="who", role=lobby_service_pb2.JOIN_ROLE_UNSPECIFIED), timeout=TIMEOUT),
-        grpc.StatusCode.INVALID_ARGUMENT, "ROLE_UNSPECIFIED")
+        grpc.StatusCode.INVALID_ARGUMENT, "UNSPECIFIED_ENUM")
     info = (await stubs.lobby.GetTable(lobby_service_pb2.GetTableRequest(table_id=table_id), timeout=TIMEOUT)).table
     assert not any(seat.occupied for seat in info.seats) and info.spectator_count == 0
 

@@ -133,7 +133,7 @@ async def test_bad_tokens_tables_and_fields(stubs) -> None:
     unspecified = play_service_pb2.PlayCardsRequest(
         table_id=table_id, token=token, command_id="u", cards=[cards_pb2.Card(color=0, rank=6)])
     await expect_error(stubs.play.PlayCards(unspecified, timeout=TIMEOUT),
-                       grpc.StatusCode.INVALID_ARGUMENT, "COLOR_UNSPECIFIED")
+                       grpc.StatusCode.INVALID_ARGUMENT, "UNSPECIFIED_ENUM")
     await expect_error(stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
         table_id=table_id, name="late", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT),
         grpc.StatusCode.ALREADY_EXISTS, "TABLE_FULL")

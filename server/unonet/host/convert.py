@@ -252,11 +252,11 @@ def card_ref(card: Card | None) -> cards_pb2.CardRef:
 def color_from_pb(value: int) -> Color:
     """A colour a player names (ChooseColor, PlayCardsRequest.color): red, yellow, green or blue.
 
-    Raises MalformedAction: reason COLOR_UNSPECIFIED for COLOR_UNSPECIFIED, BAD_COLOR for COLOR_BLACK
+    Raises MalformedAction: reason UNSPECIFIED_ENUM for COLOR_UNSPECIFIED, BAD_COLOR for COLOR_BLACK
     (never a colour in force) or a number the protocol does not define.
     """
     if value == cards_pb2.COLOR_UNSPECIFIED:
-        raise MalformedAction("a colour must be named: COLOR_UNSPECIFIED is not one", reason="COLOR_UNSPECIFIED")
+        raise MalformedAction("a colour must be named: COLOR_UNSPECIFIED is not one", reason="UNSPECIFIED_ENUM")
     color = _COLOR_FROM_PB.get(value)
     if color is None or color is Color.BLACK:
         raise MalformedAction(
@@ -269,13 +269,13 @@ def color_from_pb(value: int) -> Color:
 def card_from_pb(msg: cards_pb2.Card) -> Card:
     """The engine card a request names by its face.
 
-    Raises MalformedAction: reason COLOR_UNSPECIFIED or RANK_UNSPECIFIED for an unset enum, NO_SUCH_CARD
+    Raises MalformedAction: reason UNSPECIFIED_ENUM for an unset colour or rank, NO_SUCH_CARD
     for a number the protocol does not define or a pairing that does not exist (a black five, a red Wild).
     """
     if msg.color == cards_pb2.COLOR_UNSPECIFIED:
-        raise MalformedAction(f"card {_card_text(msg)} has no colour", reason="COLOR_UNSPECIFIED")
+        raise MalformedAction(f"card {_card_text(msg)} has no colour", reason="UNSPECIFIED_ENUM")
     if msg.rank == cards_pb2.RANK_UNSPECIFIED:
-        raise MalformedAction(f"card {_card_text(msg)} has no rank", reason="RANK_UNSPECIFIED")
+        raise MalformedAction(f"card {_card_text(msg)} has no rank", reason="UNSPECIFIED_ENUM")
     color = _COLOR_FROM_PB.get(msg.color)
     rank = _RANK_FROM_PB.get(msg.rank)
     if color is None or rank is None:

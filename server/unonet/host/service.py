@@ -19,7 +19,7 @@ import grpc
 from unonet.engine import PRESETS, UnoError
 from unonet.host import convert
 from unonet.host.bots import BOT_KINDS
-from unonet.host.errors import HostError, abort, exhausted, invalid
+from unonet.host.errors import HostError, abort, exists, invalid
 from unonet.host.host import Host
 from unonet.host.table import TableSettings
 from unonet.v1 import (
@@ -60,8 +60,12 @@ def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R
 
 def _name(value: str, field: str, limit: int) -> str:
     value = value.strip()
-    if not 1 <= len(value) <= limit or not value.isprintable():
-        raise invalid(f"BAD_{field.upper()}", f"{field} must be 1 to {limit} printable characters")
+    if not value:
+        raise invalid("MISSING_FIELD", f"{field} is empty")
+    if len(value) > limit:
+        raise invalid(f"{field.upper()}_TOO_LONG", f"{field} is longer than {limit} characters")
+    if not value.isprintable():
+        raise invalid("INVALID_FIELD", f"{field} must be printable characters")
     return value
 
 
@@ -110,7 +114,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def JoinTable(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
         if request.role == 0:
-            raise invalid("ROLE_UNSPECIFIED", "say whether you join as a player or a spectator")
+            raise invalid("UNSPECIFIED_ENUM", "say whether you join as a player or a spectator")
         name = _name(request.name, "name", MAX_NAME)
         spectator = request.role == lobby_service_pb2.JOIN_ROLE_SPECTATOR
         async with table.lock:
@@ -139,7 +143,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             free = [seat.index for seat in table.seats if not seat.is_occupied]
             count = request.count or len(free)
             if count > len(free):
-                raise exhausted("TABLE_FULL", f"only {len(free)} seats are free")
+                raise exists("TABLE_FULL", f"only {len(free)} seats are free")
             for seat in free[:count]:
                 table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
             return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=table.last_number)
