@@ -36,6 +36,7 @@ $(NODE_STAMP): package.json $(wildcard package-lock.json)
 
 lint: install $(NODE_STAMP)
 	node_modules/.bin/buf lint
+	node_modules/.bin/buf breaking --against buf/unonet-v1.binpb
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check server/unonet/engine
 	$(BIN)/mypy --strict -p unonet.engine
