@@ -133,6 +133,10 @@ class Table:
         self.lock = asyncio.Lock()
         self.changed = asyncio.Event()
         self.turn_deadline_ns: int | None = None
+        # The seat whose decision the turn clock is timing, and since when (time beyond the turn
+        # allowance comes out of that seat's time bank).
+        self._clock_seat: int | None = None
+        self._clock_started_ns = 0
         self.window_deadlines: dict[int, int] = {}
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
@@ -372,6 +376,7 @@ class Table:
             raise precondition("NOT_STARTED", "the match has not started yet")
         actions = [load_action(seat, action) for action in entry["actions"]]
         events = self._apply_actions(actions)
+        self._charge_clock(seat, now)
         produced = self._append(list(events), now)
         self._after_change(now)
         outcome = actions_pb2.COMMAND_OUTCOME_APPLIED
@@ -417,11 +422,17 @@ class Table:
         seat.strikes += 1
         events: list[Event | events_pb2.Event] = [self._host_event(turn_timed_out=events_pb2.TurnTimedOut(
             seat=seat.index, strikes=seat.strikes, strikes_before_takeover=self.settings.strikes_before_takeover))]
+        seat.bank_s = 0.0
+        self._clock_seat = None
         options = legal_actions(game, seat.index)
         default = next((a for a in options if isinstance(a, Draw | Pass)), None)
         if default is None:
             default = choose_action(game, seat.index, options, random.Random(self.seed + self.last_number))
         events += self.match.apply(default)
+        if isinstance(default, Draw) and not self.match.is_over and self.match.game.to_act == seat.index:
+            keep = next((a for a in legal_actions(self.match.game, seat.index) if isinstance(a, Pass)), None)
+            if keep is not None:  # the default is draw, then pass: a playable drawn card is kept
+                events += self.match.apply(keep)
         if self.settings.strikes_before_takeover and seat.strikes >= self.settings.strikes_before_takeover:
             seat.is_bot, seat.bot_kind, seat.taken_over = True, "random", True
             events.append(self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
@@ -461,8 +472,21 @@ class Table:
         to_act = game.to_act
         if to_act is None or self.seats[to_act].is_bot or not self.settings.turn_time_s:
             self.turn_deadline_ns = None
-        else:
-            self.turn_deadline_ns = now + int(self.settings.turn_time_s * 1e9)
+            self._clock_seat = None
+            return
+        if to_act != self._clock_seat:
+            self._clock_seat, self._clock_started_ns = to_act, now
+        allowance = self.settings.turn_time_s + self.seats[to_act].bank_s
+        self.turn_deadline_ns = self._clock_started_ns + int(allowance * 1e9)
+
+    def _charge_clock(self, seat: int, now: int) -> None:
+        """The seat the clock was timing decided: time past its allowance comes out of its bank."""
+        if seat != self._clock_seat:
+            return
+        over = (now - self._clock_started_ns) / 1e9 - self.settings.turn_time_s
+        if over > 0:
+            self.seats[seat].bank_s = max(0.0, self.seats[seat].bank_s - over)
+        self._clock_seat = None  # its next decision gets a fresh turn clock
 
     # ----------------------------------------------------------------------------- commands
 
