@@ -8,7 +8,6 @@ traceback and surfaces as INTERNAL, and the table, whose state changes only afte
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -19,7 +18,7 @@ import grpc
 from unonet.engine import PRESETS, UnoError
 from unonet.host import convert
 from unonet.host.bots import BOT_KINDS
-from unonet.host.errors import HostError, abort, exists, invalid
+from unonet.host.errors import HostError, abort, exhausted, exists, invalid
 from unonet.host.host import Host
 from unonet.host.table import TableSettings
 from unonet.v1 import (
@@ -44,6 +43,7 @@ R = TypeVar("R")
 MAX_NAME = 32
 MAX_TABLE_NAME = 64
 MAX_CHAT = 280
+SLOW_SUBSCRIBER_MESSAGE = "the event stream fell too far behind; resume from your last event number"
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -329,7 +329,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             subscriber.overflowed = True
         finally:
             table.unsubscribe(subscriber)
-        await abort(context, table_slow())
+        await abort(context, exhausted("SLOW_SUBSCRIBER", SLOW_SUBSCRIBER_MESSAGE))
 
     async def _write(self, context: Context, event: Any, delay_ns: int) -> None:
         if delay_ns:
@@ -340,14 +340,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         # the write completes, and the stream of a client that hung up then waits on its queue forever.
         async with asyncio.timeout(self.host.write_timeout_s):
             await context.write(watch_service_pb2.WatchEventsResponse(event=event))
-
-
-def table_slow() -> HostError:
-    from unonet.host.table import slow_subscriber_error
-
-    error = slow_subscriber_error()
-    assert isinstance(error, HostError)
-    return error
 
 
 class TimeService(time_service_pb2_grpc.TimeServiceServicer):
@@ -372,8 +364,6 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
     watch_service_pb2_grpc.add_WatchServiceServicer_to_server(WatchService(host), server)
     time_service_pb2_grpc.add_TimeServiceServicer_to_server(TimeService(host), server)
-    with contextlib.suppress(AttributeError):
-        pass
     return [
         lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
         play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,

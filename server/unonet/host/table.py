@@ -9,7 +9,6 @@ through the same method rebuilds the table exactly, which is how a restarted hos
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import random
 import secrets
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from unonet.engine import events as ev
 from unonet.host import convert
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import choose_action
-from unonet.host.errors import denied, exhausted, exists, invalid, precondition
+from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2
 
@@ -556,11 +555,3 @@ class Table:
             subscriber.queue.get_nowait()
         if subscriber.task is not None:
             subscriber.task.cancel()
-
-
-def slow_subscriber_error() -> Exception:
-    return exhausted("SLOW_SUBSCRIBER", "the event stream fell too far behind; resume from your last event number")
-
-
-def replace_settings(settings: TableSettings, **changes: Any) -> TableSettings:
-    return dataclasses.replace(settings, **changes)
