@@ -1,0 +1,65 @@
+"""The server around the services: health checking, reflection (what `buf curl` uses) and TLS."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+from unonet.host.server import create_server
+from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc
+
+TIMEOUT = 10
+SERVICES = {f"unonet.v1.{name}" for name in ("LobbyService", "PlayService", "ChatService", "WatchService", "TimeService")}
+
+
+async def test_health_reports_every_service_serving(stubs) -> None:
+    health = health_pb2_grpc.HealthStub(stubs.channel)
+    for service in ["", *SERVICES]:
+        reply = await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=TIMEOUT)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_reflection_lists_and_describes_the_services(stubs) -> None:
+    def ask() -> tuple[set[str], list[str]]:
+        # The reflection client is synchronous: it runs in a thread while the server's loop serves it.
+        with grpc.insecure_channel(stubs.address) as channel:
+            database = ProtoReflectionDescriptorDatabase(channel)
+            described = database.FindFileContainingSymbol("unonet.v1.PlayService")
+            return set(database.get_services()), [service.name for service in described.service]
+
+    services, described = await asyncio.wait_for(asyncio.to_thread(ask), TIMEOUT)
+    assert SERVICES <= services
+    assert "PlayService" in described
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a test certificate")
+async def test_tls_serves_when_given_a_certificate(tmp_path: Path) -> None:
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=60,
+    )
+    server, port, host = await create_server("127.0.0.1:0", tls=(cert.read_bytes(), key.read_bytes()))
+    await server.start()
+    try:
+        credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials) as channel:
+            lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+            created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(seat_count=2), timeout=TIMEOUT)
+            assert created.table.table_id
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as plain:
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await lobby_service_pb2_grpc.LobbyServiceStub(plain).ListTables(
+                    lobby_service_pb2.ListTablesRequest(), timeout=2)
+            assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+    finally:
+        await host.stop()
+        await server.stop(grace=None)
