@@ -16,7 +16,9 @@ from unonet.host.server import create_server
 from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc
 
 TIMEOUT = 10
-SERVICES = {f"unonet.v1.{name}" for name in ("LobbyService", "PlayService", "ChatService", "WatchService", "TimeService")}
+SERVICES = {
+    f"unonet.v1.{name}" for name in ("LobbyService", "PlayService", "ChatService", "WatchService", "TimeService")
+}
 
 
 async def test_health_reports_every_service_serving(stubs) -> None:
@@ -35,7 +37,7 @@ async def test_reflection_lists_and_describes_the_services(stubs) -> None:
             return set(database.get_services()), [service.name for service in described.service]
 
     services, described = await asyncio.wait_for(asyncio.to_thread(ask), TIMEOUT)
-    assert SERVICES <= services
+    assert services >= SERVICES
     assert "PlayService" in described
 
 
