@@ -3,11 +3,15 @@
 Cards are small frozen values compared by colour and rank. Every card the engine deals comes from one
 interned table, so the hot paths compare by identity and never allocate; a `Card(...)` built by a
 caller still compares equal to the interned one.
+
+Each card also carries `key`, a small int fixed by its colour and rank (the same in every process):
+cards hash and compare by it, so sets and dicts of cards cost no enum hashing, and their order never
+depends on `PYTHONHASHSEED`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -58,6 +62,8 @@ class Rank(Enum):
 
 
 NUMBER_RANKS: tuple[Rank, ...] = tuple(Rank)[:10]
+_COLOR_INDEX: dict[Color, int] = {color: index for index, color in enumerate(Color)}
+_RANK_INDEX: dict[Rank, int] = {rank: index for index, rank in enumerate(Rank)}
 _NUMBER_VALUE: dict[Rank, int] = {rank: value for value, rank in enumerate(NUMBER_RANKS)}
 ACTION_RANKS: tuple[Rank, ...] = (Rank.SKIP, Rank.REVERSE, Rank.DRAW_TWO)
 BLACK_RANKS: frozenset[Rank] = frozenset(
@@ -71,10 +77,21 @@ class Card:
 
     color: Color
     rank: Rank
+    key: int = field(init=False, repr=False, compare=False)
+    """A small int naming the colour and rank, the same in every process; cards hash by it."""
 
     def __post_init__(self) -> None:
         if (self.color is Color.BLACK) != (self.rank in BLACK_RANKS):
             raise ValueError(f"no such card: {self.color.value} {self.rank.value}")
+        object.__setattr__(self, "key", _COLOR_INDEX[self.color] * len(_RANK_INDEX) + _RANK_INDEX[self.rank])
+
+    def __hash__(self) -> int:
+        return self.key
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Card:
+            return self.key == other.key
+        return NotImplemented
 
     @property
     def is_black(self) -> bool:
@@ -135,7 +152,18 @@ _INTERNED: dict[tuple[Color, Rank], Card] = {
 
 
 def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[Card]:
-    """The 108-card deck of rule C1 in a fixed order, plus the optional black cards of C2."""
+    """The 108-card deck of rule C1 in a fixed order, plus the optional black cards of C2 (a new list)."""
+    flags = (blank_cards, sound_wilds, h2o_wilds)
+    deck = _DECKS.get(flags)
+    if deck is None:
+        deck = _DECKS[flags] = tuple(_build_deck(blank_cards, sound_wilds, h2o_wilds))
+    return list(deck)
+
+
+_DECKS: dict[tuple[bool, bool, bool], tuple[Card, ...]] = {}
+
+
+def _build_deck(blank_cards: bool, sound_wilds: bool, h2o_wilds: bool) -> list[Card]:
     deck: list[Card] = []
     for color in PLAYABLE_COLORS:
         deck.append(Card.of(color, Rank.ZERO))

@@ -7,12 +7,13 @@ as it was. All chance comes from the injected `random.Random`, and shuffling is 
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from unonet.engine import events as ev
 from unonet.engine.actions import (
@@ -63,6 +64,37 @@ class Phase(Enum):
     FIVE_SWAP = "five_swap"
     GIVE_CARD = "give_card"
     ROUND_OVER = "round_over"
+
+
+# Enum members under module names, for the hot paths: in CPython 3.11 `Phase.TURN` is a descriptor
+# lookup on the enum class, about ten times what a module global costs.
+_TURN: Final = Phase.TURN
+_CHOOSE_COLOR: Final = Phase.CHOOSE_COLOR
+_AFTER_DRAW: Final = Phase.AFTER_DRAW
+_CHOOSE_SWAP_TARGET: Final = Phase.CHOOSE_SWAP_TARGET
+_FIVE_SWAP: Final = Phase.FIVE_SWAP
+_GIVE_CARD: Final = Phase.GIVE_CARD
+_ROUND_OVER: Final = Phase.ROUND_OVER
+_ZERO: Final = Rank.ZERO
+_TWO: Final = Rank.TWO
+_FIVE: Final = Rank.FIVE
+_SEVEN: Final = Rank.SEVEN
+_SKIP: Final = Rank.SKIP
+_REVERSE: Final = Rank.REVERSE
+_DRAW_TWO: Final = Rank.DRAW_TWO
+_WILD: Final = Rank.WILD
+_WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
+_BLANK: Final = Rank.BLANK
+_SOUND_WILD: Final = Rank.SOUND_WILD
+_PLUS_ONE: Final = Rank.PLUS_ONE
+_PLUS_TWO: Final = Rank.PLUS_TWO
+_BLACK: Final = Color.BLACK
+_UNO_CATCH_WINDOW: Final = WindowKind.UNO_CATCH
+_JUMP_IN_WINDOW: Final = WindowKind.JUMP_IN
+_RUN_CUT_WINDOW: Final = WindowKind.RUN_CUT
+_UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
+_SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
+_SKIP_ESCAPE_WINDOW: Final = WindowKind.SKIP_ESCAPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +250,7 @@ class Game:
         self.color: Color | None = None
         self.direction = 1
         self.current = dealer
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.obligation: Obligation | None = None
         self.catchable: set[int] = set()
         self.windows: dict[int, Window] = {}
@@ -261,9 +293,7 @@ class Game:
         ruleset = self.ruleset
 
         def is_returned(card: Card) -> bool:
-            return card.rank in FIRST_CARD_RETURNED or (
-                card.rank is Rank.WILD and ruleset.first_wild is FirstWild.REDRAW
-            )
+            return card.rank in FIRST_CARD_RETURNED or (card.rank is _WILD and ruleset.first_wild is FirstWild.REDRAW)
 
         if all(is_returned(card) for card in self.draw_pile):  # else returning would never end
             raise MalformedAction("no card left to deal can start the discard pile", reason="DECK_TOO_SMALL")
@@ -278,20 +308,20 @@ class Game:
         self._emit(ev.FirstCardTurned(card))
         first = self._next(self.dealer)
         self.current = first
-        if card.rank is Rank.WILD:
-            self.phase = Phase.CHOOSE_COLOR
+        if card.rank is _WILD:
+            self.phase = _CHOOSE_COLOR
             self._pending_black = _PendingBlack(first, card, "first_card")
             return
         self.color = card.color
-        if card.rank is Rank.SKIP:
+        if card.rank is _SKIP:
             self._emit(ev.Skipped(first))
             self._start_turn(self._next(first))
-        elif card.rank is Rank.REVERSE:
+        elif card.rank is _REVERSE:
             self.direction = -1
             self._emit(ev.DirectionChanged(-1))
             self._start_turn(self.dealer)
-        elif card.rank is Rank.DRAW_TWO:
-            self._set_obligation(Obligation(2, Rank.DRAW_TWO, first, self.dealer, ruleset.draw_penalty_skips_turn))
+        elif card.rank is _DRAW_TWO:
+            self._set_obligation(Obligation(2, _DRAW_TWO, first, self.dealer, ruleset.draw_penalty_skips_turn))
             self._start_turn(first)
         else:
             self._start_turn(first)
@@ -304,14 +334,14 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.ROUND_OVER
+        return self.phase is _ROUND_OVER
 
     @property
     def to_act(self) -> int | None:
         """The seat the game waits for, or None while a blocking window is open or the round is over."""
-        if self.phase is Phase.ROUND_OVER or self.has_blocking_window:
+        if self.phase is _ROUND_OVER or self.has_blocking_window:
             return None
-        if self.phase is Phase.GIVE_CARD and self._swap is not None:
+        if self.phase is _GIVE_CARD and self._swap is not None:
             return self._swap[1]
         return self.current
 
@@ -425,7 +455,7 @@ class Game:
         Raises MalformedAction (bad seat, card not held), NotYourTurn, GameOver or IllegalAction; a refused
         action changes nothing.
         """
-        if self.phase is Phase.ROUND_OVER:
+        if self.phase is _ROUND_OVER:
             raise GameOver(f"round {self.round_no} is over; {action} was not applied")
         seat = action.seat
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self.in_play[seat]:
@@ -458,14 +488,14 @@ class Game:
             raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
         out: list[Event] = []
         for reaction in reactions:
-            if window_id not in self.windows or self.phase is Phase.ROUND_OVER:
+            if window_id not in self.windows or self.phase is _ROUND_OVER:
                 out.append(ev.RaceLost(reaction.seat, window_id))
                 continue
             try:
                 out += self.apply(reaction)
             except (IllegalAction, MalformedAction):
                 continue
-        if window_id in self.windows and self.phase is not Phase.ROUND_OVER:
+        if window_id in self.windows and self.phase is not _ROUND_OVER:
             out += self.close_window(window_id)
         return out
 
@@ -484,10 +514,10 @@ class Game:
             return
         if self.has_blocking_window:
             raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
-        if seat != self.current or self.phase not in (Phase.TURN, Phase.AFTER_DRAW):
+        if seat != self.current or self.phase not in (_TURN, _AFTER_DRAW):
             self._jump_in(action)
             return
-        if self.phase is Phase.AFTER_DRAW:
+        if self.phase is _AFTER_DRAW:
             if len(cards) != 1 or cards[0] != self.drawn:
                 raise IllegalAction(
                     f"after drawing, only the drawn card ({self.drawn}) may be played",
@@ -517,7 +547,7 @@ class Game:
     def _play_from_turn(self, action: Play) -> None:
         seat, cards = action.seat, action.cards
         self.drawn = None
-        self.phase = Phase.TURN
+        self.phase = _TURN
         if len(cards) > 1 and self.ruleset.runs and is_run(cards):
             self._start_run(action)
             return
@@ -530,7 +560,7 @@ class Game:
 
     def _on_choose_color(self, action: ChooseColor) -> None:
         pending = self._pending_black
-        if self.phase is not Phase.CHOOSE_COLOR or pending is None:
+        if self.phase is not _CHOOSE_COLOR or pending is None:
             raise IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
         if action.seat != pending.seat:
             raise NotYourTurn(f"seat {pending.seat} names the colour, not seat {action.seat}")
@@ -539,7 +569,7 @@ class Game:
                 f"{action.color!r} cannot be named; name red, yellow, green or blue", reason="BAD_COLOR"
             )
         self._pending_black = None
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.color = action.color
         seat, card = pending.seat, pending.card
         self._emit(ev.ColorChosen(seat, action.color))
@@ -551,10 +581,10 @@ class Game:
             assert obligation is not None
             self._move_obligation(obligation, self._next(seat))
             return
-        if card.rank is Rank.WILD_DRAW_FOUR:
+        if card.rank is _WILD_DRAW_FOUR:
             self._set_wild_draw_four(seat, card)
-        elif card.rank is Rank.BLANK and self.ruleset.blank_effect is BlankEffect.DRAW:
-            self._set_obligation(Obligation(self.ruleset.blank_draw, Rank.BLANK, self._next(seat), seat, True))
+        elif card.rank is _BLANK and self.ruleset.blank_effect is BlankEffect.DRAW:
+            self._set_obligation(Obligation(self.ruleset.blank_draw, _BLANK, self._next(seat), seat, True))
             self._start_turn(self._next(seat))
         elif card.rank in H2O_AMOUNT:
             self._h2o(seat, H2O_AMOUNT[card.rank])
@@ -564,7 +594,7 @@ class Game:
 
     def _on_draw(self, action: Draw) -> None:
         seat = action.seat
-        self._require_turn(seat, Phase.TURN)
+        self._require_turn(seat, _TURN)
         self._begin_turn()
         obligation = self.obligation
         if obligation is not None:  # T8, T10: accepting the obligation
@@ -580,14 +610,14 @@ class Game:
         drawn = self._draw_for_turn(seat)
         if drawn is not None and self._is_playable(seat, drawn):
             self.drawn = drawn
-            self.phase = Phase.AFTER_DRAW
+            self.phase = _AFTER_DRAW
         else:
             self._advance(seat)
 
     def _on_pass(self, action: Pass) -> None:
         # H11: a 5 *lets* its player swap a card; passing declines the swap.
-        self._require_turn(action.seat, Phase.FIVE_SWAP if self.phase is Phase.FIVE_SWAP else Phase.AFTER_DRAW)
-        self.phase = Phase.TURN
+        self._require_turn(action.seat, _FIVE_SWAP if self.phase is _FIVE_SWAP else _AFTER_DRAW)
+        self.phase = _TURN
         self.drawn = None
         self._advance(action.seat)
 
@@ -622,7 +652,7 @@ class Game:
 
     def _on_challenge(self, action: Challenge) -> None:
         seat = action.seat
-        self._require_turn(seat, Phase.TURN)
+        self._require_turn(seat, _TURN)
         obligation = self.obligation
         bluff = obligation.bluff if obligation is not None else None
         if obligation is None or bluff is None or not self.ruleset.can_challenge:
@@ -656,26 +686,26 @@ class Game:
 
     def _on_choose_swap_target(self, action: ChooseSwapTarget) -> None:
         seat, target = action.seat, action.target
-        self._require_turn(seat, Phase.CHOOSE_SWAP_TARGET)
+        self._require_turn(seat, _CHOOSE_SWAP_TARGET)
         self._require_other_seat(seat, target)
         self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
         self._emit(ev.HandsSwapped(seat, target, tuple(self.hands[seat]), tuple(self.hands[target])))
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self._advance(seat)
 
     def _on_five_swap(self, action: FiveSwap) -> None:
         seat, target, card = action.seat, action.target, action.card
-        self._require_turn(seat, Phase.FIVE_SWAP)
+        self._require_turn(seat, _FIVE_SWAP)
         self._require_other_seat(seat, target)
         self._require_held(seat, (card,))
         self.hands[seat].remove(card)
         self._swap = (seat, target, card)
-        self.phase = Phase.GIVE_CARD
+        self.phase = _GIVE_CARD
         self._emit(ev.SwapOffered(seat, target, card))
 
     def _on_give_card(self, action: GiveCard) -> None:
         swap = self._swap
-        if self.phase is not Phase.GIVE_CARD or swap is None:
+        if self.phase is not _GIVE_CARD or swap is None:
             raise IllegalAction("nobody is waiting for a card now", reason="NO_SWAP")
         giver, target, given = swap
         if action.seat != target:
@@ -686,7 +716,7 @@ class Game:
         self.hands[giver].append(action.card)
         self._swap = None
         self._emit(ev.CardsExchanged(giver, target, given, action.card))
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self._advance(giver)
 
     def _on_react(self, action: React) -> None:
@@ -716,7 +746,7 @@ class Game:
 
     def _start_turn(self, seat: int, *, announce: bool = True) -> None:
         self.current = seat
-        self.phase = Phase.TURN
+        self.phase = _TURN
         if announce:
             self._emit(ev.TurnStarted(seat))
 
@@ -810,7 +840,7 @@ class Game:
         if self.ruleset.bluff_penalty is not BluffPenalty.TAKE_BACK or not self.ruleset.can_challenge:
             return False
         pending = self._pending_black
-        if pending is not None and pending.card.rank is Rank.WILD_DRAW_FOUR:
+        if pending is not None and pending.card.rank is _WILD_DRAW_FOUR:
             return True  # its colour is still being named
         return self.obligation is not None and self.obligation.bluff is not None
 
@@ -818,7 +848,7 @@ class Game:
 
     def _is_playable(self, seat: int, card: Card) -> bool:
         """T1, T2: may `card` be played on the pile now, with no draw obligation open?"""
-        if card.rank is Rank.WILD_DRAW_FOUR:
+        if card.rank is _WILD_DRAW_FOUR:
             return self.ruleset.bluffing or self._is_fair_wild_draw_four(seat, card)
         return matches(card, self.color, self.discard[-1])
 
@@ -830,7 +860,7 @@ class Game:
     def _require_playable(self, seat: int, card: Card) -> None:
         if self._is_playable(seat, card):
             return
-        if card.rank is Rank.WILD_DRAW_FOUR:
+        if card.rank is _WILD_DRAW_FOUR:
             raise IllegalAction(
                 f"{card} is not allowed: seat {seat} holds a card it could play instead "
                 f"({self.ruleset.wild_draw_four.value}) and bluffing is off",
@@ -863,14 +893,14 @@ class Game:
             if rank is kind and rank in DRAW_AMOUNT:
                 return "stack"
             if ruleset.stacking_mixed and kind in DRAW_AMOUNT and rank in DRAW_AMOUNT:
-                if rank is Rank.WILD_DRAW_FOUR or card.color is self.color:
+                if rank is _WILD_DRAW_FOUR or card.color is self.color:
                     return "stack"
         if ruleset.deflecting:
-            if rank in (Rank.SKIP, Rank.REVERSE) and card.color is self.color:
+            if rank in (_SKIP, _REVERSE) and card.color is self.color:
                 return "deflect"
-            if rank is Rank.WILD:
+            if rank is _WILD:
                 return "deflect"
-            if rank is Rank.DRAW_TWO and kind is Rank.WILD_DRAW_FOUR and card.color is self.color:
+            if rank is _DRAW_TWO and kind is _WILD_DRAW_FOUR and card.color is self.color:
                 return "deflect"
         return None
 
@@ -879,7 +909,7 @@ class Game:
         assert obligation is not None
         kind = self._answer_kind(card, obligation)
         # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on.
-        if self._next(seat) == seat and not (kind == "deflect" and card.rank is Rank.REVERSE):
+        if self._next(seat) == seat and not (kind == "deflect" and card.rank is _REVERSE):
             raise IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
         if kind is None:
             raise IllegalAction(
@@ -888,13 +918,13 @@ class Game:
                 + f"; {card} cannot answer it under these rules",
                 reason="MUST_ANSWER_OBLIGATION",
             )
-        if card.rank is Rank.WILD_DRAW_FOUR and not self.ruleset.bluffing:
+        if card.rank is _WILD_DRAW_FOUR and not self.ruleset.bluffing:
             self._require_playable(seat, card)
 
     def _land(self, seat: int, cards: tuple[Card, ...]) -> None:
         """Move played cards from the hand to the pile (the card 'lands')."""
         hand = self.hands[seat]
-        if cards[0].rank is Rank.WILD_DRAW_FOUR:
+        if cards[0].rank is _WILD_DRAW_FOUR:
             rest = list(hand)
             rest.remove(cards[0])
             fair = is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
@@ -913,15 +943,13 @@ class Game:
         ruleset = self.ruleset
         hand = self.hands[seat]
         self._settle_uno(seat, call_uno)
-        if card.rank is Rank.TWO and ruleset.silent_two:
+        if card.rank is _TWO and ruleset.silent_two:
             self.silence = seat
             self._emit(ev.SilenceStarted(seat))
         if (
             not hand
-            and card.rank is not Rank.WILD_DRAW_FOUR
-            and not (
-                card.rank is Rank.DRAW_TWO or (card.rank is Rank.BLANK and ruleset.blank_effect is BlankEffect.DRAW)
-            )
+            and card.rank is not _WILD_DRAW_FOUR
+            and not (card.rank is _DRAW_TWO or (card.rank is _BLANK and ruleset.blank_effect is BlankEffect.DRAW))
         ):
             if card.rank in H2O_AMOUNT:
                 self._h2o(seat, H2O_AMOUNT[card.rank])
@@ -931,23 +959,23 @@ class Game:
         if not hand and self.went_out is None:  # P1: a final draw card still makes the next player draw
             self.went_out = seat
         if card.is_black:
-            if card.rank is Rank.SOUND_WILD:  # H12: no colour is named, anything may follow
+            if card.rank is _SOUND_WILD:  # H12: no colour is named, anything may follow
                 self.color = None
-                self._open_window(WindowKind.SOUND_WILD, tuple(self.seats()), seat, blocking=True)
+                self._open_window(_SOUND_WILD_WINDOW, tuple(self.seats()), seat, blocking=True)
                 self._advance(seat)
                 return
             self._pending_black = _PendingBlack(seat, card, "play")
             self.current = seat
-            self.phase = Phase.CHOOSE_COLOR
+            self.phase = _CHOOSE_COLOR
             return
         self.color = card.color
         rank = card.rank
         count = len(cards)
-        if rank is Rank.SKIP:
+        if rank is _SKIP:
             self._advance(seat, skips=count)
             if ruleset.skip_escape:
                 self._open_escape_window(seat)
-        elif rank is Rank.REVERSE:
+        elif rank is _REVERSE:
             if len(self.seats()) == 2:  # T7
                 self._advance(seat, skips=count)
             else:
@@ -955,17 +983,17 @@ class Game:
                     self.direction = -self.direction
                     self._emit(ev.DirectionChanged(self.direction))
                 self._advance(seat)
-        elif rank is Rank.DRAW_TWO:
+        elif rank is _DRAW_TWO:
             target = self._next(seat)
-            self._set_obligation(Obligation(2, Rank.DRAW_TWO, target, seat, ruleset.draw_penalty_skips_turn))
+            self._set_obligation(Obligation(2, _DRAW_TWO, target, seat, ruleset.draw_penalty_skips_turn))
             self._start_turn(target)
-        elif rank is Rank.ZERO and ruleset.seven_o:
+        elif rank is _ZERO and ruleset.seven_o:
             self._rotate_hands()
             self._advance(seat)
-        elif rank is Rank.SEVEN and ruleset.seven_o:
-            self.phase = Phase.CHOOSE_SWAP_TARGET
-        elif rank is Rank.FIVE and ruleset.five_swap:
-            self.phase = Phase.FIVE_SWAP
+        elif rank is _SEVEN and ruleset.seven_o:
+            self.phase = _CHOOSE_SWAP_TARGET
+        elif rank is _FIVE and ruleset.five_swap:
+            self.phase = _FIVE_SWAP
         else:
             self._advance(seat)
 
@@ -982,19 +1010,19 @@ class Game:
         elif seat not in self.catchable:
             self.catchable.add(seat)
             others = tuple(s for s in self.seats() if s != seat)
-            self._open_window(WindowKind.UNO_CATCH, others, seat, blocking=False, target=seat)
+            self._open_window(_UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
         """T10/B5: after the colour is named, the next player owes 4 (or the chain's total)."""
         hand, is_fair, previous_color = self._bluff_snapshot
         previous = self.obligation
-        amount = DRAW_AMOUNT[Rank.WILD_DRAW_FOUR]
+        amount = DRAW_AMOUNT[_WILD_DRAW_FOUR]
         if previous is not None and self.ruleset.stacking_cumulative:
             amount += previous.amount
         bluff = BluffRecord(seat, hand, is_fair, card, previous_color)
         target = self._next(seat)
         self._set_obligation(
-            Obligation(amount, Rank.WILD_DRAW_FOUR, target, seat, self.ruleset.draw_penalty_skips_turn, bluff)
+            Obligation(amount, _WILD_DRAW_FOUR, target, seat, self.ruleset.draw_penalty_skips_turn, bluff)
         )
         self._start_turn(target)
 
@@ -1005,29 +1033,29 @@ class Game:
         self._open_jump_window(seat, card)  # H6: every card played opens its window, an answer too
         if not self.hands[seat] and self.went_out is None:  # H1/H3: the round ends once it is drawn;
             self.went_out = seat  # the first to go out wins (P1)
-        if card.rank is Rank.WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
+        if card.rank is _WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
             self._pending_black = _PendingBlack(seat, card, "play")
-            self.phase = Phase.CHOOSE_COLOR
+            self.phase = _CHOOSE_COLOR
             self.current = seat
             return
         if kind == "stack":
             self.color = card.color
             amount = 2 + obligation.amount if self.ruleset.stacking_cumulative else 2
             target = self._next(seat)
-            self._set_obligation(Obligation(amount, Rank.DRAW_TWO, target, seat, obligation.skips))
+            self._set_obligation(Obligation(amount, _DRAW_TWO, target, seat, obligation.skips))
             self._start_turn(target)
             return
-        if card.rank is Rank.WILD:
+        if card.rank is _WILD:
             self._pending_black = _PendingBlack(seat, card, "deflect")
-            self.phase = Phase.CHOOSE_COLOR
+            self.phase = _CHOOSE_COLOR
             self.current = seat
             return
         self.color = card.color
-        if card.rank is Rank.DRAW_TWO:  # H3: a Draw Two of the named colour drops the four
+        if card.rank is _DRAW_TWO:  # H3: a Draw Two of the named colour drops the four
             target = self._next(seat)
-            self._set_obligation(Obligation(2, Rank.DRAW_TWO, target, seat, self.ruleset.draw_penalty_skips_turn))
+            self._set_obligation(Obligation(2, _DRAW_TWO, target, seat, self.ruleset.draw_penalty_skips_turn))
             self._start_turn(target)
-        elif card.rank is Rank.SKIP:
+        elif card.rank is _SKIP:
             self._move_obligation(obligation, self._next(seat))
         else:  # Reverse: back to the player who set it
             self.direction = -self.direction
@@ -1073,7 +1101,7 @@ class Game:
         self.color = cards[0].color
         cutter = self._next(seat)
         self._pending_run = _PendingRun(seat, cards[1:], action.call_uno)
-        self._open_window(WindowKind.RUN_CUT, (cutter,), seat, blocking=True, target=cutter)
+        self._open_window(_RUN_CUT_WINDOW, (cutter,), seat, blocking=True, target=cutter)
 
     def _cut_run(self, action: Play) -> None:
         run = self._pending_run
@@ -1081,14 +1109,14 @@ class Game:
         if len(action.cards) != 1:
             raise IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
         self._require_playable(action.seat, action.cards[0])
-        window = next(w for w in self.windows.values() if w.kind is WindowKind.RUN_CUT)
+        window = next(w for w in self.windows.values() if w.kind is _RUN_CUT_WINDOW)
         self._pending_run = None
         self._reactions.pop(window.id, None)
         del self.windows[window.id]
         self._emit(ev.WindowClosed(window.id, (action.seat,)))
         self._settle_uno(run.seat, run.call_uno)
         self.current = action.seat
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self._begin_turn()
         seat, cards = action.seat, action.cards
         self._land(seat, cards)
@@ -1112,7 +1140,7 @@ class Game:
             if seat != self.current:
                 raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
             raise IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
-        if self.phase not in (Phase.TURN, Phase.AFTER_DRAW):
+        if self.phase not in (_TURN, _AFTER_DRAW):
             raise IllegalAction(f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT")
         if len(cards) != 1:
             raise IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
@@ -1126,22 +1154,22 @@ class Game:
                 self._emit(ev.PenaltyPoints(seat, WRONG_JUMP_IN_POINTS))
             return
         obligation = self.obligation
-        if obligation is not None and card.rank is not Rank.DRAW_TWO:
+        if obligation is not None and card.rank is not _DRAW_TWO:
             raise IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
         self._begin_turn()
         self.current = seat
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.drawn = None
         self._land(seat, cards)
         self._out[-1] = ev.Played(seat, cards, jump_in=True)
-        if obligation is not None and card.rank is Rank.DRAW_TWO:  # H6: the jumper takes the chain over
+        if obligation is not None and card.rank is _DRAW_TWO:  # H6: the jumper takes the chain over
             self._settle_uno(seat, action.call_uno)
             self._open_jump_window(seat, card)
             self.color = card.color
             cumulative = ruleset.stacking and ruleset.stacking_cumulative
             amount = obligation.amount + 2 if cumulative else 2
             target = self._next(seat)
-            self._set_obligation(Obligation(amount, Rank.DRAW_TWO, target, seat, obligation.skips))
+            self._set_obligation(Obligation(amount, _DRAW_TWO, target, seat, obligation.skips))
             if not self.hands[seat] and self.went_out is None:
                 self.went_out = seat
             self._start_turn(target)
@@ -1150,7 +1178,7 @@ class Game:
         self._after_landing(seat, cards, action.call_uno)
 
     def _is_jump_allowed(self, seat: int, card: Card, escape: Window | None) -> bool:
-        if self.first_card_on_top or card.rank is Rank.WILD_DRAW_FOUR:
+        if self.first_card_on_top or card.rank is _WILD_DRAW_FOUR:
             return False
         top = self.discard[-1]
         if escape is not None and card == top:
@@ -1158,14 +1186,14 @@ class Game:
         if self._jump_window is None or not self.ruleset.jump_in:
             return False
         if card.is_black:
-            return card.rank is Rank.WILD and top.rank is Rank.WILD and self.ruleset.jump_in_wilds
+            return card.rank is _WILD and top.rank is _WILD and self.ruleset.jump_in_wilds
         if card.rank is not top.rank:
             return False
         return self.ruleset.super_jump_in or card.color is top.color
 
     def _escape_window_for(self, seat: int) -> Window | None:
         for window in self.windows.values():
-            if window.kind is WindowKind.SKIP_ESCAPE and window.target == seat:
+            if window.kind is _SKIP_ESCAPE_WINDOW and window.target == seat:
                 return window
         return None
 
@@ -1183,30 +1211,30 @@ class Game:
         window = Window(self._next_window, kind, eligible, opener, blocking, target)
         self._next_window += 1
         self.windows[window.id] = window
-        if blocking and kind is not WindowKind.RUN_CUT:
+        if blocking and kind is not _RUN_CUT_WINDOW:
             self._reactions[window.id] = _ReactionLog()
         self._emit(ev.WindowOpened(window))
         return window
 
     def _open_jump_window(self, seat: int, card: Card) -> None:
-        if self.ruleset.jump_in and card.rank is not Rank.WILD_DRAW_FOUR:
-            self._jump_window = self._open_window(WindowKind.JUMP_IN, tuple(self.seats()), seat, blocking=False).id
+        if self.ruleset.jump_in and card.rank is not _WILD_DRAW_FOUR:
+            self._jump_window = self._open_window(_JUMP_IN_WINDOW, tuple(self.seats()), seat, blocking=False).id
 
     def _open_escape_window(self, seat: int) -> None:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""
         skipped = self._next(seat)
         if skipped != seat:
-            self._open_window(WindowKind.SKIP_ESCAPE, (skipped,), seat, blocking=False, target=skipped)
+            self._open_window(_SKIP_ESCAPE_WINDOW, (skipped,), seat, blocking=False, target=skipped)
 
     def _open_slap_window(self, seat: int) -> None:
         if self.ruleset.uno_slap:  # U5
             # A player who went out and only waits for an obligation to be drawn (P1) is out of the race.
             others = tuple(s for s in self.seats() if s not in (seat, self.went_out))
-            self._open_window(WindowKind.UNO_SLAP, others, seat, blocking=True)
+            self._open_window(_UNO_SLAP_WINDOW, others, seat, blocking=True)
 
     def _close_catch_window(self, target: int) -> None:
         for window in list(self.windows.values()):
-            if window.kind is WindowKind.UNO_CATCH and window.target == target:
+            if window.kind is _UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]
                 self._emit(ev.WindowClosed(window.id))
 
@@ -1215,11 +1243,11 @@ class Game:
         log = self._reactions.pop(window_id, None)
         if window.id == self._jump_window:
             self._jump_window = None
-        if window.kind is WindowKind.UNO_CATCH and window.target is not None:
+        if window.kind is _UNO_CATCH_WINDOW and window.target is not None:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
             self._emit(ev.WindowClosed(window.id))
-            if window.kind is WindowKind.RUN_CUT and self._pending_run is not None:
+            if window.kind is _RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
         order = tuple(log.order)
@@ -1229,12 +1257,80 @@ class Game:
         for seat in slowest:
             self._draw(seat, SLOWEST_PENALTY, DrawReason.SLOWEST)
 
+    # ----------------------------------------------------------------------- forfeits
+
+    def forfeit(self, seat: int) -> list[Event]:
+        """Take a player out mid-round (a host's forfeit policy): their cards go under the draw pile,
+        everything waiting on them moves on, and a round left with one player is that player's win.
+
+        Raises MalformedAction for a seat not in play, GameOver once the round is over.
+        """
+        if self.phase is Phase.ROUND_OVER:
+            raise GameOver(f"round {self.round_no} is over")
+        if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self.in_play[seat]:
+            raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
+        self._out = []
+        was_to_act = self.to_act == seat or self.current == seat
+        self.draw_pile[:0] = self.hands[seat]
+        self.hands[seat] = []
+        self.in_play = tuple(playing and i != seat for i, playing in enumerate(self.in_play))
+        self._emit(ev.PlayerEliminated(seat))
+        self.catchable.discard(seat)
+        self.skip_next.discard(seat)
+        if self.silence == seat:
+            self.silence = None
+        if self.went_out == seat:
+            self.went_out = None
+        self._forfeit_windows(seat)
+        advance_from = seat
+        swap = self._swap
+        if swap is not None and seat in swap[:2]:  # H11 cut short: the given card goes back
+            giver, _, given = swap
+            (self.hands[giver] if giver != seat else self.draw_pile).append(given)
+            self._swap = None
+            was_to_act, advance_from = True, giver
+        obligation = self.obligation
+        if obligation is not None:
+            if obligation.setter == seat:
+                obligation.bluff = None  # nobody is left to challenge
+            if obligation.target == seat:
+                obligation.target = self._next(seat)
+        remaining = self.seats()
+        if len(remaining) == 1:
+            self._end_round(remaining[0])
+        elif was_to_act:
+            self._pending_black = None
+            self.drawn = None
+            if obligation is not None:
+                self._start_turn(obligation.target)
+            else:
+                self._advance(advance_from)
+        return self._out
+
+    def _forfeit_windows(self, seat: int) -> None:
+        run = self._pending_run
+        if run is not None and run.seat == seat:
+            self._pending_run = None  # the rest of the run went under the pile with the hand
+        for window in list(self.windows.values()):
+            if window.target == seat or (window.opened_by == seat and window.kind is _RUN_CUT_WINDOW):
+                self._reactions.pop(window.id, None)
+                del self.windows[window.id]
+                if window.id == self._jump_window:
+                    self._jump_window = None
+                self._emit(ev.WindowClosed(window.id))
+            elif seat in window.eligible:
+                eligible = tuple(s for s in window.eligible if s != seat)
+                self.windows[window.id] = dataclasses.replace(window, eligible=eligible)
+                reacted = self._reactions.get(window.id)
+                if not eligible or (reacted is not None and set(eligible) <= set(reacted.order)):
+                    self._close_window(window.id)
+
     # ----------------------------------------------------------------------- end of round (P1)
 
     def _end_round(self, winner: int) -> None:
         self.winner = winner
         self.went_out = None
-        self.phase = Phase.ROUND_OVER
+        self.phase = _ROUND_OVER
         self.obligation = None
         for window_id in list(self.windows):
             self._reactions.pop(window_id, None)
@@ -1243,7 +1339,7 @@ class Game:
         self._pending_run = None
         self.catchable.clear()
         last = self.discard[-1]
-        if self.ruleset.russian_scoring and self.ruleset.seven_o and last.rank is Rank.ZERO:
+        if self.ruleset.russian_scoring and self.ruleset.seven_o and last.rank is _ZERO:
             self._rotate_hands()  # P3: hands rotate on a final 0 before counting
 
     # ----------------------------------------------------------------------- checks and helpers

@@ -154,6 +154,27 @@ class Match:
     def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
         return self._settle(self.game.resolve_window(window_id, reactions))
 
+    def forfeit(self, seat: int) -> list[Event]:
+        """Take a player out of the match for good (a table's forfeit policy); the last one left wins.
+
+        Raises GameOver once the match is over, MalformedAction for a seat not in the match.
+        """
+        if self.is_over:
+            raise GameOver("the match is over")
+        if not 0 <= seat < self.num_players or seat in self.eliminated:
+            raise MalformedAction(f"seat {seat!r} is not in the match", reason="BAD_SEAT")
+        self.eliminated.add(seat)
+        game = self._game
+        if game is not None and not game.is_over and game.in_play[seat]:
+            out = game.forfeit(seat)
+        else:
+            out = [ev.PlayerEliminated(seat)]
+        remaining = [s for s in range(self.num_players) if s not in self.eliminated]
+        if len(remaining) == 1:
+            self.winners = (remaining[0],)
+            return [*out, ev.MatchEnded(self.winners, tuple(self.totals))]
+        return self._settle(out)
+
     def legal_actions(self, seat: int) -> list[Action]:
         return [] if self.is_over else legal_actions(self.game, seat)
 
