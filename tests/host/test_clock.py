@@ -69,3 +69,13 @@ def test_the_clock_keeps_running_while_others_act() -> None:
     clock.now += 3 * SECOND
     table.record({"k": "chat", "seat": other, "name": "bob", "text": "hurry"})
     assert table.turn_deadline_ns == deadline
+
+
+def test_with_the_forfeit_policy_a_struck_out_player_leaves_the_match() -> None:
+    clock = FakeClock()
+    host, table, _ = table_with_clock(clock, turn_time_s=10, strikes_before_takeover=1, takeover_policy="forfeit")
+    seat = table.match.game.to_act
+    clock.now = table.turn_deadline_ns
+    host._step(table)
+    assert table.seats[seat].taken_over and not table.seats[seat].is_bot
+    assert table.match.is_over and table.match.winners == (1 - seat,)

@@ -433,10 +433,16 @@ class Table:
             if keep is not None:  # the default is draw, then pass: a playable drawn card is kept
                 events += self.match.apply(keep)
         if self.settings.strikes_before_takeover and seat.strikes >= self.settings.strikes_before_takeover:
-            seat.is_bot, seat.bot_kind, seat.taken_over = True, "random", True
+            forfeits = self.settings.takeover_policy == "forfeit"
+            seat.taken_over = True
+            if not forfeits:
+                seat.is_bot, seat.bot_kind = True, "random"
+            policy = table_pb2.TAKEOVER_POLICY_FORFEIT if forfeits else table_pb2.TAKEOVER_POLICY_BOT
             events.append(self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
-                seat=seat.index, policy=table_pb2.TAKEOVER_POLICY_BOT, bot_kind="random",
+                seat=seat.index, policy=policy, bot_kind="" if forfeits else "random",
                 reason=events_pb2.TAKEOVER_REASON_STRIKES)))
+            if forfeits and not self.match.is_over:
+                events += self.match.forfeit(seat.index)  # out of the match: the others play on
         produced = self._append(events, now)
         self._after_change(now)
         return produced
