@@ -1,0 +1,110 @@
+"""A digest of many seeded random matches: events, legal actions and views, for comparing engine builds.
+
+Speed work must not change behaviour, in this process or any other: the host replays journals on
+restart. This plays seeded random matches over every preset, several random rulesets and 2 to 10
+players, with out-of-turn actions (jump-ins, catches, run cuts, reactions) as well as turns, refused
+actions, blocking windows both resolved and closed, `Game.copy()` and per-seat views, and hashes the
+repr of everything the engine returned. Run it under two `PYTHONHASHSEED`s, or against two commits,
+and compare the printed digests:
+
+    PYTHONHASHSEED=1 python bench/replay_digest.py
+    PYTHONHASHSEED=2 python bench/replay_digest.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+from dataclasses import fields
+
+from unonet.engine import Match, Ruleset, UnoError, find_ruleset
+from unonet.engine.actions import Draw, Pass, Play, React
+from unonet.engine.ruleset import PRESETS
+
+BOOL_OPTIONS = [f.name for f in fields(Ruleset) if f.type in ("bool", bool) and f.name != "name"]
+
+
+def random_ruleset(rng: random.Random) -> Ruleset:
+    ruleset = find_ruleset(rng.choice(sorted(PRESETS)))
+    for name in rng.sample(BOOL_OPTIONS, 8):
+        try:
+            ruleset = ruleset.replace(**{name: rng.random() < 0.5})
+        except UnoError:
+            continue
+    return ruleset.replace(target_score=200)
+
+
+def play(ruleset: Ruleset, players: int, seed: int, out: hashlib._Hash, max_steps: int) -> int:
+    chooser = random.Random(seed * 31 + 7)
+    match = Match(ruleset, players, random.Random(seed))
+    out.update(repr(match.start()).encode())
+    steps = 0
+    while not match.is_over and steps < max_steps:
+        steps += 1
+        game = match.game
+        if steps % 97 == 0:  # a copy plays on exactly like the original
+            clone = game.copy()
+            out.update(repr(clone.fingerprint()).encode())
+        if steps % 13 == 0:  # views of every seat and a spectator
+            for seat in [*range(players), None]:
+                out.update(repr(match.view_for(seat)).encode())
+        per_seat = [match.legal_actions(seat) for seat in range(players)]
+        out.update(repr(per_seat).encode())
+        to_act = game.to_act
+        if to_act is None:
+            window = next(w for w in game.windows.values() if w.is_blocking)
+            if chooser.random() < 0.6:
+                reactions = [
+                    a
+                    for seat in window.eligible
+                    for a in per_seat[seat]
+                    if isinstance(a, Play) or (isinstance(a, React) and a.window == window.id)
+                ]
+                chooser.shuffle(reactions)
+                out.update(repr(match.resolve_window(window.id, reactions[:3])).encode())
+            else:
+                out.update(repr(match.close_window(window.id)).encode())
+            continue
+        others = [a for seat in range(players) if seat != to_act for a in per_seat[seat]]
+        if others and chooser.random() < 0.15:
+            action = chooser.choice(others)
+        else:
+            options = per_seat[to_act]
+            keen = [a for a in options if not isinstance(a, Draw | Pass)]
+            action = chooser.choice(keen if keen and chooser.random() < 0.8 else options)
+        if chooser.random() < 0.03:  # a refused action: a card from another hand, or out of turn
+            wrong = chooser.choice([a for seat in range(players) for a in per_seat[seat]] or [action])
+            wrong = type(wrong)(
+                *((chooser.randrange(players),) + tuple(getattr(wrong, f.name) for f in fields(wrong))[1:])
+            )  # type: ignore[arg-type]
+            try:
+                out.update(repr(match.apply(wrong)).encode())
+            except UnoError as error:
+                out.update(f"{type(error).__name__}:{error}".encode())
+            continue
+        out.update(repr(match.apply(action)).encode())
+    out.update(repr(match.game.fingerprint()).encode())
+    return steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=60)
+    parser.add_argument("--max-steps", type=int, default=4_000)
+    args = parser.parse_args()
+    digest = hashlib.sha256()
+    rng = random.Random(2026)
+    steps = 0
+    for number in range(args.matches):
+        if number < len(PRESETS):
+            ruleset = find_ruleset(sorted(PRESETS)[number]).replace(target_score=200)
+        else:
+            ruleset = random_ruleset(rng)
+        players = 2 + number % 9
+        steps += play(ruleset, players, 1000 + number, digest, args.max_steps)
+    print(f"{args.matches} matches, {steps} steps: {digest.hexdigest()}")
+
+
+if __name__ == "__main__":
+    main()
