@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import random
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from unonet.engine import Match, Ruleset, UnoError, find_ruleset
 from unonet.engine.actions import Draw, Pass, Play, React
@@ -75,9 +75,7 @@ def play(ruleset: Ruleset, players: int, seed: int, out: hashlib._Hash, max_step
             action = chooser.choice(keen if keen and chooser.random() < 0.8 else options)
         if chooser.random() < 0.03:  # a refused action: a card from another hand, or out of turn
             wrong = chooser.choice([a for seat in range(players) for a in per_seat[seat]] or [action])
-            wrong = type(wrong)(
-                *((chooser.randrange(players),) + tuple(getattr(wrong, f.name) for f in fields(wrong))[1:])
-            )  # type: ignore[arg-type]
+            wrong = replace(wrong, seat=chooser.randrange(players))  # the same action by another seat
             try:
                 out.update(repr(match.apply(wrong)).encode())
             except UnoError as error:
