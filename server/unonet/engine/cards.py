@@ -1,12 +1,12 @@
 """Cards and decks (rules C1–C3).
 
-Cards are small frozen values compared by colour and rank. Every card the engine deals comes from one
-interned table, so the hot paths compare by identity and never allocate; a `Card(...)` built by a
-caller still compares equal to the interned one.
+Cards are small frozen values compared by colour and rank. There is one instance per colour and rank:
+`Card(color, rank)` returns it from an interned table, so equal cards are the same object, compare by
+identity (no Python-level `__eq__` on the hot paths) and never allocate.
 
 Each card also carries `key`, a small int fixed by its colour and rank (the same in every process):
-cards hash and compare by it, so sets and dicts of cards cost no enum hashing, and their order never
-depends on `PYTHONHASHSEED`.
+cards hash by it, so sets and dicts of cards cost no enum hashing, and their order never depends on
+`PYTHONHASHSEED`.
 """
 
 from __future__ import annotations
@@ -71,14 +71,24 @@ BLACK_RANKS: frozenset[Rank] = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # interned: identity is equality
 class Card:
-    """One card: a colour and a rank. Black cards are exactly the wild family."""
+    """One card: a colour and a rank. Black cards are exactly the wild family.
+
+    `Card(color, rank)` returns the one interned card of that colour and rank (raises ValueError for a
+    card that does not exist), so `==` is identity and `hash` is `key`.
+    """
 
     color: Color
     rank: Rank
-    key: int = field(init=False, repr=False, compare=False)
+    key: int = field(init=False, repr=False)
     """A small int naming the colour and rank, the same in every process; cards hash by it."""
+
+    def __new__(cls, color: Color, rank: Rank) -> Card:
+        try:
+            return _INTERNED[(color, rank)]
+        except (KeyError, TypeError):
+            raise ValueError(f"no such card: {getattr(color, 'value', color)} {getattr(rank, 'value', rank)}") from None
 
     def __post_init__(self) -> None:
         if (self.color is Color.BLACK) != (self.rank in BLACK_RANKS):
@@ -88,10 +98,8 @@ class Card:
     def __hash__(self) -> int:
         return self.key
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is Card:
-            return self.key == other.key
-        return NotImplemented
+    def __reduce__(self) -> tuple[type[Card], tuple[Color, Rank]]:
+        return Card, (self.color, self.rank)
 
     @property
     def is_black(self) -> bool:
@@ -145,10 +153,16 @@ _POINTS: dict[Rank, int] = {
     **{rank: 50 for rank in BLACK_RANKS},
 }
 
-_INTERNED: dict[tuple[Color, Rank], Card] = {
-    **{(c, r): Card(c, r) for c in PLAYABLE_COLORS for r in (*NUMBER_RANKS, *ACTION_RANKS)},
-    **{(Color.BLACK, r): Card(Color.BLACK, r) for r in BLACK_RANKS},
-}
+
+def _intern(color: Color, rank: Rank) -> Card:
+    card = object.__new__(Card)
+    Card.__init__(card, color, rank)
+    return card
+
+
+_INTERNED: dict[tuple[Color, Rank], Card] = {}
+_INTERNED.update({(c, r): _intern(c, r) for c in PLAYABLE_COLORS for r in (*NUMBER_RANKS, *ACTION_RANKS)})
+_INTERNED.update({(Color.BLACK, r): _intern(Color.BLACK, r) for r in BLACK_RANKS})
 
 
 def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[Card]:

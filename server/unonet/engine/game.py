@@ -240,9 +240,7 @@ class Game:
         self.shuffle = self._shuffle_with_rng
         self.round_no = round_no
         self.dealer = dealer
-        self.in_play: tuple[bool, ...] = tuple(
-            i in set(seats_in_play) if seats_in_play is not None else True for i in range(num_players)
-        )
+        self.in_play = tuple(i in set(seats_in_play) if seats_in_play is not None else True for i in range(num_players))
         if sum(self.in_play) < 2 or not self.in_play[dealer]:
             raise MalformedAction("a round needs two seats in play, the dealer among them", reason="BAD_SEATS")
         self.hands: list[list[Card]] = [[] for _ in range(num_players)]
@@ -254,6 +252,7 @@ class Game:
         self.obligation: Obligation | None = None
         self.catchable: set[int] = set()
         self.windows: dict[int, Window] = {}
+        self._blocking = 0  # how many of `windows` are blocking
         self.penalty_points = [0] * num_players
         self.silence: int | None = None
         self.skip_next: set[int] = set()
@@ -329,6 +328,16 @@ class Game:
     # --------------------------------------------------------------------------------- queries
 
     @property
+    def in_play(self) -> tuple[bool, ...]:
+        """Which seats play this round (a forfeit takes one out)."""
+        return self._in_play
+
+    @in_play.setter
+    def in_play(self, in_play: tuple[bool, ...]) -> None:
+        self._in_play = in_play
+        self._seats = tuple(seat for seat, playing in enumerate(in_play) if playing)
+
+    @property
     def top(self) -> Card:
         return self.discard[-1]
 
@@ -339,15 +348,16 @@ class Game:
     @property
     def to_act(self) -> int | None:
         """The seat the game waits for, or None while a blocking window is open or the round is over."""
-        if self.phase is _ROUND_OVER or self.has_blocking_window:
+        phase = self.phase
+        if phase is _ROUND_OVER or self._blocking:
             return None
-        if self.phase is _GIVE_CARD and self._swap is not None:
+        if phase is _GIVE_CARD and self._swap is not None:
             return self._swap[1]
         return self.current
 
     @property
     def has_blocking_window(self) -> bool:
-        return any(window.is_blocking for window in self.windows.values())
+        return self._blocking > 0
 
     @property
     def pending_run(self) -> tuple[int, tuple[Card, ...]] | None:
@@ -379,7 +389,7 @@ class Game:
 
     def seats(self) -> list[int]:
         """Seats in play this round, in seat order."""
-        return [seat for seat in range(self.num_players) if self.in_play[seat]]
+        return list(self._seats)
 
     def fingerprint(self) -> tuple[Any, ...]:
         """Everything that defines the state, as one comparable value (tests check refusals change nothing)."""
@@ -503,21 +513,26 @@ class Game:
 
     def _on_play(self, action: Play) -> None:
         seat, cards = action.seat, action.cards
-        if not cards or not all(isinstance(card, Card) for card in cards):
-            raise MalformedAction("a play needs at least one card", reason="NO_CARDS")
-        self._require_held(seat, cards)
+        if cards.__class__ is tuple and len(cards) == 1 and cards[0].__class__ is Card:  # the usual play
+            if cards[0] not in self.hands[seat]:
+                raise MalformedAction(f"seat {seat} does not hold {cards[0]}", reason="CARD_NOT_IN_HAND")
+        else:
+            if not cards or not all(isinstance(card, Card) for card in cards):
+                raise MalformedAction("a play needs at least one card", reason="NO_CARDS")
+            self._require_held(seat, cards)
         run = self._pending_run
         if run is not None:
             if seat != self._next(run.seat):
                 raise NotYourTurn(f"seat {run.seat} is playing a run; only seat {self._next(run.seat)} may cut it")
             self._cut_run(action)
             return
-        if self.has_blocking_window:
+        if self._blocking:
             raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
-        if seat != self.current or self.phase not in (_TURN, _AFTER_DRAW):
+        phase = self.phase
+        if seat != self.current or (phase is not _TURN and phase is not _AFTER_DRAW):
             self._jump_in(action)
             return
-        if self.phase is _AFTER_DRAW:
+        if phase is _AFTER_DRAW:
             if len(cards) != 1 or cards[0] != self.drawn:
                 raise IllegalAction(
                     f"after drawing, only the drawn card ({self.drawn}) may be played",
@@ -740,9 +755,10 @@ class Game:
 
     def _begin_turn(self) -> None:
         """The player to act began their turn: U2 catch, H6 jump-in and H8 escape windows close."""
-        for window in list(self.windows.values()):
-            if not window.is_blocking:
-                self._close_window(window.id)
+        if self.windows:
+            for window in list(self.windows.values()):
+                if not window.is_blocking:
+                    self._close_window(window.id)
 
     def _start_turn(self, seat: int, *, announce: bool = True) -> None:
         self.current = seat
@@ -753,12 +769,12 @@ class Game:
     def _advance(self, seat: int, skips: int = 0) -> None:
         """Pass the turn on from `seat`, skipping `skips` players (T6) and anyone owed a lost turn (B3)."""
         nxt = self._next(seat)
-        for _ in range(skips):
+        for _ in range(skips) if skips else ():
             if nxt == seat:  # with two players, however many skips, the player goes again
                 break
             self._emit(ev.Skipped(nxt))
             nxt = self._next(nxt)
-        while nxt in self.skip_next:
+        while self.skip_next and nxt in self.skip_next:
             self.skip_next.discard(nxt)
             self._emit(ev.Skipped(nxt))
             nxt = self._next(nxt)
@@ -766,10 +782,9 @@ class Game:
 
     def _next(self, seat: int, direction: int | None = None) -> int:
         step = self.direction if direction is None else direction
-        n = self.num_players
-        nxt = (seat + step) % n
+        nxt = (seat + step) % (n := self.num_players)
         # A seat with no card has gone out (P1: it waits for an obligation to be drawn, H1/H3).
-        while not self.in_play[nxt] or nxt == self.went_out or not self.hands[nxt]:
+        while not self._in_play[nxt] or nxt == self.went_out or not self.hands[nxt]:
             nxt = (nxt + step) % n
         return nxt
 
@@ -848,9 +863,11 @@ class Game:
 
     def _is_playable(self, seat: int, card: Card) -> bool:
         """T1, T2: may `card` be played on the pile now, with no draw obligation open?"""
-        if card.rank is _WILD_DRAW_FOUR:
+        rank = card.rank
+        if rank is _WILD_DRAW_FOUR:
             return self.ruleset.bluffing or self._is_fair_wild_draw_four(seat, card)
-        return matches(card, self.color, self.discard[-1])
+        color = self.color  # T1 as `rules.matches`, inlined
+        return card.color is _BLACK or color is None or card.color is color or rank is self.discard[-1].rank
 
     def _is_fair_wild_draw_four(self, seat: int, card: Card) -> bool:
         rest = list(self.hands[seat])
@@ -890,13 +907,14 @@ class Game:
         kind = obligation.kind
         rank = card.rank
         if ruleset.stacking:
-            if rank is kind and rank in DRAW_AMOUNT:
+            is_draw = rank is _DRAW_TWO or rank is _WILD_DRAW_FOUR  # rank in DRAW_AMOUNT
+            if rank is kind and is_draw:
                 return "stack"
-            if ruleset.stacking_mixed and kind in DRAW_AMOUNT and rank in DRAW_AMOUNT:
+            if ruleset.stacking_mixed and (kind is _DRAW_TWO or kind is _WILD_DRAW_FOUR) and is_draw:
                 if rank is _WILD_DRAW_FOUR or card.color is self.color:
                     return "stack"
         if ruleset.deflecting:
-            if rank in (_SKIP, _REVERSE) and card.color is self.color:
+            if (rank is _SKIP or rank is _REVERSE) and card.color is self.color:
                 return "deflect"
             if rank is _WILD:
                 return "deflect"
@@ -940,43 +958,46 @@ class Game:
     def _after_landing(self, seat: int, cards: tuple[Card, ...], call_uno: bool) -> None:
         """Apply a played card's effects (T6–T10, H10–H14) and settle UNO (U1) and the end of the round."""
         card = cards[-1]
+        rank = card.rank
         ruleset = self.ruleset
         hand = self.hands[seat]
-        self._settle_uno(seat, call_uno)
-        if card.rank is _TWO and ruleset.silent_two:
+        if len(hand) == 1:
+            self._settle_uno(seat, call_uno)
+        if rank is _TWO and ruleset.silent_two:
             self.silence = seat
             self._emit(ev.SilenceStarted(seat))
         if (
             not hand
-            and card.rank is not _WILD_DRAW_FOUR
-            and not (card.rank is _DRAW_TWO or (card.rank is _BLANK and ruleset.blank_effect is BlankEffect.DRAW))
+            and rank is not _WILD_DRAW_FOUR
+            and not (rank is _DRAW_TWO or (rank is _BLANK and ruleset.blank_effect is BlankEffect.DRAW))
         ):
-            if card.rank in H2O_AMOUNT:
-                self._h2o(seat, H2O_AMOUNT[card.rank])
+            if rank is _PLUS_ONE or rank is _PLUS_TWO:  # rank in H2O_AMOUNT
+                self._h2o(seat, H2O_AMOUNT[rank])
             self._end_round(seat)
             return
-        self._open_jump_window(seat, card)
+        if ruleset.jump_in:
+            self._open_jump_window(seat, card)
         if not hand and self.went_out is None:  # P1: a final draw card still makes the next player draw
             self.went_out = seat
-        if card.is_black:
-            if card.rank is _SOUND_WILD:  # H12: no colour is named, anything may follow
+        color = card.color
+        if color is _BLACK:
+            if rank is _SOUND_WILD:  # H12: no colour is named, anything may follow
                 self.color = None
-                self._open_window(_SOUND_WILD_WINDOW, tuple(self.seats()), seat, blocking=True)
+                self._open_window(_SOUND_WILD_WINDOW, self._seats, seat, blocking=True)
                 self._advance(seat)
                 return
             self._pending_black = _PendingBlack(seat, card, "play")
             self.current = seat
             self.phase = _CHOOSE_COLOR
             return
-        self.color = card.color
-        rank = card.rank
+        self.color = color
         count = len(cards)
         if rank is _SKIP:
             self._advance(seat, skips=count)
             if ruleset.skip_escape:
                 self._open_escape_window(seat)
         elif rank is _REVERSE:
-            if len(self.seats()) == 2:  # T7
+            if len(self._seats) == 2:  # T7
                 self._advance(seat, skips=count)
             else:
                 if count % 2:
@@ -1009,7 +1030,7 @@ class Game:
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
-            others = tuple(s for s in self.seats() if s != seat)
+            others = tuple(s for s in self._seats if s != seat)
             self._open_window(_UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
@@ -1113,6 +1134,7 @@ class Game:
         self._pending_run = None
         self._reactions.pop(window.id, None)
         del self.windows[window.id]
+        self._blocking -= 1  # a run-cut window is blocking
         self._emit(ev.WindowClosed(window.id, (action.seat,)))
         self._settle_uno(run.seat, run.call_uno)
         self.current = action.seat
@@ -1211,6 +1233,8 @@ class Game:
         window = Window(self._next_window, kind, eligible, opener, blocking, target)
         self._next_window += 1
         self.windows[window.id] = window
+        if blocking:
+            self._blocking += 1
         if blocking and kind is not _RUN_CUT_WINDOW:
             self._reactions[window.id] = _ReactionLog()
         self._emit(ev.WindowOpened(window))
@@ -1218,7 +1242,7 @@ class Game:
 
     def _open_jump_window(self, seat: int, card: Card) -> None:
         if self.ruleset.jump_in and card.rank is not _WILD_DRAW_FOUR:
-            self._jump_window = self._open_window(_JUMP_IN_WINDOW, tuple(self.seats()), seat, blocking=False).id
+            self._jump_window = self._open_window(_JUMP_IN_WINDOW, self._seats, seat, blocking=False).id
 
     def _open_escape_window(self, seat: int) -> None:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""
@@ -1229,17 +1253,19 @@ class Game:
     def _open_slap_window(self, seat: int) -> None:
         if self.ruleset.uno_slap:  # U5
             # A player who went out and only waits for an obligation to be drawn (P1) is out of the race.
-            others = tuple(s for s in self.seats() if s not in (seat, self.went_out))
+            others = tuple(s for s in self._seats if s not in (seat, self.went_out))
             self._open_window(_UNO_SLAP_WINDOW, others, seat, blocking=True)
 
     def _close_catch_window(self, target: int) -> None:
         for window in list(self.windows.values()):
             if window.kind is _UNO_CATCH_WINDOW and window.target == target:
-                del self.windows[window.id]
+                del self.windows[window.id]  # never blocking
                 self._emit(ev.WindowClosed(window.id))
 
     def _close_window(self, window_id: int) -> None:
         window = self.windows.pop(window_id)
+        if window.is_blocking:
+            self._blocking -= 1
         log = self._reactions.pop(window_id, None)
         if window.id == self._jump_window:
             self._jump_window = None
@@ -1324,6 +1350,7 @@ class Game:
                 reacted = self._reactions.get(window.id)
                 if not eligible or (reacted is not None and set(eligible) <= set(reacted.order)):
                     self._close_window(window.id)
+        self._blocking = sum(window.is_blocking for window in self.windows.values())
 
     # ----------------------------------------------------------------------- end of round (P1)
 
@@ -1336,6 +1363,7 @@ class Game:
             self._reactions.pop(window_id, None)
             del self.windows[window_id]
             self._emit(ev.WindowClosed(window_id))
+        self._blocking = 0
         self._pending_run = None
         self.catchable.clear()
         last = self.discard[-1]
@@ -1344,7 +1372,11 @@ class Game:
 
     # ----------------------------------------------------------------------- checks and helpers
 
-    def _require_held(self, seat: int, cards: Iterable[Card]) -> None:
+    def _require_held(self, seat: int, cards: Sequence[Card]) -> None:
+        if len(cards) == 1:
+            if cards[0] not in self.hands[seat]:
+                raise MalformedAction(f"seat {seat} does not hold {cards[0]}", reason="CARD_NOT_IN_HAND")
+            return
         wanted = Counter(cards)
         hand = Counter(self.hands[seat])
         for card, count in wanted.items():
@@ -1380,7 +1412,9 @@ _COPY_SHALLOW = (
     "num_players",
     "round_no",
     "dealer",
-    "in_play",
+    "_in_play",
+    "_seats",
+    "_blocking",
     "color",
     "direction",
     "current",
