@@ -8,6 +8,7 @@ what a careful player would consider.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Final
 
 from unonet.engine.actions import (
     Action,
@@ -23,19 +24,40 @@ from unonet.engine.actions import (
     Play,
     React,
 )
-from unonet.engine.cards import PLAYABLE_COLORS, Card, Rank
-from unonet.engine.errors import UnoError
+from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank
 from unonet.engine.events import WindowKind
 from unonet.engine.game import Game, Phase
 from unonet.engine.rules import is_run
 
+# Enum members as module globals (see game.py: a tenth of the lookup cost in CPython 3.11).
+_TURN: Final = Phase.TURN
+_CHOOSE_COLOR: Final = Phase.CHOOSE_COLOR
+_AFTER_DRAW: Final = Phase.AFTER_DRAW
+_CHOOSE_SWAP_TARGET: Final = Phase.CHOOSE_SWAP_TARGET
+_FIVE_SWAP: Final = Phase.FIVE_SWAP
+_GIVE_CARD: Final = Phase.GIVE_CARD
+_ROUND_OVER: Final = Phase.ROUND_OVER
+_BLACK: Final = Color.BLACK
+_WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
+_DRAW_TWO: Final = Rank.DRAW_TWO
+_REVERSE: Final = Rank.REVERSE
+_UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
+_SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
+
+# One-card plays are values: the same (seat, card, call_uno) is always the same frozen `Play`, so the
+# lists are built from these instead of new objects. Keyed by ints (seat, card key, call), so the
+# table's order never depends on a hash seed; it holds at most seats x 58 cards x 2 entries.
+_PLAYS: dict[int, Play] = {}
+_DRAWS: dict[int, Draw] = {}
+
 
 def legal_actions(game: Game, seat: int) -> list[Action]:
     """Every action `seat` may take now, in a stable order. Empty once the round is over."""
-    if game.phase is Phase.ROUND_OVER or not game.in_play[seat]:
+    if game.phase is _ROUND_OVER or not game.in_play[seat]:
         return []
     actions: list[Action] = []
-    _reactions(game, seat, actions)
+    if game.windows or game.catchable:
+        _reactions(game, seat, actions)
     if game.to_act == seat:
         _own_turn(game, seat, actions)
     else:
@@ -45,45 +67,97 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
 
 def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
     for window in game.windows.values():
-        if window.kind in (WindowKind.UNO_SLAP, WindowKind.SOUND_WILD):
+        if window.kind is _UNO_SLAP_WINDOW or window.kind is _SOUND_WILD_WINDOW:
             if seat in window.eligible and seat not in game.reacted(window.id):
                 actions.append(React(seat, window.id))
     for target in sorted(game.catchable):
         actions.append(CallUno(seat) if target == seat else Catch(seat, target))
 
 
+def _play(seat: int, card: Card, call_uno: bool) -> Play:
+    """The one-card `Play(seat, (card,), call_uno)`, from the table."""
+    key = (seat << 7 | card.key) << 1 | call_uno
+    play = _PLAYS.get(key)
+    if play is None:
+        play = _PLAYS[key] = Play(seat, (card,), call_uno)
+    return play
+
+
+def _draw(seat: int) -> Draw:
+    draw = _DRAWS.get(seat)
+    if draw is None:
+        draw = _DRAWS[seat] = Draw(seat)
+    return draw
+
+
 def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     phase = game.phase
     hand = game.hands[seat]
-    if phase is Phase.CHOOSE_COLOR:
+    if phase is _TURN and game.obligation is None:  # the usual turn: T1, T2
+        _turn_plays(game, seat, hand, actions)
+        return
+    if phase is _CHOOSE_COLOR:
         actions.extend(ChooseColor(seat, color) for color in PLAYABLE_COLORS)
-    elif phase is Phase.AFTER_DRAW:
+    elif phase is _AFTER_DRAW:
         assert game.drawn is not None
-        _add_play(actions, seat, (game.drawn,), len(hand))
+        actions.append(_play(seat, game.drawn, False))
+        if len(hand) == 2:
+            actions.append(_play(seat, game.drawn, True))
         actions.append(Pass(seat))
-    elif phase is Phase.CHOOSE_SWAP_TARGET:
+    elif phase is _CHOOSE_SWAP_TARGET:
         actions.extend(ChooseSwapTarget(seat, other) for other in _others(game, seat))
-    elif phase is Phase.FIVE_SWAP:
+    elif phase is _FIVE_SWAP:
         actions.extend(FiveSwap(seat, other, card) for other in _others(game, seat) for card in _distinct(hand))
         actions.append(Pass(seat))  # H11: the swap may be declined
-    elif phase is Phase.GIVE_CARD:
+    elif phase is _GIVE_CARD:
         actions.extend(GiveCard(seat, card) for card in _distinct(hand))
-    elif game.obligation is not None:
-        actions.append(Draw(seat))
-        if game.obligation.bluff is not None and game.ruleset.can_challenge:
+    else:  # an open draw obligation
+        obligation = game.obligation
+        assert obligation is not None
+        actions.append(_draw(seat))
+        if obligation.bluff is not None and game.ruleset.can_challenge:
             actions.append(Challenge(seat))
-        for card in _distinct(hand):
-            if _answers(game, seat, card):
-                _add_play(actions, seat, (card,), len(hand))
-    else:
-        playable = [card for card in _distinct(hand) if game._is_playable(seat, card)]
-        for card in playable:
-            _add_play(actions, seat, (card,), len(hand))
-        if game.ruleset.multi_play:
-            _add_multi_plays(game, seat, playable, actions)
-        if game.ruleset.runs:
-            _add_runs(game, seat, playable, actions)
-        actions.append(Draw(seat))
+        ruleset = game.ruleset
+        if ruleset.stacking or ruleset.deflecting:  # else nothing answers it (H1, H3)
+            alone = game._next(seat) == seat
+            uno = len(hand) == 2
+            for card in _distinct(hand):
+                if _answers(game, seat, card, alone):
+                    actions.append(_play(seat, card, False))
+                    if uno:
+                        actions.append(_play(seat, card, True))
+
+
+def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) -> None:
+    """T1, T2 with no obligation open: every distinct playable card (H4/H5 groups too), then Draw.
+
+    `Game._is_playable`, inlined: a card matches the colour in force or the top card's rank, black
+    cards always do, and a Wild Draw Four needs bluffing on or a fair hand.
+    """
+    ruleset = game.ruleset
+    color = game.color
+    top_rank = game.discard[-1].rank
+    playable: list[Card] = []
+    for card in hand:
+        card_color = card.color
+        if card_color is _BLACK:
+            if card.rank is _WILD_DRAW_FOUR and not ruleset.bluffing and not game._is_fair_wild_draw_four(seat, card):
+                continue
+        elif not (color is None or card_color is color or card.rank is top_rank):
+            continue
+        playable.append(card)
+    if len(playable) > 1:  # playability depends on the card alone, so this is `_distinct` of the hand, filtered
+        playable = list(dict.fromkeys(playable))
+    uno = len(hand) == 2
+    for card in playable:
+        actions.append(_play(seat, card, False))
+        if uno:
+            actions.append(_play(seat, card, True))
+    if ruleset.multi_play:
+        _add_multi_plays(game, seat, playable, actions)
+    if ruleset.runs:
+        _add_runs(game, seat, playable, actions)
+    actions.append(_draw(seat))
 
 
 def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
@@ -95,20 +169,35 @@ def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
                 if game._is_playable(seat, card):
                     _add_play(actions, seat, (card,), len(hand))
         return
-    if game.has_blocking_window or game.phase not in (Phase.TURN, Phase.AFTER_DRAW) or game.first_card_on_top:
+    phase = game.phase
+    if game.has_blocking_window or (phase is not _TURN and phase is not _AFTER_DRAW) or game.first_card_on_top:
         return
-    escape = game._escape_window_for(seat)
+    escape = game._escape_window_for(seat) if game.windows else None
+    if escape is None and game.jump_window is None:
+        return  # nothing to jump in on
+    uno = len(hand) == 2
     for card in _distinct(hand):
-        if (escape is not None or game.jump_window is not None) and game._is_jump_allowed(seat, card, escape):
-            if game.obligation is None or card.rank is Rank.DRAW_TWO:
-                _add_play(actions, seat, (card,), len(hand))
+        if game._is_jump_allowed(seat, card, escape):
+            if game.obligation is None or card.rank is _DRAW_TWO:
+                actions.append(_play(seat, card, False))
+                if uno:
+                    actions.append(_play(seat, card, True))
 
 
-def _answers(game: Game, seat: int, card: Card) -> bool:
-    try:
-        game._check_answer(seat, card)
-    except UnoError:  # the check raises exactly when the card cannot answer
+def _answers(game: Game, seat: int, card: Card, alone: bool) -> bool:
+    """Would `game._check_answer(seat, card)` accept the card? The same tests, without raising.
+
+    `alone`: `game._next(seat) == seat`, nobody left to pass the obligation to.
+    """
+    obligation = game.obligation
+    assert obligation is not None
+    kind = game._answer_kind(card, obligation)
+    if kind is None:
         return False
+    if alone and not (kind == "deflect" and card.rank is _REVERSE):
+        return False
+    if card.rank is _WILD_DRAW_FOUR and not game.ruleset.bluffing:
+        return game._is_playable(seat, card)
     return True
 
 
@@ -121,7 +210,7 @@ def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_si
 def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[Action]) -> None:
     hand = game.hands[seat]
     for first in playable:
-        if first.is_black or first.rank is Rank.DRAW_TWO:
+        if first.is_black or first.rank is _DRAW_TWO:
             continue
         rest = list(hand)
         rest.remove(first)
