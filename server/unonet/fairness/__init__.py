@@ -50,6 +50,7 @@ from unonet.fairness.errors import (
     MerkleMismatch,
     MissingCard,
     SeedMismatch,
+    UnknownCommitment,
     VerificationError,
     WrongCard,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "Ruling",
     "RulingEntry",
     "SeedMismatch",
+    "UnknownCommitment",
     "VerificationError",
     "WildDrawFourRule",
     "WrongCard",

@@ -124,6 +124,18 @@ class DuplicateOpening(IncompleteReveal):
         self.opening = opening
 
 
+class UnknownCommitment(VerificationError):
+    """An event names a commitment the public record does not place there: a card played or shown that
+    the seat does not hold, a pile slot whose published commitment differs, a slot dealt twice, or a
+    pile rebuilt from cards that were not where the record says."""
+
+    default_reason = "UNKNOWN_COMMITMENT"
+
+    def __init__(self, message: str, *, commitment: bytes = b"") -> None:
+        super().__init__(message)
+        self.commitment = commitment
+
+
 class FalseVerdict(VerificationError):
     """The host's verdict on a Wild Draw Four challenge contradicts the cards it revealed."""
 

@@ -55,6 +55,7 @@ from unonet.engine.ruleset import (
     find_ruleset,
 )
 from unonet.engine.views import ObligationView, SeatView
+from unonet.host.fair import EventRefs, Ref
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
@@ -78,6 +79,7 @@ __all__ = [
     "legal_actions_to_pb",
     "phase_to_pb",
     "rank_to_pb",
+    "ref_to_pb",
     "ruleset_from_pb",
     "ruleset_to_pb",
     "view_to_pb",
@@ -408,8 +410,14 @@ def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
 # --------------------------------------------------------------------------------------------- events
 
 
-def event_to_pb(event: ev.Event, seat: int | None) -> events_pb2.Event:
+def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = None) -> events_pb2.Event:
     """The payload of one engine event as `seat` (None: a spectator) may see it.
+
+    With `refs` (the host runs provably fair shuffles, `unonet.host.fair`), every card of the event
+    carries its commitment, pile and position for everyone, and its salt wherever its face is shown, so
+    a shown card is an opening anyone can check (docs/fairness.md). Hidden hands then list one CardRef
+    per card (SeatHand's rule), with the commitment only. A revealed hand (B2) carries the
+    commitments for the challenger only: everyone else learns the verdict and the count.
 
     The engine decides what is hidden (`Event.visible_to`); this only copies what survives. When the
     engine says an event is not the receiver's to see at all (a HandRevealed for anyone but the
@@ -428,7 +436,72 @@ def event_to_pb(event: ev.Event, seat: int | None) -> events_pb2.Event:
     if converter is None:
         raise TypeError(f"no protocol event for {type(event).__name__}: add it to unonet.host.convert")
     visible = event.visible_to(seat)
-    return converter(event, visible, seat)
+    msg = converter(event, visible, seat)
+    if refs is not None:
+        attach = _REF_ATTACHERS.get(type(event))
+        if attach is not None:
+            attach(msg, refs)
+        if isinstance(event, ev.HandRevealed):
+            msg.hand_revealed.played_event_number = refs.played_event
+    return msg
+
+
+def ref_to_pb(ref: Ref, *, show: bool) -> cards_pb2.CardRef:
+    """One committed card: commitment, pile and position always; face and salt (the opening) if `show`."""
+    msg = cards_pb2.CardRef(commitment=ref.commitment, deck_number=ref.deck_no, position=ref.position)
+    if show:
+        msg.card.CopyFrom(card_to_pb(ref.card))
+        msg.salt = ref.salt
+    return msg
+
+
+def _fill_refs(target: Any, group: Sequence[Ref], *, hidden_too: bool = True) -> None:
+    """Complete a repeated CardRef field from its group: the shown ones get their openings, and a hidden
+    list (left empty by the converter) gets one commitment per card."""
+    if len(target) == 0:
+        if hidden_too:
+            target.extend(ref_to_pb(ref, show=False) for ref in group)
+        return
+    for msg, ref in zip(target, group, strict=True):
+        msg.CopyFrom(ref_to_pb(ref, show=msg.HasField("card")))
+
+
+def _fill_ref(target: cards_pb2.CardRef, group: Sequence[Ref], *, show: bool | None = None) -> None:
+    if group:
+        target.CopyFrom(ref_to_pb(group[0], show=target.HasField("card") if show is None else show))
+
+
+def _refs_hands(hands: Any, groups: Sequence[Sequence[Ref]]) -> None:
+    for hand in hands:
+        if hand.seat < len(groups):
+            _fill_refs(hand.cards, groups[hand.seat])
+
+
+_REF_ATTACHERS: dict[type[ev.Event], Callable[[events_pb2.Event, EventRefs], None]] = {
+    ev.Dealt: lambda m, r: _fill_refs(m.cards_dealt.hands[0].cards, r.groups[0]),
+    ev.Drew: lambda m, r: _fill_refs(m.cards_drawn.cards, r.groups[0]),
+    ev.Played: lambda m, r: _fill_refs(m.cards_played.cards, r.groups[0]),
+    ev.WrongJumpIn: lambda m, r: _fill_refs(m.wrong_jump_in.cards, r.groups[0]),
+    ev.IllegalPlay: lambda m, r: _fill_refs(m.illegal_play.cards, r.groups[0]),
+    ev.FirstCardTurned: lambda m, r: _fill_ref(m.first_card_turned.card, r.groups[0]),
+    ev.FirstCardReturned: lambda m, r: _fill_ref(m.first_card_returned.card, r.groups[0]),
+    ev.SwapOffered: lambda m, r: _fill_ref(m.five_swap_offered.card, r.groups[0]),
+    ev.CardTakenBack: lambda m, r: (
+        _fill_ref(m.card_taken_back.card, r.groups[0]),
+        _fill_ref(m.card_taken_back.top_card, r.groups[1], show=True),
+    ),
+    ev.CardsExchanged: lambda m, r: (
+        _fill_ref(m.cards_exchanged.given, r.groups[0]),
+        _fill_ref(m.cards_exchanged.received, r.groups[1]),
+    ),
+    ev.HandsSwapped: lambda m, r: (
+        _fill_refs(m.hands_swapped.seat_hand.cards, r.groups[0]),
+        _fill_refs(m.hands_swapped.target_hand.cards, r.groups[1]),
+    ),
+    ev.HandsRotated: lambda m, r: _refs_hands(m.hands_rotated.hands, r.groups),
+    ev.RoundEnded: lambda m, r: _refs_hands(m.round_ended.hands, r.groups),
+    ev.HandRevealed: lambda m, r: _fill_refs(m.hand_revealed.hand.cards, r.groups[0], hidden_too=False),
+}
 
 
 _Converter = Callable[[Any, Any, "int | None"], events_pb2.Event]

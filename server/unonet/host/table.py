@@ -29,6 +29,7 @@ from unonet.host import convert
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
+from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2
 
@@ -83,6 +84,7 @@ class LogEntry:
     time_ns: int
     event: Event | events_pb2.Event
     legal: dict[int, actions_pb2.LegalActions] | None = None
+    refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
 
 
 @dataclass
@@ -140,6 +142,8 @@ class Table:
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
         self._replaying = False
+        self.shuffle: ShuffleRound | None = None  # the commit-reveal protocol before a deal, while it runs
+        self.cards: RoundCards | None = None  # the committed piles and cards of the round dealt last
 
     # ----------------------------------------------------------------------------- queries
 
@@ -222,7 +226,7 @@ class Table:
             out = events_pb2.Event()
             out.CopyFrom(entry.event)
         else:
-            out = convert.event_to_pb(entry.event, seat)
+            out = convert.event_to_pb(entry.event, seat, refs=entry.refs)
         out.number = entry.number
         out.time.FromNanoseconds(entry.time_ns)
         if entry.legal is not None and seat is not None and seat in entry.legal:
@@ -239,6 +243,7 @@ class Table:
                 phase=views_pb2.PHASE_WAITING_FOR_PLAYERS,
             )
             view.view_time.FromNanoseconds(self.clock_ns())
+            self._shuffle_view(view, seat)
             return view
         pb = convert.view_to_pb(
             self.match.view_for(seat), table_id=self.table_id, event_number=self.last_number,
@@ -247,7 +252,20 @@ class Table:
         pb.view_time.FromNanoseconds(self.clock_ns())
         if self.turn_deadline_ns is not None:
             pb.turn_deadline.FromNanoseconds(self.turn_deadline_ns)
+        self._shuffle_view(pb, seat)
         return pb
+
+    def _shuffle_view(self, view: Any, seat: int | None) -> None:
+        """During the shuffle before a deal: PHASE_SHUFFLE, the round being shuffled, commit or reveal."""
+        from unonet.v1 import views_pb2
+
+        if self.shuffle is None:
+            return
+        view.phase = views_pb2.PHASE_SHUFFLE
+        view.round_number = self.shuffle.round_no
+        view.ClearField("seat_to_act")
+        if seat is not None:
+            view.legal_actions.CopyFrom(self.shuffle.legal_actions(len(self.seats))[seat])
 
     # ----------------------------------------------------------------------------- changes
 
@@ -276,7 +294,7 @@ class Table:
         kind = entry["k"]
         handler = getattr(self, f"_apply_{kind}")
         produced: list[LogEntry] = handler(entry, now)
-        return produced
+        return produced + self._advance_shuffle(entry, now)
 
     def _append(self, events: list[Event | events_pb2.Event], now: int) -> list[LogEntry]:
         produced = []
@@ -284,12 +302,19 @@ class Table:
             entry = LogEntry(len(self.log) + 1, now, event)
             self.log.append(entry)
             produced.append(entry)
-        if produced and self.match is not None and self.match.round_no:
+            if self.cards is not None and not isinstance(event, events_pb2.Event):
+                entry.refs, follow = self.cards.on_event(event, entry.number)
+                for extra in follow:  # a new pile's DeckCommitted, the ShuffleRevealed after RoundEnded
+                    self.log.append(LogEntry(len(self.log) + 1, now, extra))
+                    produced.append(self.log[-1])
+        if produced and self.match is not None and (self.match.round_no or self.shuffle is not None):
             produced[-1].legal = self._legal_for_all()
         return produced
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
         assert self.match is not None
+        if self.shuffle is not None:
+            return self.shuffle.legal_actions(len(self.seats))
         if self.match.is_over:
             return {}
         game = self.match.game
@@ -354,7 +379,8 @@ class Table:
                 if not entry.get("fill"):
                     raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
                 seat.is_bot, seat.bot_kind, seat.name = True, entry.get("bot_kind") or "random", f"bot-{seat.index}"
-        self.match = Match(self.ruleset, len(self.seats), random.Random(self.seed))
+        # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself.
+        self.match = Match(self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=False)
         started = self._host_event(match_started=events_pb2.MatchStarted(
             settings=self.settings_pb(), seats=self.seat_states()))
         produced = self._append([started, *self.match.start()], now)
@@ -463,11 +489,11 @@ class Table:
     def _after_change(self, now: int) -> None:
         """Re-arm the turn clock and the deadlines of newly opened blocking windows."""
         assert self.match is not None
-        game = self.match.game
-        if self.match.is_over:
+        if self.match.is_over or self.match.is_awaiting_deal:
             self.turn_deadline_ns = None
             self.window_deadlines.clear()
             return
+        game = self.match.game
         for window_id in list(self.window_deadlines):
             if window_id not in game.windows:
                 del self.window_deadlines[window_id]
@@ -492,6 +518,100 @@ class Table:
         if over > 0:
             self.seats[seat].bank_s = max(0.0, self.seats[seat].bank_s - over)
         self._clock_seat = None  # its next decision gets a fresh turn clock
+
+    # ----------------------------------------------------------------------------- fair shuffles
+
+    def _advance_shuffle(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """Before each deal, run the commit-reveal shuffle (docs/fairness.md section 7) as far as it goes.
+
+        It starts in the entry after which the match awaits a deal (the start, or the play that ended a
+        round): the host's seed and its bots' values are drawn into that entry's private `fair` part, so a
+        replay derives the same deck. Bots and taken-over seats contribute at once; player seats with an
+        event stream open are asked to commit, then to reveal, each within the table's reaction time
+        (the driver records the deadline). Once every asked seat has revealed or timed out, the deck is
+        derived, committed and dealt in the same entry.
+        """
+        match = self.match
+        if match is None or not match.is_awaiting_deal:
+            return []
+        produced: list[LogEntry] = []
+        if self.shuffle is None:
+            in_play = [seat for seat in self.seats if seat.index not in match.eliminated]
+            self.shuffle, events = ShuffleRound.begin(
+                entry.setdefault("fair", {}), table_id=self.table_id, round_no=match.round_no + 1,
+                bots=[seat.index for seat in in_play if seat.is_bot],
+                players=[seat.index for seat in in_play if not seat.is_bot and seat.connected > 0],
+                reaction_ns=int(self.settings.reaction_time_s * 1e9), now=now,
+            )
+            self.cards = None
+            produced += self._append(events + self.shuffle.start(now), now)
+        if self.shuffle.is_ready:
+            produced += self._deal_committed(now)
+        return produced
+
+    def _deal_committed(self, now: int) -> list[LogEntry]:
+        """Derive the round's deck from the revealed seeds, publish its root and commitments, and deal."""
+        from unonet.engine.cards import standard_deck
+
+        assert self.match is not None and self.shuffle is not None
+        shuffle, ruleset = self.shuffle, self.ruleset
+        contents = standard_deck(
+            blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
+        )
+        cards = RoundCards(self.table_id, shuffle.round_no, shuffle.round_seed(), shuffle.host_seed, contents)
+        self.shuffle = None
+        produced = self._append([deck_committed(cards.piles[0], cards.round_no, list(shuffle.contributions()))], now)
+        self.cards = cards
+        produced += self._append(list(self.match.deal(cards.deal_cards, shuffle=cards.shuffle)), now)
+        self._after_change(now)
+        return produced
+
+    def _apply_entropy(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """A seat's CommitEntropy or RevealEntropy. Raises (changing nothing) when it cannot be taken."""
+        seat = int(entry["seat"])
+        if self.shuffle is None:
+            raise precondition("NO_SHUFFLE_PENDING", "no shuffle is waiting for contributions now")
+        try:
+            if "commit" in entry:
+                events = self.shuffle.commit(seat, bytes.fromhex(entry["commit"]), now)
+            else:
+                events = self.shuffle.reveal(seat, bytes.fromhex(entry["reveal"]), now)
+        except ShuffleRefused as refused:
+            raise (invalid if refused.malformed else precondition)(refused.reason, str(refused)) from None
+        produced = self._append(events, now)
+        produced += self._advance_shuffle(entry, now)
+        request = {key: entry[key] for key in ("commit", "reveal") if key in entry}
+        self.commands[(seat, entry["cid"])] = CommandRecord(request, actions_pb2.CommandResult(
+            event_number=produced[0].number, last_event_number=self.last_number,
+            outcome=actions_pb2.COMMAND_OUTCOME_APPLIED))
+        return produced
+
+    def _apply_entropy_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """The phase's deadline passed (recorded by the driver): the seats that did not act are left out."""
+        shuffle = self.shuffle
+        if shuffle is None or shuffle.round_no != int(entry["round"]) or shuffle.phase != entry["phase"]:
+            return []
+        late = shuffle.waiting_for()
+        events: list[Event | events_pb2.Event] = [events_pb2.Event(shuffle_timed_out=events_pb2.ShuffleTimedOut(
+            round_number=shuffle.round_no, seats=late, revealing=entry["phase"] == "reveal"))]
+        events += shuffle.timeout(entry["phase"], now)
+        return self._append(events, now)
+
+    def entropy(self, seat: int, command_id: str, *, commitment: bytes | None = None,
+                value: bytes | None = None) -> actions_pb2.CommandResult:
+        """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
+        if not command_id:
+            raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
+        if len(command_id) > 64:
+            raise invalid("COMMAND_ID_TOO_LONG", "command ids are at most 64 characters")
+        request = {"commit": commitment.hex()} if commitment is not None else {"reveal": (value or b"").hex()}
+        previous = self.commands.get((seat, command_id))
+        if previous is not None:
+            if previous.request != request:
+                raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for a different command")
+            return previous.result
+        self.record({"k": "entropy", "seat": seat, "cid": command_id, **request})
+        return self.commands[(seat, command_id)].result
 
     # ----------------------------------------------------------------------------- commands
 

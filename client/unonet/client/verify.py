@@ -1,0 +1,509 @@
+"""Check a host's fairness from its events alone: one seat's stream, a spectator's, or a saved public log.
+
+A `Verifier` is fed the events of one table in order, from event 1, as one receiver got them. It keeps
+the public record the events describe (which committed slot of which pile each seat holds, the discard
+pile, the colour in force, the hand a Wild Draw Four was played from) and checks, as each event arrives
+(docs/fairness.md sections 7 to 9):
+
+- every seat's revealed entropy against its commitment, and every pile's Merkle root against the
+  commitments published with it;
+- every card reference against the commitment published for its slot, and no slot used twice;
+- every opening it is shown (its own cards, played cards, the hands at the end of a round) against the
+  commitment it already holds for that seat; a played card must be one the seat holds;
+- as the challenger, the accused hand of a Wild Draw Four challenge: exactly the commitments that seat
+  held when it played, each opened correctly, and the verdict recomputed from the cards;
+- after ShuffleRevealed, the host's seed against its commitment, then every pile of the round
+  recomputed from the seeds: every commitment and every root.
+
+Each failure raises the typed `unonet.fairness.VerificationError` that names it (`WrongCard`,
+`ChangedSalt`, `MissingCard`, `FalseVerdict`, `MerkleMismatch`, `SeedMismatch`, ...), with the event
+number in the message. Every check that passed is counted in `checks`, and `notes` says what was
+verified round by round, for `unonet verify` to print.
+
+This module imports only the generated protocol (`unonet.v1`) and `unonet.fairness`, never the host:
+it trusts nothing but the bytes it receives.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from unonet.fairness import (
+    ALL_CARDS,
+    CardCode,
+    CardOpening,
+    ChangedSalt,
+    ColorCode,
+    CommitmentMismatch,
+    EntropyMismatch,
+    MerkleMismatch,
+    RankCode,
+    SeedMismatch,
+    UnknownCommitment,
+    VerificationError,
+    WildDrawFourRule,
+    WrongCard,
+    check_challenge,
+    commit,
+    derive_deck,
+    standard_deck,
+    verified_combined_seed,
+    verify_deck_root,
+    verify_opening,
+    verify_seat_entropy,
+)
+from unonet.v1 import cards_pb2, events_pb2, rules_pb2
+
+__all__ = ["Verifier", "card_code", "verify_events"]
+
+_RULES = {
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR: WildDrawFourRule.NO_MATCHING_COLOUR,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL: WildDrawFourRule.NO_MATCH_AT_ALL,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRule.NO_OTHER_PLAY,
+    rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRule.ANY_TIME,
+}
+
+
+def card_code(card: cards_pb2.Card) -> CardCode:
+    """The fairness encoding of a protocol card: colour numbers are the colour bytes, rank = byte + 1."""
+    return CardCode(ColorCode(card.color), RankCode(card.rank - 1))
+
+
+@dataclass
+class _Round:
+    """What the verifier knows about one round's shuffle and piles."""
+
+    number: int
+    seed_commitment: bytes
+    entropy_commitments: dict[int, bytes] = field(default_factory=dict)
+    entropy_values: dict[int, bytes] = field(default_factory=dict)
+    contributing: tuple[int, ...] = ()
+    piles: list[list[bytes]] = field(default_factory=list)
+    roots: list[bytes] = field(default_factory=list)
+    sources: list[list[bytes]] = field(default_factory=list)
+    used: set[tuple[int, int]] = field(default_factory=set)
+    openings: list[tuple[CardOpening, bytes]] = field(default_factory=list)
+    revealed: bool = False
+
+
+class Verifier:
+    """Follows one receiver's events of one table and checks every fairness claim in them.
+
+    `table_id` is the table's id (every commitment hashes it in); `seat` is the receiver's seat, or None
+    for a spectator or a public log. Feed it every event from number 1 with `feed`; call `finish` at the
+    end of a finished game's log to require that every round's seed was revealed.
+    """
+
+    def __init__(self, table_id: str, seat: int | None = None) -> None:
+        self.table_id = table_id
+        self.seat = seat
+        self.checks: Counter[str] = Counter()
+        self.notes: list[str] = []
+        self.rule = WildDrawFourRule.NO_MATCHING_COLOUR
+        self.deck_contents: list[CardCode] = standard_deck()
+        self.rounds: dict[int, _Round] = {}
+        self.current: _Round | None = None
+        self.number = 0
+        self._reset_record()
+
+    def _reset_record(self) -> None:
+        self.held: dict[int, list[bytes]] = {}
+        self.discard: list[bytes] = []
+        self.aside: bytes | None = None
+        self.color: ColorCode | None = None
+        self.top: CardCode | None = None
+        self.bluff: tuple[int, tuple[bytes, ...], ColorCode | None, CardCode, int] | None = None
+        self.pending_reveal: tuple[int, list[CardOpening]] | None = None
+        self.where: dict[bytes, tuple[int, int]] = {}
+
+    # ---------------------------------------------------------------------------------- feeding
+
+    def feed_all(self, events: Iterable[events_pb2.Event]) -> None:
+        for event in events:
+            self.feed(event)
+
+    def feed(self, event: events_pb2.Event) -> None:
+        """Check one event. Raises the VerificationError of the first check it fails."""
+        self.number = event.number
+        kind = event.WhichOneof("payload")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:
+            return
+        try:
+            handler(getattr(event, kind))
+        except VerificationError as error:
+            error.args = (f"event {event.number} ({kind}): {error.args[0] if error.args else error}",)
+            raise
+
+    def finish(self) -> None:
+        """The log is complete: every round that was dealt must have had its seed revealed."""
+        for number, state in sorted(self.rounds.items()):
+            if state.piles and not state.revealed:
+                raise SeedMismatch(f"round {number}: the host never revealed its shuffle seed")
+
+    def _ok(self, check: str, count: int = 1) -> None:
+        self.checks[check] += count
+
+    # ---------------------------------------------------------------------------------- the shuffle
+
+    def _on_match_started(self, msg: events_pb2.MatchStarted) -> None:
+        rules = msg.settings.ruleset
+        self.rule = _RULES.get(rules.wild_draw_four, WildDrawFourRule.NO_MATCHING_COLOUR)
+        self.deck_contents = standard_deck(
+            blank_cards=rules.blank_cards, sound_wilds=rules.sound_wilds, h2o_wilds=rules.h2o_wilds
+        )
+
+    def _on_shuffle_committed(self, msg: events_pb2.ShuffleCommitted) -> None:
+        self.current = self.rounds[msg.round_number] = _Round(msg.round_number, msg.seed_commitment)
+        self._reset_record()
+
+    def _round(self) -> _Round:
+        if self.current is None:
+            raise UnknownCommitment("a fairness event came before any ShuffleCommitted")
+        return self.current
+
+    def _on_seat_entropy_committed(self, msg: events_pb2.SeatEntropyCommitted) -> None:
+        self._round().entropy_commitments[msg.seat] = msg.commitment
+
+    def _on_seat_entropy_revealed(self, msg: events_pb2.SeatEntropyRevealed) -> None:
+        state = self._round()
+        commitment = state.entropy_commitments.get(msg.seat)
+        if commitment is None or not verify_seat_entropy(
+            commitment, msg.seat, msg.entropy, table_id=self.table_id, round_no=state.number
+        ):
+            raise EntropyMismatch(f"seat {msg.seat} revealed entropy that does not open its commitment")
+        state.entropy_values[msg.seat] = msg.entropy
+        self._ok("seat entropy opens its commitment")
+
+    def _on_deck_committed(self, msg: events_pb2.DeckCommitted) -> None:
+        state = self._round()
+        commitments = list(msg.card_commitments)
+        if msg.deck_number != len(state.piles) or msg.deck_size != len(commitments):
+            raise MerkleMismatch(
+                f"pile {msg.deck_number} of {msg.deck_size} cards published with {len(commitments)} "
+                f"commitments after {len(state.piles)} piles"
+            )
+        verify_deck_root(msg.merkle_root, commitments)
+        self._ok("pile root covers its commitments")
+        if msg.deck_number == 0:
+            state.contributing = tuple(msg.contributing_seats)
+            for seat in state.contributing:
+                if seat not in state.entropy_values:
+                    raise EntropyMismatch(f"seat {seat} is said to contribute but never revealed its entropy")
+            if len(commitments) != len(self.deck_contents):
+                raise MerkleMismatch(
+                    f"the deck has {len(commitments)} cards; the ruleset's has {len(self.deck_contents)}"
+                )
+        else:
+            self._check_sources(list(msg.source_commitments), len(commitments))
+        for position, commitment in enumerate(commitments):
+            self.where[commitment] = (msg.deck_number, position)
+        state.piles.append(commitments)
+        state.roots.append(msg.merkle_root)
+        state.sources.append(list(msg.source_commitments))
+
+    def _check_sources(self, sources: list[bytes], size: int) -> None:
+        """A later pile is shuffled from cards on the discard pile or still undrawn, never from a hand."""
+        in_hands = {c for hand in self.held.values() for c in hand}
+        if len(sources) != size or len(set(sources)) != size:
+            raise UnknownCommitment(f"a pile of {size} cards lists {len(sources)} source cards")
+        for commitment in sources:
+            if commitment not in self.where or commitment in in_hands or commitment == self.aside:
+                raise UnknownCommitment(
+                    f"card {commitment.hex()[:16]} was shuffled into a new pile but is not on a pile",
+                    commitment=commitment,
+                )
+            if commitment in self.discard:
+                self.discard.remove(commitment)
+            self._round().used.add(self.where[commitment])  # its old slot can never be dealt again
+        self._ok("new pile shuffled from cards the record has on a pile", size)
+
+    def _on_shuffle_revealed(self, msg: events_pb2.ShuffleRevealed) -> None:
+        state = self.rounds.get(msg.round_number)
+        if state is None:
+            raise SeedMismatch(f"round {msg.round_number}'s seed was revealed but never committed")
+        seats = state.contributing
+        round_seed = verified_combined_seed(
+            table_id=self.table_id,
+            round_no=state.number,
+            host_seed_commitment=state.seed_commitment,
+            host_seed=msg.seed,
+            seat_commitments={seat: state.entropy_commitments[seat] for seat in seats},
+            seat_values={seat: state.entropy_values[seat] for seat in seats},
+        )
+        self._ok("host seed opens its commitment")
+        cards_behind: dict[bytes, CardCode] = {}
+        for deck_no, published in enumerate(state.piles):
+            if deck_no == 0:
+                contents = self.deck_contents
+            else:
+                try:
+                    contents = [cards_behind[c] for c in state.sources[deck_no]]
+                except KeyError:
+                    raise UnknownCommitment(f"pile {deck_no} lists a source card from no earlier pile") from None
+            deck = derive_deck(self.table_id, state.number, contents, round_seed, deck_no=deck_no)
+            if deck.root != state.roots[deck_no]:
+                raise MerkleMismatch(
+                    f"round {state.number} pile {deck_no}: the revealed seeds give root {deck.root.hex()}, "
+                    f"but {state.roots[deck_no].hex()} was published"
+                )
+            if list(deck.commitments) != published:
+                raise CommitmentMismatch(f"round {state.number} pile {deck_no}: recomputed commitments differ")
+            cards_behind.update(zip(deck.commitments, deck.cards, strict=True))
+            self._ok("pile recomputed from the revealed seeds")
+        for opening, commitment in state.openings:
+            if cards_behind.get(commitment) != opening.card:
+                raise WrongCard(
+                    f"{opening.card} was shown for a slot that holds {cards_behind.get(commitment)}",
+                    opening=opening,
+                    committed_card=cards_behind.get(commitment, opening.card),
+                )
+        self._ok("card seen is the recomputed card", len(state.openings))
+        state.revealed = True
+        self.notes.append(
+            f"round {state.number}: seed opens its commitment; {len(state.piles)} pile(s) recomputed, roots match; "
+            f"{len(state.openings)} card(s) seen match; {len(seats)} seat(s) contributed entropy"
+        )
+
+    # ---------------------------------------------------------------------------------- cards
+
+    def _ref(self, ref: cards_pb2.CardRef, *, need_opening: bool = False) -> bytes:
+        """Check one card reference against its published slot, and its opening when shown."""
+        state = self._round()
+        commitment = ref.commitment
+        deck, position = ref.deck_number, ref.position
+        if deck >= len(state.piles) or position >= len(state.piles[deck]) or state.piles[deck][position] != commitment:
+            raise UnknownCommitment(
+                f"commitment {commitment.hex()[:16]} is not the one published for pile {deck} position {position}",
+                commitment=commitment,
+            )
+        if ref.HasField("card"):
+            self._opening(ref, commitment)
+        elif need_opening:
+            raise UnknownCommitment(f"a public card at pile {deck} position {position} came without its face")
+        return commitment
+
+    def _opening(self, ref: cards_pb2.CardRef, commitment: bytes) -> CardCode:
+        card = card_code(ref.card)
+        if len(ref.salt) != 32:
+            raise ChangedSalt(
+                f"{card} at pile {ref.deck_number} position {ref.position} came with a salt of {len(ref.salt)} bytes",
+                opening=CardOpening(card, bytes(32), ref.position, ref.deck_number),
+            )
+        opening = CardOpening(card, ref.salt, ref.position, ref.deck_number)
+        if not verify_opening(commitment, self.table_id, self._round().number, opening):
+            for other in ALL_CARDS:
+                if other != card and commit(
+                    self.table_id, self._round().number, ref.position, other, ref.salt, deck_no=ref.deck_number
+                ) == commitment:
+                    raise WrongCard(f"{card} was shown, but its slot commits to {other}", opening=opening,
+                                    committed_card=other)
+            raise ChangedSalt(f"the opening of {card} at pile {ref.deck_number} position {ref.position} "
+                              "opens nothing with any card", opening=opening)
+        self._round().openings.append((opening, commitment))
+        self._ok("opening matches its commitment")
+        return card
+
+    def _draw(self, ref: cards_pb2.CardRef) -> bytes:
+        commitment = self._ref(ref)
+        slot = (ref.deck_number, ref.position)
+        if slot in self._round().used:
+            raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} was dealt twice", commitment=commitment)
+        self._round().used.add(slot)
+        self._ok("card comes from an unused slot of a committed pile")
+        return commitment
+
+    def _held(self, seat: int, ref: cards_pb2.CardRef, *, need_opening: bool) -> bytes:
+        commitment = self._ref(ref, need_opening=need_opening)
+        if commitment not in self.held.get(seat, []):
+            raise UnknownCommitment(f"seat {seat} does not hold card {commitment.hex()[:16]}", commitment=commitment)
+        self._ok("card played or shown is held by its seat")
+        return commitment
+
+    def _set_top(self, ref: cards_pb2.CardRef) -> None:
+        card = card_code(ref.card)
+        self.top = card
+        if card.rank is RankCode.SOUND_WILD:
+            self.color = None
+        elif not card.is_black:
+            self.color = card.color
+
+    def _on_cards_dealt(self, msg: events_pb2.CardsDealt) -> None:
+        if self.current is None:
+            return  # a host without commitments
+        for hand in msg.hands:
+            self.held[hand.seat] = [self._draw(ref) for ref in hand.cards]
+
+    def _on_first_card_turned(self, msg: events_pb2.FirstCardTurned) -> None:
+        if self.current is None or not msg.card.commitment:
+            return
+        self.discard.append(self._draw_public(msg.card))
+        self._set_top(msg.card)
+
+    def _draw_public(self, ref: cards_pb2.CardRef) -> bytes:
+        commitment = self._draw(ref)
+        if not ref.HasField("card"):
+            raise UnknownCommitment("a card turned face up came without its opening", commitment=commitment)
+        return commitment
+
+    def _on_first_card_returned(self, msg: events_pb2.FirstCardReturned) -> None:
+        if self.current is None or not msg.card.commitment:
+            return
+        self._draw_public(msg.card)  # it goes back into the pile the next DeckCommitted shuffles
+
+    def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
+        if self.current is None:
+            return
+        self.held.setdefault(msg.seat, []).extend(self._draw(ref) for ref in msg.cards if ref.commitment)
+
+    def _on_cards_played(self, msg: events_pb2.CardsPlayed) -> None:
+        if self.current is None or not msg.cards or not msg.cards[0].commitment:
+            return
+        hand = self.held.setdefault(msg.seat, [])
+        played = []
+        for ref in msg.cards:
+            commitment = self._held(msg.seat, ref, need_opening=True)
+            if commitment in played:
+                raise UnknownCommitment("the same card was played twice in one play", commitment=commitment)
+            played.append(commitment)
+        if card_code(msg.cards[0].card).rank is RankCode.WILD_DRAW_FOUR and self.top is not None:
+            rest = tuple(c for c in hand if c != played[0])
+            self.bluff = (msg.seat, rest, self.color, self.top, self.number)
+        for commitment in played:
+            hand.remove(commitment)
+            self.discard.append(commitment)
+        self._set_top(msg.cards[-1])
+
+    def _on_color_chosen(self, msg: events_pb2.ColorChosen) -> None:
+        self.color = ColorCode(msg.color)
+
+    def _on_card_taken_back(self, msg: events_pb2.CardTakenBack) -> None:
+        if self.current is None or not msg.card.commitment:
+            return
+        commitment = self._ref(msg.card, need_opening=True)
+        if not self.discard or self.discard[-1] != commitment:
+            raise UnknownCommitment("the card taken back is not the top of the discard pile", commitment=commitment)
+        self.discard.pop()
+        self.held.setdefault(msg.seat, []).append(commitment)
+        if self.bluff is not None:  # B3: the top card and colour from before the Wild Draw Four again
+            self.color, self.top = self.bluff[2], self.bluff[3]
+
+    def _regroup(self, hands: dict[int, list[bytes]]) -> None:
+        before = Counter(c for seat in hands for c in self.held.get(seat, []))
+        after = Counter(c for cards in hands.values() for c in cards)
+        if before != after:
+            raise UnknownCommitment("hands were passed on, but the cards passed are not the cards held")
+        self.held.update(hands)
+        self._ok("hands passed on are the hands held")
+
+    def _on_hands_rotated(self, msg: events_pb2.HandsRotated) -> None:
+        if self.current is None:
+            return
+        self._regroup({hand.seat: [self._ref(r) for r in hand.cards] for hand in msg.hands if hand.seat in self.held})
+
+    def _on_hands_swapped(self, msg: events_pb2.HandsSwapped) -> None:
+        if self.current is None:
+            return
+        self._regroup({
+            msg.seat: [self._ref(r) for r in msg.seat_hand.cards],
+            msg.target_seat: [self._ref(r) for r in msg.target_hand.cards],
+        })
+
+    def _on_five_swap_offered(self, msg: events_pb2.FiveSwapOffered) -> None:
+        if self.current is None or not msg.card.commitment:
+            return
+        commitment = self._held(msg.seat, msg.card, need_opening=False)
+        self.held[msg.seat].remove(commitment)
+        self.aside = commitment
+
+    def _on_cards_exchanged(self, msg: events_pb2.CardsExchanged) -> None:
+        if self.current is None or not msg.given.commitment:
+            return
+        given = self._ref(msg.given)
+        if given != self.aside:
+            raise UnknownCommitment("the card given in a five swap is not the card offered", commitment=given)
+        received = self._held(msg.target_seat, msg.received, need_opening=False)
+        self.held[msg.target_seat].remove(received)
+        self.held[msg.target_seat].append(given)
+        self.held[msg.seat].append(received)
+        self.aside = None
+
+    def _on_wrong_jump_in(self, msg: events_pb2.WrongJumpIn) -> None:
+        for ref in msg.cards:
+            if self.current is not None and ref.commitment:
+                self._held(msg.seat, ref, need_opening=True)
+
+    def _on_illegal_play(self, msg: events_pb2.IllegalPlay) -> None:
+        for ref in msg.cards:
+            if self.current is not None and ref.commitment:
+                self._held(msg.seat, ref, need_opening=True)
+
+    # ---------------------------------------------------------------------------------- the challenge
+
+    def _on_hand_revealed(self, msg: events_pb2.HandRevealed) -> None:
+        self.pending_reveal = None
+        if self.current is None or self.seat is None or msg.challenger_seat != self.seat:
+            return
+        if self.bluff is None or self.bluff[0] != msg.hand.seat or msg.played_event_number != self.bluff[4]:
+            raise UnknownCommitment(
+                f"the hand revealed is said to be from event {msg.played_event_number}, but the record's last "
+                f"Wild Draw Four of seat {msg.hand.seat} was event {self.bluff[4] if self.bluff else 'none'}"
+            )
+        openings = [
+            CardOpening(card_code(ref.card), ref.salt if len(ref.salt) == 32 else bytes(32), ref.position,
+                        ref.deck_number)
+            for ref in msg.hand.cards
+        ]
+        self.pending_reveal = (msg.hand.seat, openings)
+
+    def _on_challenge_resolved(self, msg: events_pb2.ChallengeResolved) -> None:
+        pending, self.pending_reveal = self.pending_reveal, None
+        if pending is None or self.bluff is None:
+            return
+        seat, openings = pending
+        _, held, color, top, _ = self.bluff
+        report = check_challenge(
+            table_id=self.table_id, round_no=self._round().number, held=held, openings=openings,
+            color_in_force=color, top=top, rule=self.rule, claimed_guilty=msg.guilty,
+        )
+        report.raise_for_failures()
+        for check in report.openings:
+            self._round().openings.append((check.opening, commit(
+                self.table_id, self._round().number, check.opening.position, check.opening.card,
+                check.opening.salt, deck_no=check.opening.deck_no)))
+        self._ok("challenge reveal complete and correct, verdict recomputed")
+        self.notes.append(
+            f"event {self.number}: the Wild Draw Four challenge against seat {seat}: {len(openings)} opening(s) "
+            f"are exactly the hand held; verdict {'guilty' if msg.guilty else 'not guilty'} recomputed"
+        )
+
+    # ---------------------------------------------------------------------------------- end of round
+
+    def _on_round_ended(self, msg: events_pb2.RoundEnded) -> None:
+        if self.current is None:
+            return
+        for hand in msg.hands:
+            if not hand.cards and not self.held.get(hand.seat):
+                continue
+            openings = []
+            for ref in hand.cards:
+                self._ref(ref, need_opening=True)
+                openings.append(CardOpening(card_code(ref.card), ref.salt, ref.position, ref.deck_number))
+            report = check_challenge(
+                table_id=self.table_id, round_no=self._round().number, held=self.held.get(hand.seat, []),
+                openings=openings, color_in_force=None, top=ALL_CARDS[0], rule=WildDrawFourRule.ANY_TIME,
+                claimed_guilty=False,
+            )
+            report.raise_for_failures()
+            self._ok("hand shown at the end of the round is exactly the hand held")
+
+
+def verify_events(table_id: str, events: Iterable[events_pb2.Event], seat: int | None = None) -> Verifier:
+    """Feed a whole finished log to a new Verifier and require every seed revealed; returns it."""
+    verifier = Verifier(table_id, seat)
+    verifier.feed_all(events)
+    verifier.finish()
+    return verifier
+

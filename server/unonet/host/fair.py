@@ -1,0 +1,496 @@
+"""Provably fair shuffles at one table: the commit-reveal round before each deal, and the committed piles
+of a round with every card's commitment tracked from pile to hand to discard (docs/fairness.md).
+
+Two pieces, both driven by `Table` and both rebuilt exactly by replaying the journal:
+
+- `ShuffleRound` is the protocol before one deal. The host's secret seed and its own bots' values are
+  drawn from `secrets` once and written into the journal entry that started the round (the journal is
+  private to the host), so a replay derives the same deck. Player seats commit and reveal with their own
+  journalled commands; a seat that has not acted when the phase's deadline passes contributes nothing.
+- `RoundCards` is one dealt round. It owns the committed piles (deck 0 from the round seed, deck k for
+  the k-th pile the engine shuffles later, through the `shuffle` hook it hands the engine) and mirrors
+  where every card is, by commitment, from the engine's own events: the draw pile, each hand, the card
+  held aside by a five swap, the discard pile and the hand a Wild Draw Four was played from. That mirror
+  is the public record any client rebuilds from the public events; `convert` renders it into CardRefs.
+
+This module knows engine cards and events (to follow them) and builds the fairness host events, which
+carry only bytes and numbers; turning an engine card into a protobuf card stays in `convert`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from unonet.engine import events as ev
+from unonet.engine.cards import Card, Rank
+from unonet.fairness import (
+    CardCode,
+    ColorCode,
+    CommittedDeck,
+    RankCode,
+    combine_seed,
+    commit_host_seed,
+    derive_deck,
+    verify_seat_entropy,
+)
+from unonet.v1 import actions_pb2, events_pb2
+
+SCHEME = "unonet/v1/fair-shuffle"
+"""The scheme name ShuffleCommitted announces: docs/fairness.md sections 2 to 7, version 1."""
+
+ENTROPY_BYTES = 32
+
+
+class ShuffleRefused(ValueError):
+    """A seat's commitment or reveal cannot be taken now. `reason` is the machine-readable reason."""
+
+    def __init__(self, message: str, *, reason: str, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.malformed = malformed
+
+
+def card_code(card: Card) -> CardCode:
+    """The fairness encoding of an engine card (docs/fairness.md section 3: enum member names match)."""
+    return CardCode(ColorCode[card.color.name], RankCode[card.rank.name])
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One committed card: its face, its salt and its slot (an opening) plus the commitment it opens."""
+
+    card: Card
+    commitment: bytes
+    salt: bytes
+    deck_no: int
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class EventRefs:
+    """The committed cards of one engine event, one group per card field of the event, in order.
+
+    Groups per event: Dealt, Drew, Played, WrongJumpIn, IllegalPlay, FirstCardTurned, FirstCardReturned,
+    SwapOffered: one group (the event's cards). CardTakenBack: the card, then the top card again.
+    CardsExchanged: given, then received. HandsSwapped: `seat`'s new hand, then `target`'s.
+    HandsRotated and RoundEnded: one group per seat. HandRevealed: the accused hand, with
+    `played_event`, the number of the CardsPlayed event of the Wild Draw Four.
+    """
+
+    groups: tuple[tuple[Ref, ...], ...]
+    played_event: int = 0
+
+
+@dataclass
+class Pile:
+    """A committed pile of the round, and the commitments of the cards that were shuffled into it."""
+
+    deck: CommittedDeck
+    refs: tuple[Ref, ...]
+    purpose: str
+    sources: tuple[bytes, ...] = ()
+
+
+# ------------------------------------------------------------------------------------ before the deal
+
+
+@dataclass
+class ShuffleRound:
+    """The commit-reveal protocol before one deal (docs/fairness.md section 7, steps 1 to 4)."""
+
+    table_id: str
+    round_no: int
+    host_seed: bytes
+    asked: list[int]
+    bot_values: dict[int, bytes]
+    reaction_ns: int
+    commitments: dict[int, bytes] = field(default_factory=dict)
+    values: dict[int, bytes] = field(default_factory=dict)
+    phase: str = "commit"
+    deadline_ns: int | None = None
+
+    @classmethod
+    def begin(
+        cls,
+        private: dict[str, Any],
+        *,
+        table_id: str,
+        round_no: int,
+        bots: Sequence[int],
+        players: Sequence[int],
+        reaction_ns: int,
+        now: int,
+    ) -> tuple[ShuffleRound, list[events_pb2.Event]]:
+        """Start the round's protocol. `private` is the journal entry's private part: the seed and the
+        bots' values are drawn into it the first time and read back from it on replay."""
+        if "seed" not in private:
+            private["seed"] = secrets.token_bytes(ENTROPY_BYTES).hex()
+            private["bots"] = {str(seat): secrets.token_bytes(ENTROPY_BYTES).hex() for seat in bots}
+            private["asked"] = sorted(players)
+        bot_values = {int(seat): bytes.fromhex(value) for seat, value in private["bots"].items()}
+        shuffle = cls(
+            table_id, round_no, bytes.fromhex(private["seed"]), list(private["asked"]), bot_values, reaction_ns
+        )
+        entropy_seats = sorted([*bot_values, *shuffle.asked])
+        events = [
+            events_pb2.Event(
+                shuffle_committed=events_pb2.ShuffleCommitted(
+                    round_number=round_no,
+                    seed_commitment=commit_host_seed(shuffle.host_seed, table_id=table_id, round_no=round_no),
+                    scheme=SCHEME,
+                    entropy_seats=entropy_seats,
+                )
+            )
+        ]
+        from unonet.fairness import commit_seat_entropy
+
+        for seat, value in sorted(bot_values.items()):
+            commitment = commit_seat_entropy(seat, value, table_id=table_id, round_no=round_no)
+            shuffle.commitments[seat] = commitment
+            events.append(_committed(seat, commitment))
+        shuffle._arm(now)
+        return shuffle, events
+
+    # ------------------------------------------------------------------------------ seat commands
+
+    def check_commit(self, seat: int, commitment: bytes) -> None:
+        """Raises ShuffleRefused unless `seat` may commit `commitment` now."""
+        if self.phase != "commit" or seat not in self.asked:
+            raise ShuffleRefused(f"seat {seat} has no shuffle contribution to commit now", reason="NO_SHUFFLE_PENDING")
+        if seat in self.commitments:
+            raise ShuffleRefused(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
+        if len(commitment) != ENTROPY_BYTES:
+            raise ShuffleRefused(
+                f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD", malformed=True
+            )
+
+    def commit(self, seat: int, commitment: bytes, now: int) -> list[events_pb2.Event]:
+        self.check_commit(seat, commitment)
+        self.commitments[seat] = commitment
+        return [_committed(seat, commitment), *self._progress(now)]
+
+    def check_reveal(self, seat: int, value: bytes) -> None:
+        """Raises ShuffleRefused unless `value` opens `seat`'s commitment and the seat may reveal now."""
+        if self.phase != "reveal" or seat not in self.asked or seat not in self.commitments:
+            raise ShuffleRefused(f"seat {seat} has no shuffle contribution to reveal now", reason="NO_SHUFFLE_PENDING")
+        if seat in self.values:
+            raise ShuffleRefused(f"seat {seat} has already revealed", reason="ALREADY_REVEALED")
+        if not verify_seat_entropy(
+            self.commitments[seat], seat, value, table_id=self.table_id, round_no=self.round_no
+        ):
+            raise ShuffleRefused(
+                f"that value does not open seat {seat}'s commitment for round {self.round_no}",
+                reason="INVALID_FIELD",
+                malformed=True,
+            )
+
+    def reveal(self, seat: int, value: bytes, now: int) -> list[events_pb2.Event]:
+        self.check_reveal(seat, value)
+        self.values[seat] = value
+        return [_revealed(seat, value), *self._progress(now)]
+
+    def timeout(self, phase: str, now: int) -> list[events_pb2.Event]:
+        """The phase's deadline passed: the seats that did not act contribute nothing to this deal."""
+        if phase != self.phase:
+            return []
+        if phase == "commit":
+            self.asked = [seat for seat in self.asked if seat in self.commitments]
+        else:
+            self.asked = [seat for seat in self.asked if seat in self.values]
+        return self._progress(now)
+
+    def start(self, now: int) -> list[events_pb2.Event]:
+        """Events due at once after `begin` (bots only: every value is in already)."""
+        return self._progress(now)
+
+    # ------------------------------------------------------------------------------------ state
+
+    @property
+    def is_ready(self) -> bool:
+        """Every seat still asked has revealed: the deck can be derived."""
+        return self.phase == "done"
+
+    def waiting_for(self) -> list[int]:
+        """The player seats the current phase still waits for."""
+        if self.phase == "commit":
+            return [seat for seat in self.asked if seat not in self.commitments]
+        if self.phase == "reveal":
+            return [seat for seat in self.asked if seat not in self.values]
+        return []
+
+    def contributions(self) -> dict[int, bytes]:
+        """The values that go into the round seed: every bot's, and every player's that was revealed."""
+        return {**self.bot_values, **{seat: self.values[seat] for seat in self.asked if seat in self.values}}
+
+    def round_seed(self) -> bytes:
+        return combine_seed(self.host_seed, self.contributions())
+
+    def legal_actions(self, seats: int) -> dict[int, actions_pb2.LegalActions]:
+        """Each seat's legal actions now: commit or reveal for the seats waited for, else wait."""
+        out = {seat: actions_pb2.LegalActions() for seat in range(seats)}
+        for seat in self.waiting_for():
+            legal = out[seat]
+            legal.commit_entropy = self.phase == "commit"
+            legal.reveal_entropy = self.phase == "reveal"
+            legal.required = True
+            if self.deadline_ns is not None:
+                legal.deadline.FromNanoseconds(self.deadline_ns)
+        return out
+
+    def _progress(self, now: int) -> list[events_pb2.Event]:
+        events: list[events_pb2.Event] = []
+        if self.phase == "commit" and not self.waiting_for():
+            self.phase = "reveal"
+            for seat, value in sorted(self.bot_values.items()):
+                events.append(_revealed(seat, value))
+            self._arm(now)
+        if self.phase == "reveal" and not self.waiting_for():
+            self.phase = "done"
+            self.deadline_ns = None
+        return events
+
+    def _arm(self, now: int) -> None:
+        self.deadline_ns = now + self.reaction_ns if self.waiting_for() else None
+
+
+def _committed(seat: int, commitment: bytes) -> events_pb2.Event:
+    return events_pb2.Event(seat_entropy_committed=events_pb2.SeatEntropyCommitted(seat=seat, commitment=commitment))
+
+
+def _revealed(seat: int, value: bytes) -> events_pb2.Event:
+    return events_pb2.Event(seat_entropy_revealed=events_pb2.SeatEntropyRevealed(seat=seat, entropy=value))
+
+
+def deck_committed(pile: Pile, round_no: int, contributing: Sequence[int] = ()) -> events_pb2.Event:
+    """The DeckCommitted event announcing `pile` before any card of it is used."""
+    return events_pb2.Event(
+        deck_committed=events_pb2.DeckCommitted(
+            round_number=round_no,
+            merkle_root=pile.deck.root,
+            deck_size=len(pile.deck.cards),
+            card_commitments=pile.deck.commitments,
+            deck_number=pile.deck.deck_no,
+            contributing_seats=sorted(contributing),
+            source_commitments=pile.sources,
+        )
+    )
+
+
+# ------------------------------------------------------------------------------------ during the round
+
+
+_Out = tuple[EventRefs | None, list[events_pb2.Event]]
+"""What following one event gives: its committed cards, and the fairness events that follow it."""
+
+
+class MirrorError(RuntimeError):
+    """The commitment mirror disagrees with the engine: a bug in this module, never a player's doing."""
+
+
+class RoundCards:
+    """One dealt round's committed piles and where each committed card is now (the public record)."""
+
+    def __init__(
+        self, table_id: str, round_no: int, round_seed: bytes, host_seed: bytes, contents: Sequence[Card]
+    ) -> None:
+        self.table_id = table_id
+        self.round_no = round_no
+        self.round_seed = round_seed
+        self.host_seed = host_seed
+        self.piles: list[Pile] = []
+        self._pending: list[Pile] = []
+        self.draw: list[Ref] = []  # the top of the pile is the end of the list, as in the engine
+        self.hands: dict[int, list[Ref]] = {}
+        self.discard: list[Ref] = []
+        self.aside: Ref | None = None
+        self.bluff: tuple[int, tuple[Ref, ...], int] | None = None
+        self.deal_order: list[int] = []
+        self.is_over = False
+        first = self._derive(list(contents), "deal")
+        self.piles.append(first)
+        self.draw = list(reversed(first.refs))
+
+    @property
+    def deal_cards(self) -> list[Card]:
+        """The deck to deal, first card dealt first (`Match.deal`)."""
+        return [ref.card for ref in self.piles[0].refs]
+
+    def shuffle(self, cards: list[Card], purpose: str) -> None:
+        """The engine's shuffle hook: every later pile becomes a new committed pile of the round."""
+        pile = self._derive(cards, purpose)
+        self._pending.append(pile)
+        cards[:] = [ref.card for ref in reversed(pile.refs)]
+
+    def _derive(self, cards: list[Card], purpose: str) -> Pile:
+        by_code = {card_code(card): card for card in cards}
+        deck_no = len(self.piles) + len(self._pending)
+        codes = [card_code(card) for card in cards]
+        deck = derive_deck(self.table_id, self.round_no, codes, self.round_seed, deck_no=deck_no)
+        refs = tuple(
+            Ref(by_code[code], commitment, salt, deck_no, position)
+            for position, (code, commitment, salt) in enumerate(
+                zip(deck.cards, deck.commitments, deck.salts, strict=True)
+            )
+        )
+        return Pile(deck, refs, purpose)
+
+    # ------------------------------------------------------------------------------ following events
+
+    def on_event(self, event: ev.Event, number: int) -> tuple[EventRefs | None, list[events_pb2.Event]]:
+        """The committed cards of `event` (numbered `number`), and the fairness events that follow it."""
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is None:
+            return None, []
+        result: tuple[EventRefs | None, list[events_pb2.Event]] = handler(event, number)
+        return result
+
+    def _on_RoundStarted(self, event: ev.RoundStarted, number: int) -> _Out:  # noqa: N802
+        self.deal_order = list(event.seats)
+        self.hands = {seat: [] for seat in event.seats}
+        return None, []
+
+    def _on_Dealt(self, event: ev.Dealt, number: int) -> _Out:  # noqa: N802
+        if not any(self.hands.values()):  # S3: one card at a time from the dealer's left, dealt once
+            for _ in range(event.count):
+                for seat in self.deal_order:
+                    self.hands[seat].append(self._pop_draw())
+        refs = tuple(self.hands[event.seat])
+        self._check(refs, event.cards, event)
+        return EventRefs((refs,)), []
+
+    def _on_FirstCardTurned(self, event: ev.FirstCardTurned, number: int) -> _Out:  # noqa: N802
+        ref = self._pop_draw()
+        self._check((ref,), (event.card,), event)
+        self.discard.append(ref)
+        return EventRefs(((ref,),)), []
+
+    def _on_FirstCardReturned(self, event: ev.FirstCardReturned, number: int) -> _Out:  # noqa: N802
+        ref = self._pop_draw()
+        self._check((ref,), (event.card,), event)
+        pile = self._next_pile("first_card_returned", [*self.draw, ref])
+        self.draw = list(reversed(pile.refs))
+        return EventRefs(((ref,),)), [deck_committed(pile, self.round_no)]
+
+    def _on_Reshuffled(self, event: ev.Reshuffled, number: int) -> _Out:  # noqa: N802
+        sources = self.discard[: event.count]
+        del self.discard[: event.count]
+        pile = self._next_pile("rebuild", sources)
+        self.draw[:0] = list(reversed(pile.refs))  # T5: under whatever is still to be drawn from the old pile
+        return None, [deck_committed(pile, self.round_no)]
+
+    def _on_Played(self, event: ev.Played, number: int) -> _Out:  # noqa: N802
+        hand = self.hands[event.seat]
+        refs = self._find(event.seat, event.cards)
+        if event.cards[0].rank is Rank.WILD_DRAW_FOUR:  # B2: the hand it was played from, less itself
+            rest = [ref for ref in hand if ref is not refs[0]]
+            self.bluff = (event.seat, tuple(rest), number)
+        for ref in refs:
+            hand.remove(ref)
+        self.discard.extend(refs)
+        return EventRefs((refs,)), []
+
+    def _on_Drew(self, event: ev.Drew, number: int) -> _Out:  # noqa: N802
+        refs = tuple(self._pop_draw() for _ in range(event.count))
+        self._check(refs, event.cards, event)
+        self.hands.setdefault(event.seat, []).extend(refs)
+        return EventRefs((refs,)), []
+
+    def _on_CardTakenBack(self, event: ev.CardTakenBack, number: int) -> _Out:  # noqa: N802
+        ref = self.discard.pop()
+        self._check((ref,), (event.card,), event)
+        self.hands[event.seat].append(ref)
+        return EventRefs(((ref,), (self.discard[-1],) if self.discard else ())), []
+
+    def _on_HandsRotated(self, event: ev.HandsRotated, number: int) -> _Out:  # noqa: N802
+        seats = sorted(self.hands)
+        old = [self.hands[seat] for seat in seats]
+        for i, hand in enumerate(old):
+            self.hands[seats[(i + event.direction) % len(seats)]] = hand
+        groups = tuple(tuple(self.hands.get(seat, ())) for seat in range(len(event.hands)))
+        for seat, group in enumerate(groups):
+            self._check(group, event.hands[seat], event)
+        return EventRefs(groups), []
+
+    def _on_HandsSwapped(self, event: ev.HandsSwapped, number: int) -> _Out:  # noqa: N802
+        self.hands[event.seat], self.hands[event.target] = self.hands[event.target], self.hands[event.seat]
+        mine, theirs = tuple(self.hands[event.seat]), tuple(self.hands[event.target])
+        self._check(mine, event.seat_hand, event)
+        self._check(theirs, event.target_hand, event)
+        return EventRefs((mine, theirs)), []
+
+    def _on_SwapOffered(self, event: ev.SwapOffered, number: int) -> _Out:  # noqa: N802
+        assert event.card is not None
+        (ref,) = self._find(event.seat, (event.card,))
+        self.hands[event.seat].remove(ref)
+        self.aside = ref
+        return EventRefs(((ref,),)), []
+
+    def _on_CardsExchanged(self, event: ev.CardsExchanged, number: int) -> _Out:  # noqa: N802
+        given, received = self.aside, None
+        assert given is not None and event.received is not None
+        (received,) = self._find(event.target, (event.received,))
+        self.hands[event.target].remove(received)
+        self.hands[event.target].append(given)
+        self.hands[event.seat].append(received)
+        self.aside = None
+        return EventRefs(((given,), (received,))), []
+
+    def _on_WrongJumpIn(self, event: ev.WrongJumpIn, number: int) -> _Out:  # noqa: N802
+        return EventRefs((self._find(event.seat, (event.card,)),)), []
+
+    def _on_IllegalPlay(self, event: ev.IllegalPlay, number: int) -> _Out:  # noqa: N802
+        return EventRefs((self._find(event.seat, (event.card,)),)), []
+
+    def _on_HandRevealed(self, event: ev.HandRevealed, number: int) -> _Out:  # noqa: N802
+        if self.bluff is None or self.bluff[0] != event.seat:
+            raise MirrorError(f"no Wild Draw Four of seat {event.seat} to reveal the hand of")
+        _, refs, played = self.bluff
+        self._check(refs, event.cards, event)
+        return EventRefs((refs,), played_event=played), []
+
+    def _on_RoundEnded(self, event: ev.RoundEnded, number: int) -> _Out:  # noqa: N802
+        groups = tuple(tuple(self.hands.get(seat, ())) for seat in range(len(event.hands)))
+        for seat, group in enumerate(groups):
+            self._check(group, event.hands[seat], event)
+        self.is_over = True
+        revealed = events_pb2.Event(
+            shuffle_revealed=events_pb2.ShuffleRevealed(round_number=self.round_no, seed=self.host_seed)
+        )
+        return EventRefs(groups), [revealed]
+
+    # ------------------------------------------------------------------------------------ helpers
+
+    def _pop_draw(self) -> Ref:
+        if not self.draw:
+            raise MirrorError("the engine drew from a pile the mirror has as empty")
+        return self.draw.pop()
+
+    def _next_pile(self, purpose: str, sources: Sequence[Ref]) -> Pile:
+        if not self._pending or self._pending[0].purpose != purpose:
+            raise MirrorError(f"no {purpose} shuffle was made for this event")
+        pile = self._pending.pop(0)
+        pile.sources = tuple(ref.commitment for ref in sources)
+        if Counter(ref.card for ref in sources) != Counter(ref.card for ref in pile.refs):
+            raise MirrorError(f"the {purpose} pile holds other cards than the ones shuffled into it")
+        self.piles.append(pile)
+        return pile
+
+    def _find(self, seat: int, cards: Sequence[Card]) -> tuple[Ref, ...]:
+        """One distinct committed card of `seat`'s hand per card (identical cards are interchangeable)."""
+        hand = self.hands.get(seat, [])
+        chosen: list[Ref] = []
+        for card in cards:
+            ref = next((r for r in hand if r.card == card and all(r is not c for c in chosen)), None)
+            if ref is None:
+                raise MirrorError(f"seat {seat} holds no committed {card}")
+            chosen.append(ref)
+        return tuple(chosen)
+
+    @staticmethod
+    def _check(refs: Sequence[Ref], cards: Sequence[Card], event: ev.Event) -> None:
+        if Counter(ref.card for ref in refs) != Counter(cards):
+            raise MirrorError(f"the commitment mirror disagrees with the engine at {type(event).__name__}")
