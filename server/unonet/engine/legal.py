@@ -53,15 +53,18 @@ _DRAWS: dict[int, Draw] = {}
 
 def legal_actions(game: Game, seat: int) -> list[Action]:
     """Every action `seat` may take now, in a stable order. Empty once the round is over."""
-    if game.phase is _ROUND_OVER or not game.in_play[seat]:
+    phase = game.phase
+    if phase is _ROUND_OVER or not game._in_play[seat]:
         return []
     actions: list[Action] = []
     if game.windows or game.catchable:
         _reactions(game, seat, actions)
-    if game.to_act == seat:
-        _own_turn(game, seat, actions)
-    else:
+    if game.to_act != seat:
         _out_of_turn(game, seat, actions)
+    elif phase is _TURN and game.obligation is None:  # the usual turn
+        _turn_plays(game, seat, game.hands[seat], actions)
+    else:
+        _own_turn(game, seat, actions)
     return actions
 
 
@@ -95,8 +98,7 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     hand = game.hands[seat]
     if phase is _TURN and game.obligation is None:  # the usual turn: T1, T2
         _turn_plays(game, seat, hand, actions)
-        return
-    if phase is _CHOOSE_COLOR:
+    elif phase is _CHOOSE_COLOR:
         actions.extend(ChooseColor(seat, color) for color in PLAYABLE_COLORS)
     elif phase is _AFTER_DRAW:
         assert game.drawn is not None

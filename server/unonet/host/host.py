@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 
 from unonet.engine import UnoError, legal_actions
+from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
 from unonet.host.actions_json import dump_action
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.errors import not_found
@@ -36,7 +37,13 @@ class Host:
         bot_delay_s: float = 0.0,
         write_timeout_s: float = 10.0,
         clock_ns: Callable[[], int] = time.time_ns,
+        compensate_latency: bool = True,
+        max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S,
     ) -> None:
+        """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
+        buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives."""
+        self.compensate_latency = compensate_latency
+        self.max_forgiven_s = max_forgiven_s
         self.store: Store = store if store is not None else MemoryStore()
         self.bot_delay_s = bot_delay_s
         self.write_timeout_s = write_timeout_s
@@ -53,6 +60,7 @@ class Host:
                 stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
                 seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
             )
+            self._configure(table)
             table.replay(stored.journal)
             self.tables[table.table_id] = table
             count += 1
@@ -88,9 +96,14 @@ class Host:
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,
             clock_ns=self.clock_ns,
         )
+        self._configure(table)
         self.tables[table_id] = table
         self._ensure_driver(table)
         return table
+
+    def _configure(self, table: Table) -> None:
+        table.races.compensate = self.compensate_latency
+        table.races.max_forgiven_s = self.max_forgiven_s
 
     def _ensure_driver(self, table: Table) -> None:
         if table.table_id not in self._drivers:
@@ -123,20 +136,14 @@ class Host:
         if match is None or match.is_over:
             return None
         now = self.clock_ns()
-        shuffle = table.shuffle
-        if shuffle is not None:  # before a deal only the shuffle's deadline moves the table on
-            if shuffle.deadline_ns is None:
-                return None
-            if shuffle.deadline_ns <= now:
-                table.record({"k": "entropy_timeout", "round": shuffle.round_no, "phase": shuffle.phase})
-                return 0
-            return (shuffle.deadline_ns - now) / 1e9
         for window_id, deadline in sorted(table.window_deadlines.items()):
-            if deadline <= now:
-                table.record({"k": "close", "window": window_id})
+            if deadline <= now:  # a race is ruled (races.py), any other window just closes
+                table.record(table.races.closing_entry(table, window_id))
                 return 0
         game = match.game
-        if table.turn_deadline_ns is not None and table.turn_deadline_ns <= now and game.to_act is not None:
+        holding = table.races.holding() is not None  # the turn waits for a race's ruling
+        if (table.turn_deadline_ns is not None and table.turn_deadline_ns <= now and game.to_act is not None
+                and not holding):
             table.record({"k": "timeout", "seat": game.to_act})
             return 0
         due = self._bot_move(table)
@@ -166,6 +173,15 @@ class Host:
             action = choose_action(game, seat, options, rng) if game.to_act == seat else reaction_for(
                 game, seat, options)
             if action is None:
+                continue
+            race = table.races.race_for(game, seat, action)
+            if race is not None:  # bots answer races like anyone, at once and with nothing to forgive
+                if race.has_answered(seat):
+                    continue
+                table.races.collect(table, race, seat, f"bot-{table.last_number}-w{race.window_id}",
+                                    [dump_action(action)], self.clock_ns(), None)
+                return 0
+            if table.races.holding() is not None:
                 continue
             try:
                 table.record({"k": "cmd", "seat": seat, "cid": f"bot-{table.last_number}",

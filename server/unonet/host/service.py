@@ -197,12 +197,31 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
         self.host = host
 
     async def _command(self, request: Any, response_type: Any) -> Any:
+        """Apply a command; an answer to a race waits for the ruling, and a command held behind a race
+        (the next turn during an UNO catch or a jump-in being ruled) waits for it, then goes on."""
+        arrived = self.host.clock_ns()  # before the lock: an answer's arrival is part of the race
         table = self.host.table(request.table_id)
-        async with table.lock:
-            seat = table.player_seat(request.token)
-            actions = convert.action_from_request(seat, request)
-            result = table.command(seat, request.command_id, actions)
-        return response_type(result=result)
+        claimed = None
+        if request.DESCRIPTOR.fields_by_name.get("reaction_time") is not None and request.HasField("reaction_time"):
+            claimed = request.reaction_time.ToNanoseconds() / 1e9
+        hint = getattr(request, "reaction_window_id", 0)
+        while True:
+            async with table.lock:
+                seat = table.player_seat(request.token)
+                actions = convert.action_from_request(seat, request)
+                waiting = table.races.submit(table, seat, request.command_id, actions, arrived_ns=arrived,
+                                             claimed_s=claimed, window_hint=hint)
+                if waiting is None:
+                    return response_type(result=table.command(seat, request.command_id, actions))
+            await waiting.race.ruled.wait()
+            if waiting.collected:
+                async with table.lock:
+                    record = table.commands.get((seat, request.command_id))
+                    if record is None:
+                        from unonet.host.errors import precondition
+
+                        raise precondition("WINDOW_CLOSED", f"window {waiting.race.window_id} closed unruled")
+                    return response_type(result=record.result)
 
     @_refusals
     async def PlayCards(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -250,19 +269,15 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
 
     @_refusals
     async def CommitEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
-        table = self.host.table(request.table_id)
-        async with table.lock:
-            seat = table.player_seat(request.token)
-            result = table.entropy(seat, request.command_id, commitment=request.commitment)
-        return play_service_pb2.CommitEntropyResponse(result=result)
+        from unonet.host.errors import precondition
+
+        raise precondition("NO_SHUFFLE_PENDING", "this host does not run the fair-shuffle protocol yet")
 
     @_refusals
     async def RevealEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
-        table = self.host.table(request.table_id)
-        async with table.lock:
-            seat = table.player_seat(request.token)
-            result = table.entropy(seat, request.command_id, value=request.entropy)
-        return play_service_pb2.RevealEntropyResponse(result=result)
+        from unonet.host.errors import precondition
+
+        raise precondition("NO_SHUFFLE_PENDING", "this host does not run the fair-shuffle protocol yet")
 
 
 class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
@@ -352,12 +367,29 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
     def __init__(self, host: Host) -> None:
         self.host = host
 
+    @_refusals
     async def Ping(self, request: Any, context: Context) -> Any:  # noqa: N802
+        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, races.py)."""
         received = self.host.clock_ns()
+        if not request.HasField("client_send_time"):
+            raise invalid("MISSING_FIELD", "PingRequest.client_send_time is required")
         response = time_service_pb2.PingResponse(sequence=request.sequence)
         response.client_send_time.CopyFrom(request.client_send_time)
         response.receive_time.FromNanoseconds(received)
-        response.send_time.FromNanoseconds(self.host.clock_ns())
+        seat = None
+        if request.table_id or request.token:
+            table = self.host.table(request.table_id)
+            seat = table.seat_for(request.token)
+        sent = self.host.clock_ns()
+        if seat is not None:
+            previous = None
+            if request.HasField("previous") and request.previous.HasField("client_receive_time"):
+                previous = (request.previous.sequence, request.previous.client_receive_time.ToNanoseconds())
+            rtt = table.races.ping(seat, request.sequence, request.client_send_time.ToNanoseconds(), received,
+                                   sent, previous)
+            if rtt is not None:
+                response.smoothed_round_trip.FromNanoseconds(round(rtt * 1e9))
+        response.send_time.FromNanoseconds(sent)
         return response
 
 
