@@ -29,6 +29,7 @@ from unonet.host import convert
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
+from unonet.host.races import RaceBook
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2
@@ -139,6 +140,7 @@ class Table:
         self._clock_seat: int | None = None
         self._clock_started_ns = 0
         self.window_deadlines: dict[int, int] = {}
+        self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (races.py)
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
         self._replaying = False
@@ -182,7 +184,7 @@ class Table:
             state = table_pb2.SeatState(
                 seat=seat.index, occupied=seat.is_occupied, name=seat.name, is_bot=seat.is_bot,
                 bot_kind=seat.bot_kind, connected=seat.connected > 0 or seat.is_bot, strikes=seat.strikes,
-                taken_over=seat.taken_over,
+                taken_over=seat.taken_over, latency_ms=self.races.latency_ms(seat.index),
             )
             state.time_bank_remaining.FromNanoseconds(int(seat.bank_s * 1e9))
             if game is not None:
@@ -252,6 +254,13 @@ class Table:
         pb.view_time.FromNanoseconds(self.clock_ns())
         if self.turn_deadline_ns is not None:
             pb.turn_deadline.FromNanoseconds(self.turn_deadline_ns)
+        for window in pb.open_windows:
+            timing = self.races.window_timing(window.id)
+            if timing is not None:
+                window.open_time.FromNanoseconds(timing[0])
+                if timing[1] is not None:
+                    window.deadline.FromNanoseconds(timing[1])
+                window.latency_allowance.FromNanoseconds(timing[2])
         self._shuffle_view(pb, seat)
         return pb
 
@@ -273,6 +282,7 @@ class Table:
         """Apply one input, journal it and publish its events. Raises (changing nothing) if refused."""
         now = self.clock_ns() if time_ns is None else time_ns
         produced = self._apply(entry, now)
+        self.races.after_record(self, entry, produced, now)  # before anything renders or journals them
         self._seq += 1
         if not self._replaying:
             public = [(e.number, self.render(e, None).SerializeToString()) for e in produced]
@@ -438,6 +448,15 @@ class Table:
         produced = self._append(list(self.match.close_window(window)), now)
         self._after_change(now)
         return produced
+
+    def _apply_ruling(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """A race's ruling, with the measurements it used (races.py): replayed as journalled."""
+        self.window_deadlines.pop(int(entry["window"]), None)
+        return self.races.apply_ruling(self, entry, now)
+
+    def _apply_late(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """An answer to a window already ruled: RaceLost, at no cost."""
+        return self.races.apply_late(self, entry, now)
 
     def _apply_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         """The turn clock ran out: the documented default (draw, then pass), a strike, maybe a takeover."""
