@@ -184,56 +184,65 @@ PRESETS: dict[str, Ruleset] = {
     "standard": STANDARD,
     # The common house rules people play at home.
     "house": STANDARD.replace(name="house", stacking=True, jump_in=True, seven_o=True, runs=True),
-    # seeds/000 (Serbian): the base rules with every variant the text lists.
+    # One preset per seed text, turning on everything that text describes, optional variants included
+    # (a variant replaces the text's base rule for the same option). Where two rules of equal standing
+    # in one text contradict, the one the text presents as its main rule wins. Every choice, with the
+    # sentence it rests on, is in docs/presets.md; tests/engine/test_presets.py pins each option.
+    # seeds/000 (Serbian): the base rules plus every one of its "additional variants".
     "serbian": STANDARD.replace(
         name="serbian",
-        sound_wilds=True,
-        wild_draw_four=WildDrawFourRule.NO_OTHER_PLAY,
-        uno_penalty=4,
-        bluff_penalty=BluffPenalty.DRAW_SIX,
-        scoring=Scoring.LOWEST_WINS,
-        stacking=True,
-        deflecting=True,
-        runs=True,
-        jump_in=True,
-        super_jump_in=True,
-        jump_in_penalty=JumpInPenalty.POINTS,
-        seven_o=True,
+        sound_wilds=True,  # "we add 8 Sound Wild cards"; the slowest to press B draws 2
+        wild_draw_four=WildDrawFourRule.NO_OTHER_PLAY,  # bluffing variant: "play +4 only when you have no other choice"
+        uno_penalty=4,  # forgot UNO and was noticed: "draw 4 penalty cards"
+        bluff_penalty=BluffPenalty.DRAW_SIX,  # caught bluffing: "4 cards plus two more for bluffing"
+        scoring=Scoring.LOWEST_WINS,  # "every player still holding cards scores"; "fewest points" wins
+        stacking=True,  # "Answers": +2 on +2, +4 on +4, the next "draws the total"; no +2 on +4
+        deflecting=True,  # "Advanced answers": "Skip, Reverse or Wild" passes the draw on
+        runs=True,  # "Runs": "yellow 2, 3 and 4" in one turn; the next player may cut in
+        jump_in=True,  # "Interceptions": "the same card as the top one", out of turn
+        super_jump_in=True,  # "Super interceptions": same number or symbol "regardless of colour"
+        jump_in_penalty=JumpInPenalty.POINTS,  # too slow or the wrong card: "3 penalty points"
+        seven_o=True,  # "0/7 rule": "cards 0 and 7 get special effects"
     ),
-    # seeds/001 (French): the published rules with the redrawn first Wild and the illegal-play penalty.
+    # seeds/001 (French): the traditional rules, their scoring method 2 and their penalties.
     "french": STANDARD.replace(
         name="french",
-        first_wild=FirstWild.REDRAW,
-        illegal_play_penalty=True,
+        wild_draw_four=WildDrawFourRule.ANY_TIME,  # +4 "at any time", even "while holding the right card"; no challenge
+        scoring=Scoring.LOWEST_WINS,  # "Method 2": "points are scored by the losers", fewest wins
+        target_score=100,  # method 2's example: "you agreed to play up to 100"
+        stacking=True,  # Draw Twos passed on: "a player may have to take 8 cards or more!"
+        illegal_play_penalty=True,  # "the player who lays the wrong card must also take two cards"
     ),
-    # seeds/002 (Russian forum): the long list of house rules the thread collects.
+    # seeds/002 (Russian forum): both posts, their "additional rules" and their "house rules".
     "russian": STANDARD.replace(
         name="russian",
-        blank_cards=True,
-        h2o_wilds=True,
-        false_call_penalty=True,
-        uno_slap=True,
-        scoring=Scoring.LOWEST_WINS,
-        russian_scoring=True,
-        stacking=True,
-        deflecting=True,
-        multi_play=True,
-        jump_in=True,
-        jump_in_penalty=JumpInPenalty.CARDS,
-        skip_escape=True,
-        seven_o=True,
-        five_swap=True,
-        silent_two=True,
-        illegal_play_penalty=True,
+        blank_cards=True,  # 4 Blank cards for extra rules, e.g. "Blank = Draw 10"
+        h2o_wilds=True,  # "Uno H2O": black "+1" and "+2"; "all the other players" draw
+        false_call_penalty=True,  # extra rule: a "false shout" costs two cards
+        uno_slap=True,  # hands on top of the UNO caller's hand: "the last one takes 2"
+        scoring=Scoring.LOWEST_WINS,  # "points are written to each player"; the first to the total loses
+        russian_scoring=True,  # a lone 0 "counts 50", going out on +4 "takes 50 off", a last 0 swaps first
+        stacking=True,  # Draw Two on Draw Two, +4 on +4: "the next must take eight cards"
+        deflecting=True,  # a Reverse "returns the action" of a draw card; a Draw Two answers +4
+        multi_play=True,  # "several cards of equal value", e.g. "three nines", at once
+        jump_in=True,  # "Interception": "exactly the same card", out of turn
+        jump_in_wilds=True,  # "the same ... black change-colour card" (never the +4)
+        jump_in_penalty=JumpInPenalty.CARDS,  # "any wrongly laid card": two cards
+        skip_escape=True,  # a Skip is escaped "only by laying exactly the same card"
+        seven_o=True,  # "Seven-zero": 0 passes hands on, 7 swaps with a chosen player
+        five_swap=True,  # a 5 swaps "one card with any player", each choosing what to give
+        silent_two=True,  # after a 2 "everyone must keep silent"; whoever speaks takes 2
+        illegal_play_penalty=True,  # "played an unsuitable card": take 2 cards
     ),
     # seeds/003 (Polish): strict Wild Draw Four, draw until playable, four-card UNO penalty, elimination.
     "polish": STANDARD.replace(
         name="polish",
-        first_wild=FirstWild.REDRAW,
-        wild_draw_four=WildDrawFourRule.NO_MATCH_AT_ALL,
-        draw_to_match=True,
-        uno_penalty=4,
-        scoring=Scoring.ELIMINATION,
+        first_wild=FirstWild.REDRAW,  # set-up: a Wild turned first "goes into the middle of the draw pile"
+        wild_draw_four=WildDrawFourRule.NO_MATCH_AT_ALL,  # not if holding a card "of the same colour and/or number"
+        bluffing=False,  # an unfair +4 "cannot be played"; the text has no challenge
+        draw_to_match=True,  # keep drawing "until they can play a card"
+        uno_penalty=4,  # caught without UNO: "draw four new cards"
+        scoring=Scoring.ELIMINATION,  # casino rule: "eliminate" players at 500 until one is left
     ),
 }
 
