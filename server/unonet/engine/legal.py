@@ -138,23 +138,25 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
     """
     ruleset = game.ruleset
     color = game.color
-    top_rank = game.discard[-1].rank
-    playable: list[Card] = []
-    for card in hand:
-        card_color = card.color
-        if card_color is _BLACK:
-            if card.rank is _WILD_DRAW_FOUR and not ruleset.bluffing and not game._is_fair_wild_draw_four(seat, card):
-                continue
-        elif not (color is None or card_color is color or card.rank is top_rank):
-            continue
-        playable.append(card)
+    if color is None:  # H12: after a Sound Wild anything may follow
+        playable = list(hand)
+    else:
+        top_rank = game.discard[-1].rank
+        playable = [card for card in hand if card.color is color or card.rank is top_rank or card.color is _BLACK]
+    if not ruleset.bluffing:
+        playable = [
+            card for card in playable if card.rank is not _WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
+        ]
     if len(playable) > 1:  # playability depends on the card alone, so this is `_distinct` of the hand, filtered
         playable = list(dict.fromkeys(playable))
+    plays = _PLAYS
+    base = seat << 8  # the `_play` key with call_uno False; | 1 for True
     uno = len(hand) == 2
     for card in playable:
-        actions.append(_play(seat, card, False))
+        key = base | card.key << 1
+        actions.append(plays.get(key) or _play(seat, card, False))
         if uno:
-            actions.append(_play(seat, card, True))
+            actions.append(plays.get(key | 1) or _play(seat, card, True))
     if ruleset.multi_play:
         _add_multi_plays(game, seat, playable, actions)
     if ruleset.runs:
