@@ -10,6 +10,9 @@ legal actions (`Event.your_legal_actions`). The loop in `Bot.run`:
   to call early), it waits its reaction delay and sends what `respond(legal, state)` returns.
 - After every command, and after every refusal, it reads the view again and goes on from there, so a
   race (FAILED_PRECONDITION because the state moved on, or RACE_LOST) is never fatal.
+- Before each deal (PHASE_SHUFFLE) it contributes to the provably fair shuffle by itself: a fresh
+  32-byte secret per round, committed when `commit_entropy` is offered and revealed when
+  `reveal_entropy` is (docs/fairness.md 6.1). A policy never sees these.
 - It returns when a `match_ended` event arrives (or the view says the match is over).
 """
 
@@ -19,6 +22,7 @@ import asyncio
 import contextlib
 import enum
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -34,6 +38,7 @@ from unonet.bots.errors import (
     Unimplemented,
 )
 from unonet.bots.sdk import TableClient
+from unonet.fairness import commit_seat_entropy
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
 __all__ = ["Bot", "BotState", "ReactionDelay", "fixed_delay"]
@@ -153,6 +158,7 @@ class Bot:
         self.ping_interval = ping_interval
         self.state = BotState(seat=0)
         self._acted_through = 0
+        self._entropy: dict[int, bytes] = {}
         self.commands_sent = 0
         self.refusals = 0
 
@@ -255,7 +261,10 @@ class Bot:
             if view.phase == views_pb2.PHASE_MATCH_OVER:
                 return True  # the match_ended event is on its way
             legal = view.legal_actions
-            if legal.required:
+            if legal.commit_entropy or legal.reveal_entropy:
+                command = self._entropy_command(view)
+                is_reaction = False
+            elif legal.required:
                 command = self._decide_safely(view) if failures < 2 else default_command(legal)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
             else:
@@ -277,6 +286,14 @@ class Bot:
                     return True
             view = None
         return True
+
+    def _entropy_command(self, view: views_pb2.SeatView) -> cmd.Command:
+        """This seat's contribution to the shuffle of `view.round_number`: commit first, then reveal."""
+        value = self._entropy.setdefault(view.round_number, secrets.token_bytes(32))
+        if view.legal_actions.commit_entropy:
+            commitment = commit_seat_entropy(view.seat, value, table_id=view.table_id, round_no=view.round_number)
+            return cmd.CommitEntropy(commitment)
+        return cmd.RevealEntropy(value)
 
     def _decide_safely(self, view: views_pb2.SeatView) -> cmd.Command | None:
         try:

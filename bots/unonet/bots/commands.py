@@ -1,6 +1,6 @@
 """The commands a seat can send, as small frozen values a bot's `decide` returns.
 
-One class per PlayService RPC (entropy commands aside). `TableClient.send(command)` turns one into the
+One class per PlayService RPC. `TableClient.send(command)` turns one into the
 matching request, with the table id, token and a fresh command id filled in.
 """
 
@@ -17,12 +17,14 @@ __all__ = [
     "ChooseColor",
     "ChooseSwapTarget",
     "Command",
+    "CommitEntropy",
     "Draw",
     "FiveSwap",
     "GiveCard",
     "Pass",
     "Play",
     "React",
+    "RevealEntropy",
 ]
 
 
@@ -100,6 +102,32 @@ class GiveCard:
     card: cards_pb2.Card
 
 
+@dataclass(frozen=True, slots=True)
+class CommitEntropy:
+    """CommitEntropy: the seat's commitment to its contribution to the next shuffle (docs/fairness.md 6.1)."""
+
+    commitment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class RevealEntropy:
+    """RevealEntropy: the contribution committed to, once every seat's commitment is in."""
+
+    entropy: bytes
+
+
 Command = (
-    Play | ChooseColor | Draw | Pass | CallUno | CatchUno | Challenge | React | ChooseSwapTarget | FiveSwap | GiveCard
+    Play
+    | ChooseColor
+    | Draw
+    | Pass
+    | CallUno
+    | CatchUno
+    | Challenge
+    | React
+    | ChooseSwapTarget
+    | FiveSwap
+    | GiveCard
+    | CommitEntropy
+    | RevealEntropy
 )

@@ -407,6 +407,10 @@ class TableClient:
                 return await self.five_swap(command.target_seat, command.card, command_id=command_id)
             case cmd.GiveCard():
                 return await self.give_card(command.card, command_id=command_id)
+            case cmd.CommitEntropy():
+                return await self.commit_entropy(command.commitment, command_id=command_id)
+            case cmd.RevealEntropy():
+                return await self.reveal_entropy(command.entropy, command_id=command_id)
         raise TypeError(f"not a command: {command!r}")
 
     async def play(
@@ -460,6 +464,16 @@ class TableClient:
         """Challenge: challenge the Wild Draw Four this seat must answer."""
         request = play_service_pb2.ChallengeRequest()
         return await self._command(self._play.Challenge, request, command_id)
+
+    async def commit_entropy(self, commitment: bytes, *, command_id: str | None = None) -> actions_pb2.CommandResult:
+        """CommitEntropy: commit to this seat's contribution to the next shuffle (LegalActions.commit_entropy)."""
+        request = play_service_pb2.CommitEntropyRequest(commitment=commitment)
+        return await self._command(self._play.CommitEntropy, request, command_id)
+
+    async def reveal_entropy(self, entropy: bytes, *, command_id: str | None = None) -> actions_pb2.CommandResult:
+        """RevealEntropy: reveal the contribution committed to (LegalActions.reveal_entropy)."""
+        request = play_service_pb2.RevealEntropyRequest(entropy=entropy)
+        return await self._command(self._play.RevealEntropy, request, command_id)
 
     async def react(self, reaction_window_id: int, *, command_id: str | None = None) -> actions_pb2.CommandResult:
         """React: answer a UNO slap or Sound Wild window (answered after the window's ruling)."""

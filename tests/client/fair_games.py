@@ -1,0 +1,55 @@
+"""Whole matches played by host bots, in-process and synchronously, for the fairness tests.
+
+The host's own driver step (`Host._step`) moves the table; a fake clock jumps to each deadline, so a
+match with reaction windows and shuffles takes no wall-clock time and is the same on every run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unonet.host.host import Host
+from unonet.host.store import MemoryStore, Store
+from unonet.host.table import Table, TableSettings
+
+TABLE_ID = "fair-table"
+
+
+def new_table(seed: int, *, seats: int = 4, preset: str = "standard", store: Store | None = None,
+              manual_start: bool = True, **overrides: Any) -> tuple[Host, Table, list[int]]:
+    clock = [1_700_000_000_000_000_000]
+    store = store if store is not None else MemoryStore()
+    settings = TableSettings(name="t", seat_count=seats, preset=preset, overrides=overrides,
+                             manual_start=manual_start)
+    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "owner", "seed": seed}, 0)
+    host = Host(store, clock_ns=lambda: clock[0])
+    table = Table(TABLE_ID, settings, owner_token="owner", seed=seed, created_ns=0, store=store,
+                  clock_ns=lambda: clock[0])
+    return host, table, clock
+
+
+def drive(host: Host, table: Table, clock: list[int], *, max_steps: int = 200_000) -> None:
+    """Run the table's driver until the match ends, jumping the clock to each deadline."""
+    for _ in range(max_steps):
+        if table.match is not None and table.match.is_over:
+            return
+        wait = host._step(table)
+        if wait is None:
+            raise AssertionError("the table waits for nothing but the match is not over")
+        if wait > 0:
+            clock[0] += int(wait * 1e9) + 1
+    raise AssertionError("the match did not end")
+
+
+def play_match(seed: int, *, seats: int = 4, preset: str = "standard", store: Store | None = None,
+               **overrides: Any) -> Table:
+    """A whole match of host bots from StartTable with fill_with_bots."""
+    host, table, clock = new_table(seed, seats=seats, preset=preset, store=store, **overrides)
+    table.record({"k": "start", "fill": True})
+    drive(host, table, clock)
+    return table
+
+
+def stream(table: Table, seat: int | None = None) -> list[Any]:
+    """Every event of the table's log as `seat` (None: a spectator) receives it."""
+    return [table.render(entry, seat) for entry in table.log]
