@@ -41,6 +41,49 @@ def _demo(args: argparse.Namespace) -> int:
     return demo_main(args.players, args.preset, args.target_score)
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from unonet.client.audit import audit, read_log
+
+    if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
+        print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    if args.db:
+        from unonet.host.store import SqliteStore
+        from unonet.v1 import events_pb2
+
+        store = SqliteStore(args.db)
+        try:
+            events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table_id)]
+        finally:
+            store.close()
+        table_id = args.table_id
+    else:
+        try:
+            with open(args.log, "rb") as stream:
+                table_id, events = read_log(stream, args.table_id)
+        except (OSError, ValueError) as error:
+            print(f"cannot read {args.log}: {error}", file=sys.stderr)
+            return 2
+    return 0 if audit(table_id, events, sys.stdout) else 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    from unonet.client.audit import write_jsonl
+    from unonet.host.store import SqliteStore
+    from unonet.v1 import events_pb2
+
+    store = SqliteStore(args.db)
+    try:
+        events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table)]
+    finally:
+        store.close()
+    if not events:
+        print(f"no events for table {args.table!r} in {args.db}", file=sys.stderr)
+        return 1
+    write_jsonl(sys.stdout, args.table, events)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="unonet", description="UNO over the network.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -61,6 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--preset", default="standard")
     demo.add_argument("--target-score", type=int, default=200)
     demo.set_defaults(func=_demo)
+    verify = commands.add_parser("verify", help="audit a finished game's public event log (docs/fairness.md)")
+    verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
+    verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
+    verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
+    verify.set_defaults(func=_verify)
+    export = commands.add_parser("export", help="write a table's public event log as JSON lines to stdout")
+    export.add_argument("--db", required=True, help="the host's SQLite file")
+    export.add_argument("--table", required=True, help="the table id")
+    export.set_defaults(func=_export)
     return parser
 
 
