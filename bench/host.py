@@ -106,12 +106,14 @@ class Stats:
         self.window_start = 0.0
         self.window_end = 0.0
         self.commands = 0
+        self.commands_all = 0  # every command answered, in the window or not (for CPU per command)
         self.latencies: list[float] = []
         self.refused = 0
         self.errors = 0
         self.games = 0
         self.abandoned = 0
         self.events = 0
+        self.messages = 0
         self.lobby_calls = 0
         self.lobby_s: list[float] = []
 
@@ -122,7 +124,9 @@ class Stats:
 class Game:
     """One table with all of its seats played by this process."""
 
-    def __init__(self, stubs: Any, pb: Any, stats: Stats, seat_count: int, rng: random.Random) -> None:
+    def __init__(self, stubs: Any, pb: Any, stats: Stats, seat_count: int, rng: random.Random,
+                 batch: int = 0) -> None:
+        self.batch = batch
         self.stubs = stubs
         self.pb = pb
         self.stats = stats
@@ -167,23 +171,27 @@ class Game:
 
     async def read(self, seat: Seat) -> None:
         pb = self.pb
-        stream = self.stubs.watch.WatchEvents(pb.watch.WatchEventsRequest(table_id=self.table_id, token=seat.token))
+        stream = self.stubs.watch.WatchEvents(pb.watch.WatchEventsRequest(
+            table_id=self.table_id, token=seat.token, batch=self.batch))
         try:
             async for response in stream:
                 now = time.perf_counter()
-                event = response.event
-                if self.stats.in_window(now):
-                    self.stats.events += 1
-                self._arrived(seat.index, event.number, now)
-                if event.HasField("your_legal_actions"):
-                    seat.legal = event.your_legal_actions
-                    seat.legal_number = event.number
-                    seat.wake.set()
-                if event.WhichOneof("payload") == "match_ended":
-                    self.over.set()
-                    for s in self.seats:
-                        s.wake.set()
-                    return
+                in_window = self.stats.in_window(now)
+                if in_window:
+                    self.stats.messages += 1
+                for event in response.events if self.batch > 1 else (response.event,):
+                    if in_window:
+                        self.stats.events += 1
+                    self._arrived(seat.index, event.number, now)
+                    if event.HasField("your_legal_actions"):
+                        seat.legal = event.your_legal_actions
+                        seat.legal_number = event.number
+                        seat.wake.set()
+                    if event.WhichOneof("payload") == "match_ended":
+                        self.over.set()
+                        for s in self.seats:
+                            s.wake.set()
+                        return
         finally:
             stream.cancel()
 
@@ -219,8 +227,10 @@ class Game:
             call = stubs.play.ChooseColor(pb.play.ChooseColorRequest(color=color, **common), timeout=RPC_TIMEOUT_S)
         elif legal.plays:
             option = rng.choice(legal.plays)
+            # Always call UNO (ignored unless the play leaves one card), as a careful player does: no
+            # UNO-catch race then holds the table for its reaction time (the host's fairness rules).
             request = pb.play.PlayCardsRequest(cards=option.cards, reaction_window_id=option.reaction_window_id,
-                                               **common)
+                                               call_uno=True, **common)
             if option.needs_color:
                 request.color = color
             call = stubs.play.PlayCards(request, timeout=RPC_TIMEOUT_S)
@@ -255,6 +265,7 @@ class Game:
                 self.stats.errors += 1
             return
         t1 = time.perf_counter()
+        self.stats.commands_all += 1
         if self.stats.in_window(t0) and self.stats.in_window(t1):
             self.stats.commands += 1
         last = response.result.last_event_number
@@ -317,7 +328,8 @@ async def role_host_client(args: argparse.Namespace) -> None:
     async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
         stubs = Stubs(channel, pb)
         # The first game of every slot is set up before the start line, so the window starts hot.
-        first = [Game(stubs, pb, stats, args.seats, random.Random(rng.random())) for _ in range(args.tables)]
+        first = [Game(stubs, pb, stats, args.seats, random.Random(rng.random()), args.batch)
+                 for _ in range(args.tables)]
         await asyncio.gather(*(g.setup() for g in first))
         emit({"ready": True})
         await wait_for_go()
@@ -338,14 +350,15 @@ async def role_host_client(args: argparse.Namespace) -> None:
                 if games_started >= args.max_games:
                     return
                 games_started += 1
-                game = Game(stubs, pb, stats, args.seats, random.Random(rng.random()))
+                game = Game(stubs, pb, stats, args.seats, random.Random(rng.random()), args.batch)
                 await game.setup()
 
         await asyncio.gather(*(slot(g) for g in first))
     emit({
-        "commands": stats.commands, "window_s": args.duration, "latencies_ms": [x * 1e3 for x in stats.latencies],
+        "commands": stats.commands, "commands_all": stats.commands_all, "window_s": args.duration,
+        "latencies_ms": [x * 1e3 for x in stats.latencies],
         "refused": stats.refused, "errors": stats.errors, "games": stats.games, "abandoned": stats.abandoned,
-        "events": stats.events, "lobby_calls": stats.lobby_calls,
+        "events": stats.events, "messages": stats.messages, "lobby_calls": stats.lobby_calls,
         "cpu_s": sum(os.times()[:2]),
         "setup_ms_p50": statistics.median(stats.lobby_s) * 1e3 if stats.lobby_s else None,
     })
@@ -541,7 +554,8 @@ async def start_host(procs: Procs, name: str, db: Path) -> tuple[asyncio.subproc
 def client_argv(role: str, port: int, tables: int, args: argparse.Namespace, seed: int) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--role", role, "--port", str(port),
             "--tables", str(tables), "--seats", str(args.seats), "--duration", str(args.duration),
-            "--warmup", str(args.warmup), "--seed", str(seed), "--max-games", str(args.max_games)]
+            "--warmup", str(args.warmup), "--seed", str(seed), "--max-games", str(args.max_games),
+            "--batch", str(args.batch)]
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -582,7 +596,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[s
         await procs.stop(proc)
     await procs.stop(host)
     latencies = [x for r in results for x in r["latencies_ms"]]
-    commands = sum(r["commands"] for r in results)
+    commands = commands_total = sum(r["commands"] for r in results)
     return {
         "commands_per_s": commands / args.duration,
         "p50_ms": percentile(latencies, 50),
@@ -594,7 +608,11 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[s
         "abandoned_at_end": sum(r["abandoned"] for r in results),
         "host_cpu_share": host_cpu / (args.warmup + args.duration),
         "client_cpu_share": client_cpu / (args.warmup + args.duration + 0.5),
-        "stream_messages_per_command": sum(r["events"] for r in results) / max(1, sum(r["commands"] for r in results)),
+        # CPU per command does not depend on what else the machine runs, unlike the rates.
+        "host_cpu_ms_per_command": host_cpu * 1e3 / max(1, sum(r["commands_all"] for r in results)),
+        "client_cpu_ms_per_command": client_cpu * 1e3 / max(1, sum(r["commands_all"] for r in results)),
+        "stream_messages_per_command": sum(r["messages"] for r in results) / max(1, commands_total),
+        "stream_events_per_command": sum(r["events"] for r in results) / max(1, commands_total),
         "host_rss_mb_after_games": host_rss,
         "hotspots": hotspots,
     }
@@ -710,7 +728,10 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "latency_samples": games["latency_samples"], "games": games["games"], "refused": games["refused"],
         "errors": games["errors"], "host_cpu_share": round(games["host_cpu_share"], 2),
         "client_cpu_share": round(games["client_cpu_share"], 2),
+        "host_cpu_ms_per_command": round(games["host_cpu_ms_per_command"], 3),
+        "client_cpu_ms_per_command": round(games["client_cpu_ms_per_command"], 3),
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
+        "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
         "mem_mb_empty_host": round(memory["mem_mb_empty_host"], 1),
         "mem_idle_tables_note": "4 players joined per table, match dealt, nobody moves",
@@ -755,6 +776,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, help="seconds before the window (default 2, 1 with --quick)")
     parser.add_argument("--native", action="store_true", help="with --profile: native frames too (py-spy --native)")
     parser.add_argument("--profile-out", help="with --profile: keep py-spy's folded stacks in this file")
+    parser.add_argument("--batch", type=int, default=64,
+                        help="WatchEventsRequest.batch of every stream (0: one event per message)")
     parser.add_argument("--idle-tables", type=int, default=1000)
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.

@@ -63,6 +63,8 @@ _Response = TypeVar("_Response")
 
 # How many times in a row `events()` reopens a stream that delivers nothing new before giving up.
 _MAX_FRUITLESS_RECONNECTS = 10
+# WatchEventsRequest.batch: the host may send up to this many events in one message (fewer writes).
+_EVENT_BATCH = 64
 
 
 def new_command_id() -> str:
@@ -335,32 +337,36 @@ class TableClient:
         fruitless = 0
         while True:
             request = watch_service_pb2.WatchEventsRequest(
-                table_id=table_id, token=self.token, after_event_number=last, start_with_snapshot=snapshot_first
+                table_id=table_id, token=self.token, after_event_number=last, start_with_snapshot=snapshot_first,
+                batch=_EVENT_BATCH,
             )
             call = self._watch.WatchEvents(request, timeout=self.stream_timeout)
             progressed = False
             failure: UnonetError | None = None
             try:
                 async for response in call:
-                    event = response.event
-                    if event.WhichOneof("payload") == "snapshot":
-                        last = event.number
-                        self._keep_legal_actions(event.snapshot.view.legal_actions, event.number)
-                    elif event.number <= last:
-                        log.debug("dropping duplicate event %d (at %d)", event.number, last)
-                        continue
-                    elif event.number != last + 1:
-                        log.warning("event %d after %d: resuming from %d", event.number, last, last)
-                        failure = Unavailable(message=f"gap in the event stream: {event.number} after {last}")
+                    # Several events per message (`batch`); a host that predates it sends one in `event`.
+                    for event in response.events if len(response.events) else (response.event,):
+                        if event.WhichOneof("payload") == "snapshot":
+                            last = event.number
+                            self._keep_legal_actions(event.snapshot.view.legal_actions, event.number)
+                        elif event.number <= last:
+                            log.debug("dropping duplicate event %d (at %d)", event.number, last)
+                            continue
+                        elif event.number != last + 1:
+                            log.warning("event %d after %d: resuming from %d", event.number, last, last)
+                            failure = Unavailable(message=f"gap in the event stream: {event.number} after {last}")
+                            break
+                        else:
+                            last = event.number
+                            if event.HasField("your_legal_actions"):
+                                self._keep_legal_actions(event.your_legal_actions, event.number)
+                        self.last_event_number = last
+                        progressed = True
+                        snapshot_first = False
+                        yield event
+                    if failure is not None:
                         break
-                    else:
-                        last = event.number
-                        if event.HasField("your_legal_actions"):
-                            self._keep_legal_actions(event.your_legal_actions, event.number)
-                    self.last_event_number = last
-                    progressed = True
-                    snapshot_first = False
-                    yield event
             except grpc.aio.AioRpcError as error:
                 failure = from_rpc_error(error)
                 if not _is_resumable(failure):

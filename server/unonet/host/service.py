@@ -8,8 +8,10 @@ traceback and surfaces as INTERNAL, and the table, whose state changes only afte
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -20,7 +22,7 @@ from unonet.host import convert
 from unonet.host.bots import BOT_KINDS
 from unonet.host.errors import HostError, abort, exhausted, exists, invalid
 from unonet.host.host import Host
-from unonet.host.table import TableSettings
+from unonet.host.table import Subscriber, Table, TableSettings, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -44,6 +46,10 @@ MAX_NAME = 32
 MAX_TABLE_NAME = 64
 MAX_CHAT = 280
 SLOW_SUBSCRIBER_MESSAGE = "the event stream fell too far behind; resume from your last event number"
+# The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
+MAX_BATCH = 64
+# WatchEventsResponse.event (field 1) and WatchEventsResponse.events (field 2) on the wire.
+EVENT_FIELD, EVENTS_FIELD = b"\x0a", b"\x12"
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -303,8 +309,19 @@ class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
 
 
 class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
+    """Event streams, written as pre-serialized bytes (see `add_services`).
+
+    Each event is rendered and serialized once per visibility class (`Table.render_bytes`); a stream
+    that asked for `batch` sends every event that is ready, up to its limit, in one message, so a
+    command reaches each seat in one write instead of one per event. No timer is armed per write: a
+    single watchdog cuts off any stream whose pending write has lasted longer than the host's
+    `write_timeout_s`, as the bounded queue cuts off one that falls too far behind.
+    """
+
     def __init__(self, host: Host) -> None:
         self.host = host
+        self._writers: dict[int, tuple[Subscriber, Table]] = {}
+        self._watchdog: asyncio.TimerHandle | None = None
 
     @_refusals
     async def GetView(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -320,6 +337,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         except (HostError, UnoError) as error:
             await abort(context, error)
             return
+        limit = min(request.batch, MAX_BATCH) if request.batch > 1 else 1
+        tag = EVENTS_FIELD if limit > 1 else EVENT_FIELD
         async with table.lock:
             last = table.last_number
             if request.after_event_number > last:
@@ -327,38 +346,79 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 return
             subscriber = table.subscribe(seat)
             subscriber.task = asyncio.current_task()
+            snapshot = None
             if request.start_with_snapshot:
                 snapshot = events_pb2.Event(number=last, snapshot=events_pb2.Snapshot(view=table.view(seat)))
-                backlog = [snapshot]
-            else:
-                backlog = [table.render(entry, seat) for entry in table.log[request.after_event_number:last]]
+        # Numbers to send before the queue's: the backlog (log entries never change once appended).
+        pending = collections.deque(range(request.after_event_number + 1, last + 1) if snapshot is None else ())
         delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
+        queue, log_entries = subscriber.queue, table.log
+        self._writers[id(subscriber)] = (subscriber, table)
+        self._arm_watchdog()
         try:
-            for event in backlog:
-                await self._write(context, event, delay_ns)
+            if snapshot is not None:
+                await self._write(context, subscriber, length_delimited(tag, snapshot.SerializeToString()))
             while True:
-                number = await subscriber.queue.get()
-                if subscriber.overflowed:
-                    break
-                await self._write(context, table.render(table.log[number - 1], seat), delay_ns)
+                if not pending:
+                    pending.append(await queue.get())
+                    if subscriber.overflowed:
+                        break
+                while len(pending) < limit and not queue.empty():
+                    pending.append(queue.get_nowait())
+                count = min(limit, len(pending))
+                if delay_ns:
+                    count = await self._due(log_entries, pending, count, delay_ns)
+                numbers = [pending.popleft() for _ in range(count)]
+                await self._write(context, subscriber, b"".join(
+                    length_delimited(tag, table.render_bytes(log_entries[n - 1], seat)) for n in numbers))
         except asyncio.CancelledError:
             if not subscriber.overflowed:
                 raise
-        except TimeoutError:
-            subscriber.overflowed = True
         finally:
+            self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
         await abort(context, exhausted("SLOW_SUBSCRIBER", SLOW_SUBSCRIBER_MESSAGE))
 
-    async def _write(self, context: Context, event: Any, delay_ns: int) -> None:
-        if delay_ns:
-            wait = (event.time.ToNanoseconds() + delay_ns - self.host.clock_ns()) / 1e9
-            if wait > 0:
-                await asyncio.sleep(wait)  # the spectator delay itself, not a synchronisation
-        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that lands just as
-        # the write completes, and the stream of a client that hung up then waits on its queue forever.
-        async with asyncio.timeout(self.host.write_timeout_s):
-            await context.write(watch_service_pb2.WatchEventsResponse(event=event))
+    async def _due(self, log_entries: list[Any], pending: collections.deque[int], count: int, delay_ns: int) -> int:
+        """A delayed spectator: wait until the first pending event is due; how many are due by then."""
+        now = self.host.clock_ns()
+        first_due = log_entries[pending[0] - 1].time_ns + delay_ns
+        if first_due > now:
+            await asyncio.sleep((first_due - now) / 1e9)  # the spectator delay itself, not a synchronisation
+            now = self.host.clock_ns()
+        due = 1
+        while due < count and log_entries[pending[due] - 1].time_ns + delay_ns <= now:
+            due += 1
+        return due
+
+    @staticmethod
+    async def _write(context: Context, subscriber: Subscriber, data: bytes) -> None:
+        # No timer per write (and no wait_for, which on Python 3.11 can swallow a cancellation): the
+        # watchdog reads `writing_since`, and a client that hangs up cancels this task directly.
+        subscriber.writing_since = time.monotonic()
+        await context.write(data)
+        subscriber.writing_since = 0.0
+
+    def _arm_watchdog(self) -> None:
+        if self._watchdog is None:
+            period = max(0.01, self.host.write_timeout_s / 4)
+            self._watchdog = asyncio.get_running_loop().call_later(period, self._check_writes)
+
+    def _check_writes(self) -> None:
+        """Cut off every stream whose write has been pending longer than the host's write timeout."""
+        self._watchdog = None
+        now = time.monotonic()
+        for subscriber, table in list(self._writers.values()):
+            since = subscriber.writing_since
+            if since and now - since > self.host.write_timeout_s and not subscriber.overflowed:
+                table.cut_off(subscriber)
+        if self._writers:
+            self._arm_watchdog()
+
+
+def _serialized(message: Any) -> bytes:
+    """The response serializer of WatchEvents: the stream writes bytes it serialized itself."""
+    return message if isinstance(message, bytes) else bytes(message.SerializeToString())
 
 
 class TimeService(time_service_pb2_grpc.TimeServiceServicer):
@@ -398,7 +458,18 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyService(host), server)
     play_service_pb2_grpc.add_PlayServiceServicer_to_server(PlayService(host), server)
     chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
-    watch_service_pb2_grpc.add_WatchServiceServicer_to_server(WatchService(host), server)
+    watch = WatchService(host)
+    watch_handlers = {  # as the generated add_WatchServiceServicer_to_server, but WatchEvents writes bytes
+        "WatchEvents": grpc.unary_stream_rpc_method_handler(
+            watch.WatchEvents, request_deserializer=watch_service_pb2.WatchEventsRequest.FromString,
+            response_serializer=_serialized),
+        "GetView": grpc.unary_unary_rpc_method_handler(
+            watch.GetView, request_deserializer=watch_service_pb2.GetViewRequest.FromString,
+            response_serializer=watch_service_pb2.GetViewResponse.SerializeToString),
+    }
+    watch_name = watch_service_pb2.DESCRIPTOR.services_by_name["WatchService"].full_name
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(watch_name, watch_handlers),))
+    server.add_registered_method_handlers(watch_name, watch_handlers)
     time_service_pb2_grpc.add_TimeServiceServicer_to_server(TimeService(host), server)
     return [
         lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,

@@ -29,13 +29,35 @@ from unonet.host import convert
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
-from unonet.host.races import RaceBook
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
+from unonet.host.races import RaceBook
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2
 
 SUBSCRIBER_QUEUE = 2048
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
+# Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
+_PUBLIC = object()
+_HIDDEN = object()
+# Event.your_legal_actions (field 3, length-delimited) on the wire.
+LEGAL_ACTIONS_TAG = b"\x1a"
+# How many of a table's latest log entries keep their serialized copies (LogEntry.wire).
+WIRE_CACHE_ENTRIES = 256
+
+
+def varint(value: int) -> bytes:
+    """A protobuf base-128 varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def length_delimited(tag: bytes, payload: bytes) -> bytes:
+    """One length-delimited protobuf field (a message or bytes) with its tag, ready to concatenate."""
+    return tag + varint(len(payload)) + payload
 
 
 @dataclass
@@ -79,13 +101,19 @@ class Seat:
 
 @dataclass
 class LogEntry:
-    """One numbered event: an engine event (rendered per seat) or a host event (the same for all)."""
+    """One numbered event: an engine event (rendered per seat) or a host event (the same for all).
+
+    `wire` and `legal_wire` cache serialized renderings (see `Table.render_bytes`); an entry never
+    changes once appended, so neither do they.
+    """
 
     number: int
     time_ns: int
     event: Event | events_pb2.Event
     legal: dict[int, actions_pb2.LegalActions] | None = None
     refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
+    wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)
+    legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -96,6 +124,9 @@ class Subscriber:
     queue: asyncio.Queue[int] = field(default_factory=lambda: asyncio.Queue(SUBSCRIBER_QUEUE))
     overflowed: bool = False
     task: asyncio.Task[Any] | None = None
+    # The event loop time at which the stream's pending write began, 0.0 when none is pending: a single
+    # watchdog (WatchService) cuts off a stream whose write stays pending too long, with no timer per write.
+    writing_since: float = 0.0
 
 
 @dataclass
@@ -224,6 +255,13 @@ class Table:
 
     def render(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
         """The event as `seat` may see it (None: a spectator)."""
+        out = self._render_payload(entry, seat)
+        if entry.legal is not None and seat is not None and seat in entry.legal:
+            out.your_legal_actions.CopyFrom(entry.legal[seat])
+        return out
+
+    def _render_payload(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
+        """The event as `seat` may see it, without legal actions."""
         if isinstance(entry.event, events_pb2.Event):
             out = events_pb2.Event()
             out.CopyFrom(entry.event)
@@ -231,9 +269,46 @@ class Table:
             out = convert.event_to_pb(entry.event, seat, refs=entry.refs)
         out.number = entry.number
         out.time.FromNanoseconds(entry.time_ns)
-        if entry.legal is not None and seat is not None and seat in entry.legal:
-            out.your_legal_actions.CopyFrom(entry.legal[seat])
         return out
+
+    def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
+        """`render(entry, seat)` serialized, from a cache on the entry: a protobuf message equal to it.
+
+        The payload (with number and time) is rendered and serialized once per visibility class: once
+        for a public event or a host event, shared by every seat and spectator; for an event with hidden
+        parts, once per distinct `visible_to` result (the owner of a Dealt or Drew, and everyone else).
+        The converters see only that result, never the seat. A seat's legal actions are serialized once
+        and appended as the `your_legal_actions` field (protobuf parses concatenated fields as one
+        message), so no seat's copy ever holds another seat's hidden cards or legal actions. Only the
+        last WIRE_CACHE_ENTRIES entries of a table keep their cache (`_append` drops older ones); with
+        `cache=False` nothing new is kept (the journal's public copy of a table nobody watches).
+        """
+        event = entry.event
+        if isinstance(event, events_pb2.Event) or type(event).visible_to is Event.visible_to:
+            key: Any = _PUBLIC
+        else:
+            key = event.visible_to(seat)
+            key = _HIDDEN if key is None else key
+        wire = entry.wire
+        base = wire.get(key) if wire is not None else None
+        if base is None:
+            base = self._render_payload(entry, seat).SerializeToString()
+            if cache and entry.number > len(self.log) - WIRE_CACHE_ENTRIES:
+                if wire is None:
+                    wire = entry.wire = {}
+                wire[key] = base
+        legal = entry.legal
+        if legal is None or seat is None or seat not in legal:
+            return base
+        legal_wire = entry.legal_wire
+        field_bytes = legal_wire.get(seat) if legal_wire is not None else None
+        if field_bytes is None:
+            field_bytes = length_delimited(LEGAL_ACTIONS_TAG, legal[seat].SerializeToString())
+            if entry.number > len(self.log) - WIRE_CACHE_ENTRIES:
+                if legal_wire is None:
+                    legal_wire = entry.legal_wire = {}
+                legal_wire[seat] = field_bytes
+        return base + field_bytes
 
     def view(self, seat: int | None) -> Any:
         from unonet.v1 import views_pb2
@@ -285,7 +360,8 @@ class Table:
         self.races.after_record(self, entry, produced, now)  # before anything renders or journals them
         self._seq += 1
         if not self._replaying:
-            public = [(e.number, self.render(e, None).SerializeToString()) for e in produced]
+            watched = bool(self.subscribers)
+            public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
             self.store.append(self.table_id, JournalEntry(self._seq, now, entry), public)
         self._publish(produced)
         self.changed.set()
@@ -319,6 +395,8 @@ class Table:
                     produced.append(self.log[-1])
         if produced and self.match is not None and (self.match.round_no or self.shuffle is not None):
             produced[-1].legal = self._legal_for_all()
+        for old in self.log[max(0, len(self.log) - WIRE_CACHE_ENTRIES - len(produced)):-WIRE_CACHE_ENTRIES]:
+            old.wire = old.legal_wire = None  # only the recent entries' serialized copies are kept
         return produced
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
@@ -689,10 +767,10 @@ class Table:
                 try:
                     subscriber.queue.put_nowait(entry.number)
                 except asyncio.QueueFull:
-                    self._cut_off(subscriber)
+                    self.cut_off(subscriber)
                     break
 
-    def _cut_off(self, subscriber: Subscriber) -> None:
+    def cut_off(self, subscriber: Subscriber) -> None:
         """A reader too slow to keep up: drop its queue (memory stays flat) and end its stream."""
         subscriber.overflowed = True
         self.unsubscribe(subscriber)
