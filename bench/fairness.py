@@ -1,0 +1,410 @@
+"""Measured, not claimed: does latency compensation make the truly faster player win races? (issue 4)
+
+One host process (this script with `--serve`, a memory store, host bots with no delay) and, in this
+process, T tables of four seats: two host bots and two bench players, each with its own gRPC channel,
+its own event stream and its own pinger. Every player injects its own one-way network delay, in the
+client, both ways: a send waits `delay()` before the RPC goes out; every event received waits `delay()`
+before the player "sees" it (in order, like a TCP stream; events that arrive together, within 1 ms,
+share one delay, as one segment would); every ping response waits `delay()` before
+its arrival time is taken. `delay()` is the player's base (NEAR 5 ms, FAR 80 ms) plus uniform jitter
+of +/- 10 ms (never below 0).
+
+The races: the tables play UNO with Sound Wilds (H12: every seat must React) and UNO slaps (U5: every
+seat but the caller must React). Bench players play their turns at random (a Sound Wild when they hold
+one, calling UNO always); host bots answer every window at once. Whenever both bench players may
+answer a window, both do: per window a base reaction R is drawn (uniform 30-60 ms), the FAR player
+reacts after R and the NEAR player after R + 20 ms, each timed from when the window reached that player.
+So the far player truly reacts 20 ms faster but its answer usually arrives ~150 ms later. A race
+counts when the ruling (ReactionWindowClosed, fastest first) ranks both; the far player wins it when
+ranked before the near one.
+
+Three runs, each on a fresh host:
+  * compensated: the host compensates measured latency and the clients send their own reaction timing
+    (`reaction_time`, believed within the measured network time: docs/fairness.md 10.4);
+  * host estimate only: compensated host, clients send no timing (the host removes median latency but
+    not this message's jitter);
+  * uncompensated: a host run with `compensate_latency=False` (answers ranked by arrival).
+Commitment cost (events/s with card commitments on versus off) needs a host switch for commitments,
+which does not exist yet: reported as null.
+
+    .venv/bin/python bench/fairness.py                 # 1000 races per run, a readable report
+    .venv/bin/python bench/fairness.py --quick --json  # 500 races compensated, 300 for the others; JSON last
+
+Loopback only; every loop is bounded in count and time; the host process is stopped at the end, on
+error too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.1"
+NEAR_MS, FAR_MS, JITTER_MS, FASTER_BY_MS = 5.0, 80.0, 10.0, 20.0
+REACTION_MS = (30.0, 60.0)
+PING_PERIOD_S = 0.1
+BURST_S = 0.001  # events arriving closer than this share one delay, as one TCP segment would
+RPC_TIMEOUT_S = 10.0
+READY_TIMEOUT_S = 30.0
+REACTION_TIME_S = 1.0  # the window's duration: far above any delay here, so nobody is ever late
+
+
+# ================================================================================== the host process
+
+
+async def serve(compensate: bool) -> None:
+    from unonet.host.host import Host
+    from unonet.host.server import create_server
+
+    host = Host(compensate_latency=compensate, bot_delay_s=0.0)
+    server, port, _ = await create_server(f"{LOOPBACK}:0", host=host)
+    await server.start()
+    print(f"PORT {port}", flush=True)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, sys.stdin.read)  # until the bench closes our stdin
+    await server.stop(grace=None)
+    await host.stop()
+
+
+@contextlib.asynccontextmanager
+async def host_process(compensate: bool):  # type: ignore[no-untyped-def]
+    args = [sys.executable, __file__, "--serve"] + ([] if compensate else ["--uncompensated"])
+    process = await asyncio.create_subprocess_exec(*args, stdin=asyncio.subprocess.PIPE,
+                                                   stdout=asyncio.subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)).decode()
+        if not line.startswith("PORT "):
+            raise RuntimeError(f"the host did not start: {line!r}")
+        yield int(line.split()[1])
+    finally:
+        if process.returncode is None:
+            if process.stdin is not None:
+                process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), 5)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+# ================================================================================== the clients
+
+
+@dataclass
+class Tally:
+    target: int
+    races: int = 0
+    far_won: int = 0
+    incomplete: int = 0
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    reaction_errors_ms: list[float] = field(default_factory=list)
+
+    def record(self, far_first: bool) -> None:
+        if self.done.is_set():
+            return
+        self.races += 1
+        self.far_won += far_first
+        if self.races >= self.target:
+            self.done.set()
+
+
+class Player:
+    """One bench player: its own channel, delayed sends, delayed delivery of events, and a pinger."""
+
+    def __init__(self, port: int, table_id: str, token: str, seat: int, base_ms: float, rng: random.Random,
+                 *, send_claims: bool, bench: TableBench) -> None:
+        import grpc
+
+        from unonet.v1 import play_service_pb2_grpc, time_service_pb2_grpc, watch_service_pb2_grpc
+
+        self.channel = grpc.aio.insecure_channel(f"{LOOPBACK}:{port}")
+        self.play = play_service_pb2_grpc.PlayServiceStub(self.channel)
+        self.watch = watch_service_pb2_grpc.WatchServiceStub(self.channel)
+        self.time = time_service_pb2_grpc.TimeServiceStub(self.channel)
+        self.table_id, self.token, self.seat = table_id, token, seat
+        self.base_ms, self.rng, self.send_claims, self.bench = base_ms, rng, send_claims, bench
+        self.inbox: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
+        self.last_delivery = 0.0
+        self.legal: Any = None
+        self.hand: list[Any] = []
+        self.turn_task: asyncio.Task[None] | None = None
+        self.tasks: list[asyncio.Task[Any]] = []
+        self.counter = 0
+
+    def delay(self) -> float:
+        return max(0.0, self.base_ms + self.rng.uniform(-JITTER_MS, JITTER_MS)) / 1000
+
+    def cid(self, kind: str) -> str:
+        self.counter += 1
+        return f"{kind}-{self.counter}"
+
+    async def send(self, rpc: Any, request: Any) -> Any:
+        await asyncio.sleep(self.delay())  # the request's trip to the host
+        response = await rpc(request, timeout=RPC_TIMEOUT_S)
+        await asyncio.sleep(self.delay())  # the response's trip back
+        return response
+
+    def start(self) -> None:
+        self.tasks = [asyncio.create_task(self.read()), asyncio.create_task(self.consume()),
+                      asyncio.create_task(self.pinger())]
+
+    async def stop(self) -> None:
+        for task in [*self.tasks, *( [self.turn_task] if self.turn_task else [])]:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.channel.close()
+
+    async def read(self) -> None:
+        from unonet.v1 import watch_service_pb2
+
+        stream = self.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+            table_id=self.table_id, token=self.token))
+        last_arrival, delay = -1.0, 0.0
+        async for response in stream:
+            arrival = time.monotonic()
+            if arrival - last_arrival > BURST_S:  # messages written together travel together (one segment)
+                delay = self.delay()
+            last_arrival = arrival
+            deliver = max(self.last_delivery, arrival + delay)  # in order, like one TCP stream
+            self.last_delivery = deliver
+            self.inbox.put_nowait((deliver, response.event))
+
+    async def consume(self) -> None:
+        while True:
+            deliver, event = await self.inbox.get()
+            wait = deliver - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.handle(event, time.monotonic())
+
+    async def pinger(self) -> None:
+        from unonet.v1 import time_service_pb2
+
+        previous = None
+        for sequence in range(1, 100_000):
+            request = time_service_pb2.PingRequest(table_id=self.table_id, token=self.token, sequence=sequence)
+            request.client_send_time.FromNanoseconds(time.time_ns())
+            if previous is not None:
+                request.previous.CopyFrom(previous)
+            await asyncio.sleep(self.delay())
+            await self.time.Ping(request, timeout=RPC_TIMEOUT_S)
+            await asyncio.sleep(self.delay())
+            previous = time_service_pb2.PingReport(sequence=sequence)
+            previous.client_receive_time.FromNanoseconds(time.time_ns())
+            await asyncio.sleep(PING_PERIOD_S)
+
+    # ------------------------------------------------------------------------------ reacting
+
+    def handle(self, event: Any, seen: float) -> None:
+        kind = event.WhichOneof("payload")
+        if kind == "reaction_window_opened":
+            window = event.reaction_window_opened.window
+            if self.seat in window.eligible_seats and window.kind in self.bench.react_kinds:
+                self.tasks.append(asyncio.create_task(self.react(window, seen)))
+            self.bench.opened(window)
+        elif kind == "reaction_window_closed" and self.seat == self.bench.counting_seat:
+            self.bench.closed(event.reaction_window_closed)
+        if event.HasField("your_legal_actions"):
+            self.legal = event.your_legal_actions
+            if self.legal.required and (self.turn_task is None or self.turn_task.done()):
+                self.turn_task = asyncio.create_task(self.take_turn())
+
+    async def react(self, window: Any, seen: float) -> None:
+        from unonet.v1 import play_service_pb2
+
+        reaction = self.bench.reaction_s(window.id, far=self.base_ms == FAR_MS)
+        await asyncio.sleep(max(0.0, reaction - (time.monotonic() - seen)))
+        took = time.monotonic() - seen
+        request = play_service_pb2.ReactRequest(table_id=self.table_id, token=self.token,
+                                                command_id=self.cid("react"), reaction_window_id=window.id)
+        if self.send_claims:
+            request.reaction_time.FromNanoseconds(int(took * 1e9))
+        with contextlib.suppress(Exception):  # a window closed by the end of the round, say
+            await self.send(self.play.React, request)
+
+    async def take_turn(self) -> None:
+        from unonet.v1 import cards_pb2, play_service_pb2
+
+        legal = self.legal
+        if legal is None or not legal.required:
+            return
+        common = {"table_id": self.table_id, "token": self.token}
+        try:
+            if legal.choose_color:
+                await self.send(self.play.ChooseColor, play_service_pb2.ChooseColorRequest(
+                    **common, command_id=self.cid("color"), color=self.rng.choice(
+                        [cards_pb2.COLOR_RED, cards_pb2.COLOR_BLUE, cards_pb2.COLOR_GREEN, cards_pb2.COLOR_YELLOW])))
+                return
+            turn_plays = [p for p in legal.plays if not p.reaction_window_id]
+            if turn_plays:
+                sound = [p for p in turn_plays if p.cards[0].rank == cards_pb2.RANK_SOUND_WILD]
+                option = sound[0] if sound else self.rng.choice(turn_plays)
+                request = play_service_pb2.PlayCardsRequest(**common, command_id=self.cid("play"),
+                                                            cards=option.cards, call_uno=True)
+                if option.needs_color:
+                    request.color = cards_pb2.COLOR_RED
+                await self.send(self.play.PlayCards, request)
+            elif legal.pass_turn:
+                await self.send(self.play.Pass, play_service_pb2.PassRequest(**common, command_id=self.cid("pass")))
+            elif legal.HasField("draw"):
+                await self.send(self.play.Draw, play_service_pb2.DrawRequest(**common, command_id=self.cid("draw")))
+            elif legal.challenge:
+                await self.send(self.play.Challenge, play_service_pb2.ChallengeRequest(
+                    **common, command_id=self.cid("challenge")))
+        except Exception:  # a stale decision (the state moved on): the next legal actions retry
+            return
+
+
+class TableBench:
+    """One table's two bench players, and the races it has counted."""
+
+    def __init__(self, tally: Tally, send_claims: bool, seed: int) -> None:
+        from unonet.v1 import views_pb2
+
+        self.tally = tally
+        self.send_claims = send_claims
+        self.seed = seed
+        self.react_kinds = {views_pb2.REACTION_WINDOW_KIND_SOUND_WILD, views_pb2.REACTION_WINDOW_KIND_UNO_SLAP}
+        self.players: list[Player] = []
+        self.counting_seat = 0
+        self.both_eligible: set[int] = set()
+        self.far_seat = 1
+        self.near_seat = 0
+
+    def reaction_s(self, window_id: int, *, far: bool) -> float:
+        base = random.Random(self.seed * 1_000_003 + window_id).uniform(*REACTION_MS)
+        return (base if far else base + FASTER_BY_MS) / 1000
+
+    def opened(self, window: Any) -> None:
+        if {self.near_seat, self.far_seat} <= set(window.eligible_seats) and window.kind in self.react_kinds:
+            self.both_eligible.add(window.id)
+
+    def closed(self, closed: Any) -> None:
+        if closed.window_id not in self.both_eligible:
+            return
+        self.both_eligible.discard(closed.window_id)
+        ranked = [r.seat for r in closed.reactions if not r.late]
+        if self.far_seat in ranked and self.near_seat in ranked:
+            self.tally.record(ranked.index(self.far_seat) < ranked.index(self.near_seat))
+        else:
+            self.tally.incomplete += 1
+
+
+async def run_table(port: int, tally: Tally, send_claims: bool, seed: int) -> None:
+    import grpc
+
+    from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc, rules_pb2, table_pb2
+
+    channel = grpc.aio.insecure_channel(f"{LOOPBACK}:{port}")
+    lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+    bench = TableBench(tally, send_claims, seed)
+    try:
+        clock = table_pb2.ClockSettings()
+        clock.reaction_time.FromNanoseconds(int(REACTION_TIME_S * 1e9))
+        created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+            name=f"race-{seed}", seat_count=4, clock=clock,
+            overrides=rules_pb2.Ruleset(sound_wilds=True, uno_slap=True, target_score=100_000)),
+            timeout=RPC_TIMEOUT_S)
+        table_id = created.table.table_id
+        rng = random.Random(seed)
+        for seat, base in ((0, NEAR_MS), (1, FAR_MS)):
+            joined = await lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+                table_id=table_id, name=f"p{seat}", role=lobby_service_pb2.JOIN_ROLE_PLAYER, seat=seat),
+                timeout=RPC_TIMEOUT_S)
+            player = Player(port, table_id, joined.token, seat, base, random.Random(rng.random()),
+                            send_claims=send_claims, bench=bench)
+            bench.players.append(player)
+            player.start()
+        await asyncio.sleep(1.0)  # let the pingers measure before the match starts (warm-up, not a sync)
+        await lobby.AddBots(lobby_service_pb2.AddBotsRequest(
+            table_id=table_id, owner_token=created.owner_token, count=2), timeout=RPC_TIMEOUT_S)
+        await tally.done.wait()
+    finally:
+        for player in bench.players:
+            await player.stop()
+        await channel.close()
+
+
+async def run(compensate: bool, send_claims: bool, races: int, tables: int, limit_s: float) -> dict[str, Any]:
+    tally = Tally(target=races)
+    started = time.monotonic()
+    async with host_process(compensate) as port:
+        tasks = [asyncio.create_task(run_table(port, tally, send_claims, seed)) for seed in range(tables)]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(tally.done.wait(), limit_s)
+        tally.done.set()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+    return {"races": tally.races, "far_won": tally.far_won, "incomplete": tally.incomplete,
+            "share": tally.far_won / tally.races if tally.races else None,
+            "seconds": round(time.monotonic() - started, 1)}
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    races = 500 if args.quick else 1000
+    others = 300 if args.quick else 1000
+    limit = 240.0 if args.quick else 900.0
+    compensated = await run(True, True, races, args.tables, limit)
+    host_only = await run(True, False, others, args.tables, limit)
+    uncompensated = await run(False, True, others, args.tables, limit)
+    return {
+        "faster_wins_compensated": compensated["share"],
+        "faster_wins_host_estimate_only": host_only["share"],
+        "faster_wins_uncompensated": uncompensated["share"],
+        "races": compensated["races"],
+        "races_host_estimate_only": host_only["races"],
+        "races_uncompensated": uncompensated["races"],
+        "incomplete_races": compensated["incomplete"] + host_only["incomplete"] + uncompensated["incomplete"],
+        "target_met": compensated["share"] is not None and compensated["share"] >= 0.95,
+        "commit_overhead_ratio": None,
+        "commit_overhead_note": "no host switch turns card commitments off yet, so on/off cannot be compared",
+        "setup": {"near_ms": NEAR_MS, "far_ms": FAR_MS, "jitter_ms": JITTER_MS, "faster_by_ms": FASTER_BY_MS,
+                  "reaction_ms": REACTION_MS, "tables": args.tables, "faster": "far"},
+        "seconds": {"compensated": compensated["seconds"], "host_estimate_only": host_only["seconds"],
+                    "uncompensated": uncompensated["seconds"]},
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer races (500, then 300 per comparison run)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    parser.add_argument("--tables", type=int, default=24, help="tables racing at once")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--uncompensated", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(serve(not args.uncompensated))
+        return 0
+    result = asyncio.run(main_async(args))
+    if not args.json:
+        print(f"races where the far player ({FAR_MS:g} ms away) truly reacted {FASTER_BY_MS:g} ms faster than the "
+              f"near one ({NEAR_MS:g} ms), jitter +/-{JITTER_MS:g} ms:")
+        for key in ("faster_wins_compensated", "faster_wins_host_estimate_only", "faster_wins_uncompensated"):
+            share = result[key]
+            print(f"  {key:34} {'n/a' if share is None else f'{share:.1%}'}")
+        print(f"  races: {result['races']} (+{result['races_host_estimate_only']}, "
+              f"+{result['races_uncompensated']}); target >= 95% met: {result['target_met']}")
+        print(f"  commitment cost: {result['commit_overhead_note']}")
+    print(json.dumps(result) if args.json else json.dumps(result, indent=None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path[:0] = [str(ROOT / "server"), str(ROOT / "protos")]
+    raise SystemExit(main())
