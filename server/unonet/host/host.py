@@ -136,6 +136,14 @@ class Host:
         if match is None or match.is_over:
             return None
         now = self.clock_ns()
+        shuffle = table.shuffle
+        if shuffle is not None:  # before a deal only the shuffle's deadline moves the table on
+            if shuffle.deadline_ns is None:
+                return None
+            if shuffle.deadline_ns <= now:
+                table.record({"k": "entropy_timeout", "round": shuffle.round_no, "phase": shuffle.phase})
+                return 0
+            return (shuffle.deadline_ns - now) / 1e9
         for window_id, deadline in sorted(table.window_deadlines.items()):
             if deadline <= now:  # a race is ruled (races.py), any other window just closes
                 table.record(table.races.closing_entry(table, window_id))
