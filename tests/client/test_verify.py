@@ -178,6 +178,19 @@ def test_a_card_played_by_a_seat_that_does_not_hold_it_is_caught(table) -> None:
     expect(UnknownCommitment, events)
 
 
+def test_a_card_dealt_from_the_middle_of_the_pile_is_caught(table) -> None:
+    # The host may not pick which committed slot a seat gets: draws come off the top, in order.
+    events = stream(table, None)
+    draws = [i for i, e in enumerate(events) if kind(e) == "cards_drawn" and e.cards_drawn.cards]
+    a, b = draws[0], draws[1]
+    first_ref, second_ref = events[a].cards_drawn.cards[0], events[b].cards_drawn.cards[0]
+    saved = cards_pb2.CardRef()
+    saved.CopyFrom(first_ref)
+    first_ref.CopyFrom(second_ref)
+    second_ref.CopyFrom(saved)
+    expect(UnknownCommitment, events)
+
+
 def test_a_tampered_entropy_reveal_is_caught(table) -> None:
     events = stream(table, None)
     i = first(events, "seat_entropy_revealed")

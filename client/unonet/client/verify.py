@@ -7,7 +7,8 @@ pile, the colour in force, the hand a Wild Draw Four was played from) and checks
 
 - every seat's revealed entropy against its commitment, and every pile's Merkle root against the
   commitments published with it;
-- every card reference against the commitment published for its slot, and no slot used twice;
+- every card reference against the commitment published for its slot, no slot used twice, the deal
+  from the top of the deck and every draw from the top of the pile;
 - every opening it is shown (its own cards, played cards, the hands at the end of a round) against the
   commitment it already holds for that seat; a played card must be one the seat holds;
 - as the challenger, the accused hand of a Wild Draw Four challenge: exactly the commitments that seat
@@ -26,7 +27,7 @@ it trusts nothing but the bytes it receives.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -117,6 +118,10 @@ class Verifier:
         self.bluff: tuple[int, tuple[bytes, ...], ColorCode | None, CardCode, int] | None = None
         self.pending_reveal: tuple[int, list[CardOpening]] | None = None
         self.where: dict[bytes, tuple[int, int]] = {}
+        self.queue: deque[tuple[int, int]] = deque()  # the draw pile's slots, top first
+        self.deal_slots: set[tuple[int, int]] | None = None
+        self.last_kind = ""
+        self._deal_size = 0
 
     # ---------------------------------------------------------------------------------- feeding
 
@@ -136,6 +141,8 @@ class Verifier:
         except VerificationError as error:
             error.args = (f"event {event.number} ({kind}): {error.args[0] if error.args else error}",)
             raise
+        finally:
+            self.last_kind = kind or ""
 
     def finish(self) -> None:
         """The log is complete: every round that was dealt must have had its seed revealed."""
@@ -200,6 +207,11 @@ class Verifier:
             self._check_sources(list(msg.source_commitments), len(commitments))
         for position, commitment in enumerate(commitments):
             self.where[commitment] = (msg.deck_number, position)
+        slots = [(msg.deck_number, position) for position in range(len(commitments))]
+        if self.last_kind == "first_card_returned":  # S4: the whole undrawn pile was shuffled again
+            self.queue = deque(slots)
+        else:  # the deal's deck, or T5: a rebuilt pile goes under what the old one still holds
+            self.queue.extend(slots)
         state.piles.append(commitments)
         state.roots.append(msg.merkle_root)
         state.sources.append(list(msg.source_commitments))
@@ -306,13 +318,24 @@ class Verifier:
         self._ok("opening matches its commitment")
         return card
 
-    def _draw(self, ref: cards_pb2.CardRef) -> bytes:
+    def _draw(self, ref: cards_pb2.CardRef, *, dealing: bool = False) -> bytes:
         commitment = self._ref(ref)
         slot = (ref.deck_number, ref.position)
         if slot in self._round().used:
             raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} was dealt twice", commitment=commitment)
         self._round().used.add(slot)
-        self._ok("card comes from an unused slot of a committed pile")
+        if dealing:  # S3: the hands are dealt from the top of the deck (one at a time, in some seat order)
+            if self.deal_slots is None:
+                self.deal_slots = set(list(self.queue)[: self._deal_size])
+            if slot not in self.deal_slots:
+                raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} is not among the top cards dealt")
+            self.queue.remove(slot)
+        elif not self.queue or self.queue[0] != slot:
+            top = self.queue[0] if self.queue else None
+            raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} was drawn, but the top of the pile is {top}")
+        else:
+            self.queue.popleft()
+        self._ok("card comes from the top of a committed pile")
         return commitment
 
     def _held(self, seat: int, ref: cards_pb2.CardRef, *, need_opening: bool) -> bytes:
@@ -330,11 +353,15 @@ class Verifier:
         elif not card.is_black:
             self.color = card.color
 
+    def _on_round_started(self, msg: events_pb2.RoundStarted) -> None:
+        self._deal_size = 7 * len(msg.seats_in_play)  # S3: seven cards each
+        self.deal_slots = None
+
     def _on_cards_dealt(self, msg: events_pb2.CardsDealt) -> None:
         if self.current is None:
             return  # a host without commitments
         for hand in msg.hands:
-            self.held[hand.seat] = [self._draw(ref) for ref in hand.cards]
+            self.held[hand.seat] = [self._draw(ref, dealing=True) for ref in hand.cards]
 
     def _on_first_card_turned(self, msg: events_pb2.FirstCardTurned) -> None:
         if self.current is None or not msg.card.commitment:

@@ -275,15 +275,19 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
 
     @_refusals
     async def CommitEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
-        from unonet.host.errors import precondition
-
-        raise precondition("NO_SHUFFLE_PENDING", "this host does not run the fair-shuffle protocol yet")
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            seat = table.player_seat(request.token)
+            result = table.entropy(seat, request.command_id, commitment=request.commitment)
+        return play_service_pb2.CommitEntropyResponse(result=result)
 
     @_refusals
     async def RevealEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
-        from unonet.host.errors import precondition
-
-        raise precondition("NO_SHUFFLE_PENDING", "this host does not run the fair-shuffle protocol yet")
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            seat = table.player_seat(request.token)
+            result = table.entropy(seat, request.command_id, value=request.entropy)
+        return play_service_pb2.RevealEntropyResponse(result=result)
 
 
 class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
