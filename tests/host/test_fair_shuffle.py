@@ -150,3 +150,44 @@ def test_a_restarted_host_replays_the_same_shuffles_and_keeps_the_seed_private(t
     revealed = [e.shuffle_revealed.seed for e in stream(table) if e.WhichOneof("payload") == "shuffle_revealed"]
     assert revealed == seeds, "each seed is published only after its round, by ShuffleRevealed"
     again.close()
+
+
+async def test_a_player_commits_and_reveals_over_grpc(stubs) -> None:
+    import asyncio
+
+    from unonet.v1 import lobby_service_pb2, play_service_pb2, watch_service_pb2
+
+    created = await stubs.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="fair", seat_count=2, manual_start=True), timeout=10)
+    table_id = created.table.table_id
+    joined = await stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+        table_id=table_id, name="ann", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=10)
+    events = stubs.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=table_id, token=joined.token))
+    seen = []
+    async with asyncio.timeout(10):
+        async for response in events:  # the stream is open once the first event arrives
+            seen.append(response.event)
+            break
+        await stubs.lobby.StartTable(lobby_service_pb2.StartTableRequest(
+            table_id=table_id, owner_token=created.owner_token, fill_with_bots=True), timeout=10)
+        round_no = 0
+        async for response in events:
+            event = response.event
+            seen.append(event)
+            if event.HasField("shuffle_committed"):
+                round_no = event.shuffle_committed.round_number
+                assert joined.seat in event.shuffle_committed.entropy_seats
+            legal = event.your_legal_actions
+            if legal.commit_entropy:
+                commitment = commit_seat_entropy(joined.seat, VALUE, table_id=table_id, round_no=round_no)
+                await stubs.play.CommitEntropy(play_service_pb2.CommitEntropyRequest(
+                    table_id=table_id, token=joined.token, command_id="c", commitment=commitment), timeout=10)
+            elif legal.reveal_entropy:
+                await stubs.play.RevealEntropy(play_service_pb2.RevealEntropyRequest(
+                    table_id=table_id, token=joined.token, command_id="r", entropy=VALUE), timeout=10)
+            if event.HasField("deck_committed"):
+                assert list(event.deck_committed.contributing_seats) == [0, 1]
+                break
+    events.cancel()
+    revealed = [e.seat_entropy_revealed for e in seen if e.HasField("seat_entropy_revealed")]
+    assert any(r.seat == joined.seat and r.entropy == VALUE for r in revealed)
