@@ -46,14 +46,18 @@ async def view(stubs, table_id, token):
     return response.view
 
 
-async def safe_move(stubs, table_id, token, command_id):
+async def safe_request(stubs, table_id, token, command_id):
     """A command the seat to act may always send: name a colour if asked (first card Wild), else draw."""
     v = await view(stubs, table_id, token)
     if v.legal_actions.choose_color:
-        return await stubs.play.ChooseColor(play_service_pb2.ChooseColorRequest(
-            table_id=table_id, token=token, command_id=command_id, color=cards_pb2.COLOR_RED), timeout=TIMEOUT)
-    return await stubs.play.Draw(play_service_pb2.DrawRequest(
-        table_id=table_id, token=token, command_id=command_id), timeout=TIMEOUT)
+        return stubs.play.ChooseColor, play_service_pb2.ChooseColorRequest(
+            table_id=table_id, token=token, command_id=command_id, color=cards_pb2.COLOR_RED)
+    return stubs.play.Draw, play_service_pb2.DrawRequest(table_id=table_id, token=token, command_id=command_id)
+
+
+async def safe_move(stubs, table_id, token, command_id):
+    call, request = await safe_request(stubs, table_id, token, command_id)
+    return await call(request, timeout=TIMEOUT)
 
 
 async def expect_error(call, code, reason):
@@ -151,8 +155,9 @@ async def test_oversized_messages_are_refused(stubs) -> None:
 async def test_a_retried_command_is_applied_once(stubs) -> None:
     table_id, tokens, _ = await two_player_table(stubs)
     v = await view(stubs, table_id, tokens[0])
-    first = await safe_move(stubs, table_id, tokens[v.seat_to_act], "once")
-    again = await safe_move(stubs, table_id, tokens[v.seat_to_act], "once")
+    call, request = await safe_request(stubs, table_id, tokens[v.seat_to_act], "once")
+    first = await call(request, timeout=TIMEOUT)
+    again = await call(request, timeout=TIMEOUT)
     assert first.result == again.result
     assert (await view(stubs, table_id, tokens[0])).event_number == first.result.last_event_number
 
