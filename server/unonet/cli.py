@@ -31,7 +31,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                      bot_delay_s=args.bot_delay))
+                      bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle))
     return 0
 
 
@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS instead of plaintext")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
     serve.add_argument("--bot-delay", type=float, default=0.6, help="seconds a host bot waits before moving")
+    serve.add_argument("--no-fair-shuffle", dest="fair_shuffle", action="store_false",
+                       help="new tables deal with a plain seeded shuffle: no commit-reveal, no card commitments "
+                            "(unverifiable; for measuring their cost)")
     serve.set_defaults(func=_serve)
     demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
     demo.add_argument("--players", type=int, default=4)

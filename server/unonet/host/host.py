@@ -39,10 +39,15 @@ class Host:
         clock_ns: Callable[[], int] = time.time_ns,
         compensate_latency: bool = True,
         max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S,
+        fair_shuffle: bool = True,
     ) -> None:
         """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
-        buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives."""
+        buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
+        `fair_shuffle` off makes the tables created from now on deal with the engine's own seeded shuffle,
+        with no commit-reveal round and no card commitments (what they cost, bench/fairness.py). Each
+        table keeps the setting it was created with (its stored record), whatever a restarted host says."""
         self.compensate_latency = compensate_latency
+        self.fair_shuffle = fair_shuffle
         self.max_forgiven_s = max_forgiven_s
         self.store: Store = store if store is not None else MemoryStore()
         self.bot_delay_s = bot_delay_s
@@ -59,6 +64,7 @@ class Host:
             table = Table(
                 stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
                 seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
+                fair_shuffle=bool(record.get("fair_shuffle", True)),  # tables stored before the switch: on
             )
             self._configure(table)
             table.replay(stored.journal)
@@ -90,11 +96,12 @@ class Host:
         owner_token = secrets.token_urlsafe(24)
         seed = secrets.randbits(63) if seed is None else seed
         created = self.clock_ns()
-        record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed}
+        record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
+                  "fair_shuffle": self.fair_shuffle}
         self.store.create_table(table_id, record, created)
         table = Table(
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,
-            clock_ns=self.clock_ns,
+            clock_ns=self.clock_ns, fair_shuffle=self.fair_shuffle,
         )
         self._configure(table)
         self.tables[table_id] = table

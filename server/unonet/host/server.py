@@ -54,10 +54,12 @@ async def create_server(
 
 
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
-                bot_delay_s: float = 0.0) -> None:
-    """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period)."""
+                bot_delay_s: float = 0.0, fair_shuffle: bool = True) -> None:
+    """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
+
+    `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs)."""
     store: Store = SqliteStore(db) if db else SqliteStore("unonet.db")
-    host = Host(store, bot_delay_s=bot_delay_s)
+    host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle)
     restored = host.restore()
     tls = (Path(tls_cert).read_bytes(), Path(tls_key).read_bytes()) if tls_cert and tls_key else None
     server, port, _ = await create_server(address, host=host, tls=tls)

@@ -148,12 +148,17 @@ class Table:
         created_ns: int,
         store: Store,
         clock_ns: Callable[[], int],
+        fair_shuffle: bool = True,
     ) -> None:
+        """`fair_shuffle` off deals every round with the engine's own shuffle, seeded from `seed`, and
+        publishes no commitments or openings (for measuring what they cost, bench/fairness.py); it is
+        part of the table's stored record, so a restart replays the table the way it was played."""
         self.table_id = table_id
         self.settings = settings
         self.ruleset = settings.ruleset()
         self.owner_token = owner_token
         self.seed = seed
+        self.fair_shuffle = fair_shuffle
         self.created_ns = created_ns
         self.store = store
         self.clock_ns = clock_ns
@@ -467,8 +472,11 @@ class Table:
                 if not entry.get("fill"):
                     raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
                 seat.is_bot, seat.bot_kind, seat.name = True, entry.get("bot_kind") or "random", f"bot-{seat.index}"
-        # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself.
-        self.match = Match(self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=False)
+        # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself. With
+        # fair shuffles off, the engine deals every round itself from its seeded generator.
+        self.match = Match(
+            self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle
+        )
         started = self._host_event(match_started=events_pb2.MatchStarted(
             settings=self.settings_pb(), seats=self.seat_states()))
         produced = self._append([started, *self.match.start()], now)
@@ -629,7 +637,7 @@ class Table:
         derived, committed and dealt in the same entry.
         """
         match = self.match
-        if match is None or not match.is_awaiting_deal:
+        if match is None or not self.fair_shuffle or not match.is_awaiting_deal:
             return []
         produced: list[LogEntry] = []
         if self.shuffle is None:
