@@ -24,11 +24,23 @@ Three runs, each on a fresh host:
   * host estimate only: compensated host, clients send no timing (the host removes median latency but
     not this message's jitter);
   * uncompensated: a host run with `compensate_latency=False` (answers ranked by arrival).
-Commitment cost (events/s with card commitments on versus off) needs a host switch for commitments,
-which does not exist yet: reported as null.
+
+Commitment cost (measured first, before the races): events per second through the host with the fair
+shuffle on (commit-reveal before each deal, committed piles, CardRefs with commitments and openings)
+versus off (`Host(fair_shuffle=False)`, `unonet serve --no-fair-shuffle`: the engine's seeded shuffle,
+faces only). Same workload both ways, each on a fresh host process: W bots-only tables of four host bots
+(no delay) in flight at once, each watched by one spectator WatchEvents stream (batch 64) in this
+process; a table that finishes its match is replaced by a new one until the run is over. The count is
+the events delivered to those streams inside a measuring window (after a warm-up). The work unit is a
+game event: every event but the fairness protocol's own (ShuffleCommitted, SeatEntropyCommitted/
+Revealed, DeckCommitted, ShuffleRevealed), which only exist with commitments on, so both modes are
+counted in the same unit; all events/s are printed too. Runs go on, off, off, on (linear drift, say from
+a busy machine, cancels out) and each mode's rate is its two windows' events over their seconds.
+`commit_overhead_ratio` = game events/s on / off: below 1 is what commitments cost the host.
 
     .venv/bin/python bench/fairness.py                 # 1000 races per run, a readable report
     .venv/bin/python bench/fairness.py --quick --json  # 500 races compensated, 300 for the others; JSON last
+    .venv/bin/python bench/fairness.py --cost-only     # the commitment cost alone
 
 Loopback only; every loop is bounded in count and time; the host process is stopped at the end, on
 error too.
@@ -56,16 +68,24 @@ BURST_S = 0.001  # events arriving closer than this share one delay, as one TCP 
 RPC_TIMEOUT_S = 10.0
 READY_TIMEOUT_S = 30.0
 REACTION_TIME_S = 1.0  # the window's duration: far above any delay here, so nobody is ever late
+# The commitment cost run: tables in flight, their match, the stream's batch, warm-up and window seconds.
+COST_TABLES = 8
+COST_TARGET_SCORE = 200
+COST_BATCH = 64
+COST_WARMUP_S = 1.0
+COST_WINDOW_S = {True: 4.0, False: 10.0}  # by --quick; each mode gets two windows
+COMMITMENT_KINDS = frozenset({"shuffle_committed", "seat_entropy_committed", "seat_entropy_revealed",
+                              "deck_committed", "shuffle_revealed", "shuffle_timed_out"})
 
 
 # ================================================================================== the host process
 
 
-async def serve(compensate: bool) -> None:
+async def serve(compensate: bool, fair_shuffle: bool = True) -> None:
     from unonet.host.host import Host
     from unonet.host.server import create_server
 
-    host = Host(compensate_latency=compensate, bot_delay_s=0.0)
+    host = Host(compensate_latency=compensate, bot_delay_s=0.0, fair_shuffle=fair_shuffle)
     server, port, _ = await create_server(f"{LOOPBACK}:0", host=host)
     await server.start()
     print(f"PORT {port}", flush=True)
@@ -76,10 +96,15 @@ async def serve(compensate: bool) -> None:
 
 
 @contextlib.asynccontextmanager
-async def host_process(compensate: bool):  # type: ignore[no-untyped-def]
+async def host_process(compensate: bool, fair_shuffle: bool = True,  # type: ignore[no-untyped-def]
+                       started: dict[str, int] | None = None):
+    """The host process's port; `started` (if given) gets its "pid"."""
     args = [sys.executable, __file__, "--serve"] + ([] if compensate else ["--uncompensated"])
+    args += [] if fair_shuffle else ["--no-fair-shuffle"]
     process = await asyncio.create_subprocess_exec(*args, stdin=asyncio.subprocess.PIPE,
                                                    stdout=asyncio.subprocess.PIPE)
+    if started is not None:
+        started["pid"] = process.pid
     try:
         assert process.stdout is not None
         line = (await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)).decode()
@@ -355,7 +380,136 @@ async def run(compensate: bool, send_claims: bool, races: int, tables: int, limi
             "seconds": round(time.monotonic() - started, 1)}
 
 
+# ================================================================================== commitment cost
+
+
+@dataclass
+class CostCount:
+    """Events delivered to the spectator streams inside the measuring window [start, end]."""
+
+    start: float
+    end: float
+    game: int = 0
+    fairness: int = 0
+    matches: int = 0
+    host_cpu_s: float = 0.0  # the host process's CPU time (user + system) inside the window
+    bench_cpu_s: float = 0.0  # this process's (the streams' reader)
+
+    def add(self, events: Any, arrival: float) -> None:
+        if self.start <= arrival <= self.end:
+            for event in events:
+                if event.WhichOneof("payload") in COMMITMENT_KINDS:
+                    self.fairness += 1
+                else:
+                    self.game += 1
+
+
+async def cost_table_loop(port: int, count: CostCount, name: str) -> None:
+    """Bots-only tables one after another, each watched by a spectator until MatchEnded, until the end."""
+    import grpc
+
+    from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc, rules_pb2, watch_service_pb2
+    from unonet.v1 import watch_service_pb2_grpc as watch_grpc
+
+    channel = grpc.aio.insecure_channel(f"{LOOPBACK}:{port}")
+    lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+    watch = watch_grpc.WatchServiceStub(channel)
+    try:
+        for game in range(100_000):
+            if time.monotonic() >= count.end:
+                return
+            created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+                name=f"{name}-{game}", seat_count=4, manual_start=True,
+                overrides=rules_pb2.Ruleset(target_score=COST_TARGET_SCORE)), timeout=RPC_TIMEOUT_S)
+            table_id = created.table.table_id
+            joined = await lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+                table_id=table_id, name="watcher", role=lobby_service_pb2.JOIN_ROLE_SPECTATOR),
+                timeout=RPC_TIMEOUT_S)
+            # The stream replays from the first event, so it may open after the start: nothing is missed.
+            await lobby.StartTable(lobby_service_pb2.StartTableRequest(
+                table_id=table_id, owner_token=created.owner_token, fill_with_bots=True), timeout=RPC_TIMEOUT_S)
+            stream = watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+                table_id=table_id, token=joined.token, batch=COST_BATCH))
+            try:
+                async for response in stream:
+                    arrival = time.monotonic()
+                    count.add(response.events, arrival)
+                    if any(event.HasField("match_ended") for event in response.events):
+                        count.matches += count.start <= arrival <= count.end
+                        break
+                    if arrival > count.end:
+                        return
+            finally:
+                stream.cancel()
+    finally:
+        await channel.close()
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc), 0.0 where that cannot be read."""
+    import os
+
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+async def cpu_over_window(count: CostCount, pid: int) -> None:
+    """Sample both processes' CPU time at the window's start and end."""
+    await asyncio.sleep(max(0.0, count.start - time.monotonic()))
+    host0, bench0 = process_cpu_s(pid), time.process_time()
+    await asyncio.sleep(max(0.0, count.end - time.monotonic()))
+    count.host_cpu_s, count.bench_cpu_s = process_cpu_s(pid) - host0, time.process_time() - bench0
+
+
+async def cost_run(fair_shuffle: bool, window_s: float) -> CostCount:
+    """One fresh host process with the fair shuffle on or off, COST_TABLES tables in flight."""
+    started: dict[str, int] = {}
+    async with host_process(True, fair_shuffle, started) as port:
+        start = time.monotonic() + COST_WARMUP_S
+        count = CostCount(start, start + window_s)
+        tasks = [asyncio.create_task(cost_table_loop(port, count, f"cost-{i}")) for i in range(COST_TABLES)]
+        tasks.append(asyncio.create_task(cpu_over_window(count, started["pid"])))
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks), COST_WARMUP_S + window_s + 60)
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+    return count
+
+
+async def commit_cost(quick: bool) -> dict[str, Any]:
+    """Events/s through the host with commitments on and off: runs on, off, off, on (module docstring)."""
+    window = COST_WINDOW_S[quick]
+    runs = {True: [], False: []}  # type: dict[bool, list[CostCount]]
+    for fair in (True, False, False, True):
+        runs[fair].append(await cost_run(fair, window))
+
+    def rates(counts: list[CostCount]) -> dict[str, Any]:
+        seconds = sum(c.end - c.start for c in counts)
+        game, fairness = sum(c.game for c in counts), sum(c.fairness for c in counts)
+        host_cpu = sum(c.host_cpu_s for c in counts)
+        return {"game_events_per_s": round(game / seconds, 1), "events_per_s": round((game + fairness) / seconds, 1),
+                "game_events": game, "fairness_events": fairness, "matches_ended": sum(c.matches for c in counts),
+                "seconds": round(seconds, 1),
+                "host_cpu_share": round(host_cpu / seconds, 2),
+                "bench_cpu_share": round(sum(c.bench_cpu_s for c in counts) / seconds, 2),
+                "host_cpu_ms_per_1000_game_events": round(1e6 * host_cpu / game, 1) if game else None}
+
+    on, off = rates(runs[True]), rates(runs[False])
+    ratio = on["game_events_per_s"] / off["game_events_per_s"] if off["game_events_per_s"] else None
+    return {"on": on, "off": off, "ratio": None if ratio is None else round(ratio, 3)}
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    cost = await commit_cost(args.quick)
+    if args.cost_only:
+        return {"commit_overhead_ratio": cost["ratio"], "commit_cost": cost}
     races = 500 if args.quick else 1000
     others = 300 if args.quick else 1000
     limit = 240.0 if args.quick else 900.0
@@ -371,8 +525,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "races_uncompensated": uncompensated["races"],
         "incomplete_races": compensated["incomplete"] + host_only["incomplete"] + uncompensated["incomplete"],
         "target_met": compensated["share"] is not None and compensated["share"] >= 0.95,
-        "commit_overhead_ratio": None,
-        "commit_overhead_note": "no host switch turns card commitments off yet, so on/off cannot be compared",
+        "commit_overhead_ratio": cost["ratio"],
+        "commit_cost": cost,
         "setup": {"near_ms": NEAR_MS, "far_ms": FAR_MS, "jitter_ms": JITTER_MS, "faster_by_ms": FASTER_BY_MS,
                   "reaction_ms": REACTION_MS, "tables": args.tables, "faster": "far"},
         "seconds": {"compensated": compensated["seconds"], "host_estimate_only": host_only["seconds"],
@@ -386,12 +540,28 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--tables", type=int, default=24, help="tables racing at once")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cost-only", action="store_true", help="measure the commitment cost only, no races")
     parser.add_argument("--uncompensated", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-fair-shuffle", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve(not args.uncompensated))
+        asyncio.run(serve(not args.uncompensated, not args.no_fair_shuffle))
         return 0
     result = asyncio.run(main_async(args))
+    cost = result["commit_cost"]
+    if not args.json:
+        print(f"commitment cost: {COST_TABLES} bots-only tables in flight, spectator streams, on/off/off/on:")
+        for mode in ("on", "off"):
+            rates = cost[mode]
+            print(f"  commitments {mode:3}  {rates['game_events_per_s']:8.0f} game events/s "
+                  f"({rates['events_per_s']:.0f} events/s with the fairness events; "
+                  f"{rates['matches_ended']} matches ended in {rates['seconds']:g} s); host CPU "
+                  f"{rates['host_cpu_ms_per_1000_game_events']} ms per 1000 game events, "
+                  f"busy {rates['host_cpu_share']:.0%} (the bench's streams {rates['bench_cpu_share']:.0%})")
+        print(f"  commit_overhead_ratio (game events/s on / off): {cost['ratio']}")
+    if args.cost_only:
+        print(json.dumps(result))
+        return 0
     if not args.json:
         print(f"races where the far player ({FAR_MS:g} ms away) truly reacted {FASTER_BY_MS:g} ms faster than the "
               f"near one ({NEAR_MS:g} ms), jitter +/-{JITTER_MS:g} ms:")
@@ -400,7 +570,6 @@ def main() -> int:
             print(f"  {key:34} {'n/a' if share is None else f'{share:.1%}'}")
         print(f"  races: {result['races']} (+{result['races_host_estimate_only']}, "
               f"+{result['races_uncompensated']}); target >= 95% met: {result['target_met']}")
-        print(f"  commitment cost: {result['commit_overhead_note']}")
     print(json.dumps(result) if args.json else json.dumps(result, indent=None))
     return 0
 
