@@ -125,8 +125,9 @@ class Game:
     """One table with all of its seats played by this process."""
 
     def __init__(self, stubs: Any, pb: Any, stats: Stats, seat_count: int, rng: random.Random,
-                 batch: int = 0) -> None:
+                 batch: int = 0, think_s: float = 0.0) -> None:
         self.batch = batch
+        self.think_s = think_s
         self.stubs = stubs
         self.pb = pb
         self.stats = stats
@@ -214,6 +215,13 @@ class Game:
             if legal is None or not legal.required or seat.legal_number <= seat.acted_number:
                 continue
             seat.acted_number = seat.legal_number
+            if self.think_s:  # a player's thinking time: the table's load stays below saturation
+                await asyncio.sleep(self.think_s * (0.5 + self.rng.random()))
+                if self.over.is_set():
+                    return
+                if seat.legal_number > seat.acted_number:  # something happened meanwhile: look again
+                    seat.wake.set()
+                    continue
             await self.command(seat, legal)
 
     async def command(self, seat: Seat, legal: Any) -> None:
@@ -328,7 +336,7 @@ async def role_host_client(args: argparse.Namespace) -> None:
     async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
         stubs = Stubs(channel, pb)
         # The first game of every slot is set up before the start line, so the window starts hot.
-        first = [Game(stubs, pb, stats, args.seats, random.Random(rng.random()), args.batch)
+        first = [Game(stubs, pb, stats, args.seats, random.Random(rng.random()), args.batch, args.think_ms / 1e3)
                  for _ in range(args.tables)]
         await asyncio.gather(*(g.setup() for g in first))
         emit({"ready": True})
@@ -350,7 +358,8 @@ async def role_host_client(args: argparse.Namespace) -> None:
                 if games_started >= args.max_games:
                     return
                 games_started += 1
-                game = Game(stubs, pb, stats, args.seats, random.Random(rng.random()), args.batch)
+                game = Game(stubs, pb, stats, args.seats, random.Random(rng.random()), args.batch,
+                            args.think_ms / 1e3)
                 await game.setup()
 
         await asyncio.gather(*(slot(g) for g in first))
@@ -493,7 +502,8 @@ class Procs:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=log, cwd=str(ROOT), env=env)
+            stdout=asyncio.subprocess.PIPE, stderr=log, cwd=str(ROOT), env=env,
+            limit=64 * 1024 * 1024)  # a client's result line lists every latency sample
         log.close()
         self.procs.append((name, proc))
         return proc
@@ -555,7 +565,7 @@ def client_argv(role: str, port: int, tables: int, args: argparse.Namespace, see
     return [sys.executable, str(Path(__file__).resolve()), "--role", role, "--port", str(port),
             "--tables", str(tables), "--seats", str(args.seats), "--duration", str(args.duration),
             "--warmup", str(args.warmup), "--seed", str(seed), "--max-games", str(args.max_games),
-            "--batch", str(args.batch)]
+            "--batch", str(args.batch), "--think-ms", str(args.think_ms)]
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -732,6 +742,7 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "client_cpu_ms_per_command": round(games["client_cpu_ms_per_command"], 3),
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
+        "think_ms": args.think_ms,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
         "mem_mb_empty_host": round(memory["mem_mb_empty_host"], 1),
         "mem_idle_tables_note": "4 players joined per table, match dealt, nobody moves",
@@ -778,6 +789,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--profile-out", help="with --profile: keep py-spy's folded stacks in this file")
     parser.add_argument("--batch", type=int, default=64,
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="mean thinking time before each command (uniform 0.5x..1.5x); 0: play flat out")
     parser.add_argument("--idle-tables", type=int, default=1000)
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.

@@ -56,10 +56,14 @@ def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R
     @functools.wraps(handler)
     async def wrapper(self: Any, request: Any, context: Context) -> R:
         try:
-            return await handler(self, request, context)
+            response = await handler(self, request, context)
         except (HostError, UnoError) as error:
+            await self.host.store.durable()
             await abort(context, error)
             raise AssertionError("unreachable") from error
+        # Group commit: whatever this call recorded (or saw) is durable before the caller hears back.
+        await self.host.store.durable()
+        return response
 
     return wrapper
 
@@ -395,8 +399,10 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             due += 1
         return due
 
-    @staticmethod
-    async def _write(context: Context, subscriber: Subscriber, data: bytes) -> None:
+    async def _write(self, context: Context, subscriber: Subscriber, data: bytes) -> None:
+        store = self.host.store
+        if store.in_transaction:  # an event leaves the host only once its input is committed
+            await store.durable()
         # No timer per write (and no wait_for, which on Python 3.11 can swallow a cancellation): the
         # watchdog reads `writing_since`, and a client that hangs up cancels this task directly.
         subscriber.writing_since = time.monotonic()

@@ -8,6 +8,8 @@ with SIGKILL loses nothing it acknowledged and applies nothing twice (command id
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sqlite3
 import threading
@@ -66,6 +68,16 @@ class Store(Protocol):
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]: ...
 
+    @property
+    def in_transaction(self) -> bool:
+        """True while some input already appended is not durable yet (see `durable`)."""
+        ...
+
+    async def durable(self) -> None:
+        """Return once every input appended so far is durable. Nothing may leave the host before it
+        is: a reply to the command, an event on a stream, a view that includes it."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -89,16 +101,31 @@ class MemoryStore:
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
         yield from self._events.get(table_id, [])
 
+    in_transaction = False
+
+    async def durable(self) -> None:
+        return
+
     def close(self) -> None:
         pass
 
 
 class SqliteStore:
-    """The default store: one SQLite file in WAL mode; each append is one committed transaction."""
+    """The default store: one SQLite file in WAL mode.
 
-    def __init__(self, path: str | Path) -> None:
+    Group commit: inside a running event loop, the appends made in one turn of the loop (any number of
+    tables) share one transaction, committed by a callback scheduled when the first of them opened it,
+    so before the loop runs anything that was waiting, such as a stream's writer. The host awaits
+    `durable()` before it answers any RPC, and a stream checks `in_transaction` before it writes, so
+    nothing leaves the host before its input is committed. Outside an event loop each append commits
+    at once (and always with `group_commit=False`), and `close` commits whatever is pending.
+    """
+
+    def __init__(self, path: str | Path, *, group_commit: bool = True) -> None:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
+        self._group_commit = group_commit
+        self._committed: asyncio.Future[None] | None = None  # the open transaction's; None: none open
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across a process kill; WAL keeps it fast
         self._db.executescript(SCHEMA)
@@ -112,7 +139,8 @@ class SqliteStore:
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
         with self._lock:
-            self._db.execute("BEGIN")
+            grouped = self._open()
+            self._db.execute("SAVEPOINT input")
             try:
                 self._db.execute(
                     "INSERT INTO journal (table_id, seq, time_ns, entry) VALUES (?, ?, ?, ?)",
@@ -123,9 +151,53 @@ class SqliteStore:
                     [(table_id, number, blob) for number, blob in events],
                 )
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.execute("ROLLBACK TO input")  # the other inputs of the group stay
+                self._db.execute("RELEASE input")
+                if not grouped:
+                    self._db.execute("COMMIT")
                 raise
-            self._db.execute("COMMIT")
+            self._db.execute("RELEASE input")
+            if not grouped:
+                self._db.execute("COMMIT")
+
+    def _open(self) -> bool:
+        """Begin a transaction unless one is open; True if it is a group's (committed by the loop)."""
+        if self._committed is not None:
+            return True
+        self._db.execute("BEGIN")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if not self._group_commit:
+            return False
+        self._committed = loop.create_future()
+        loop.call_soon(self._commit)
+        return True
+
+    def _commit(self) -> None:
+        with self._lock:
+            committed, self._committed = self._committed, None
+            if committed is None:
+                return
+            try:
+                self._db.execute("COMMIT")
+            except BaseException as error:  # nothing of the group may be acknowledged
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                committed.set_exception(error)
+                committed.exception()  # retrieved here too: a group nobody awaited must not warn
+                raise
+            committed.set_result(None)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._committed is not None
+
+    async def durable(self) -> None:
+        committed = self._committed
+        if committed is not None:
+            await asyncio.shield(committed)
 
     def tables(self) -> Iterator[StoredTable]:
         with self._lock:
@@ -150,5 +222,6 @@ class SqliteStore:
         yield from ((int(number), bytes(blob)) for number, blob in rows)
 
     def close(self) -> None:
+        self._commit()
         with self._lock:
             self._db.close()

@@ -1,0 +1,126 @@
+"""SQLite group commit: inputs appended in one turn of the event loop share a transaction, and nothing
+(a reply, a streamed event) leaves the host before the input behind it is committed."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import grpc
+
+from unonet.host.host import Host
+from unonet.host.server import create_server
+from unonet.host.store import JournalEntry, SqliteStore
+from unonet.v1 import (
+    lobby_service_pb2,
+    lobby_service_pb2_grpc,
+    play_service_pb2,
+    play_service_pb2_grpc,
+    watch_service_pb2,
+    watch_service_pb2_grpc,
+)
+
+TIMEOUT = 10
+
+
+def committed(path, sql: str) -> int:
+    """What another connection (a restarted host) would read."""
+    with sqlite3.connect(path) as other:
+        return int(other.execute(sql).fetchone()[0])
+
+
+async def test_appends_of_one_loop_turn_share_one_transaction(tmp_path) -> None:
+    path = tmp_path / "g.db"
+    store = SqliteStore(path)
+    try:
+        for table_id in ("a", "b"):
+            store.create_table(table_id, {}, 0)
+        await store.durable()
+        for seq in (1, 2):
+            for table_id in ("a", "b"):
+                store.append(table_id, JournalEntry(seq, 0, {"k": "x"}), [(seq, b"e")])
+        assert store.in_transaction
+        assert committed(path, "SELECT COUNT(*) FROM journal") == 0  # not yet: nobody may have heard back
+        await store.durable()
+        assert not store.in_transaction
+        assert committed(path, "SELECT COUNT(*) FROM journal") == 4
+        assert committed(path, "SELECT COUNT(*) FROM events") == 4
+    finally:
+        store.close()
+
+
+async def test_a_failed_input_leaves_the_others_of_its_group(tmp_path) -> None:
+    path = tmp_path / "g.db"
+    store = SqliteStore(path)
+    try:
+        store.append("a", JournalEntry(1, 0, {"k": "x"}), [])
+        try:
+            store.append("a", JournalEntry(1, 0, {"k": "again"}), [])  # the same key: refused
+        except sqlite3.IntegrityError:
+            pass
+        else:
+            raise AssertionError("a duplicate journal key was accepted")
+        store.append("b", JournalEntry(1, 0, {"k": "y"}), [])
+        await store.durable()
+        assert committed(path, "SELECT COUNT(*) FROM journal") == 2
+    finally:
+        store.close()
+
+
+def test_outside_an_event_loop_each_append_commits_at_once(tmp_path) -> None:
+    path = tmp_path / "g.db"
+    store = SqliteStore(path)
+    try:
+        store.append("a", JournalEntry(1, 0, {"k": "x"}), [])
+        assert not store.in_transaction
+        assert committed(path, "SELECT COUNT(*) FROM journal") == 1
+    finally:
+        store.close()
+
+
+async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_path) -> None:
+    path = tmp_path / "host.db"
+    store = SqliteStore(path)
+    server, port, host = await create_server("127.0.0.1:0", host=Host(store))
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+        play = play_service_pb2_grpc.PlayServiceStub(channel)
+        watch = watch_service_pb2_grpc.WatchServiceStub(channel)
+        created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+            name="g", preset="standard", seat_count=2), timeout=TIMEOUT)
+        table_id = created.table.table_id
+        assert committed(path, f"SELECT COUNT(*) FROM tables WHERE table_id = '{table_id}'") == 1
+        tokens = []
+        for name in ("ann", "bob"):
+            joined = await lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+                table_id=table_id, name=name, role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
+            tokens.append(joined.token)
+            inputs = committed(path, f"SELECT COUNT(*) FROM journal WHERE table_id = '{table_id}'")
+            assert inputs == host.tables[table_id]._seq  # every input the reply reflects is on disk
+
+        stream = watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=table_id, token=tokens[0],
+                                                                        batch=16))
+        seen = 0
+        async with asyncio.timeout(TIMEOUT):
+            for i in range(6):
+                table = host.tables[table_id]
+                seat = table.match.game.to_act
+                reply = await play.Draw(play_service_pb2.DrawRequest(
+                    table_id=table_id, token=tokens[seat], command_id=f"d{i}"), timeout=TIMEOUT)
+                assert committed(path, f"SELECT COUNT(*) FROM journal WHERE table_id = '{table_id}'") == table._seq
+                while seen < reply.result.last_event_number:
+                    response = await stream.read()
+                    seen = response.events[-1].number
+                    on_disk = committed(path, f"SELECT MAX(number) FROM events WHERE table_id = '{table_id}'")
+                    assert on_disk >= seen  # a streamed event is never ahead of the journal
+                if table.match.game.to_act == seat:  # kept the drawn card's turn: pass it on
+                    await play.Pass(play_service_pb2.PassRequest(
+                        table_id=table_id, token=tokens[seat], command_id=f"p{i}"), timeout=TIMEOUT)
+        stream.cancel()
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        store.close()
