@@ -2,15 +2,18 @@
 
 One host process (`unonet serve`, SQLite store in a temporary folder, `--bot-delay 0`) and N client
 processes. Each client process drives T tables at once; every seat of every table is one of its own
-players (no host bots): each seat has its own WatchEvents stream and acts when the last event of a
-batch gives it `your_legal_actions.required`. The move: a play if any (uniformly among them, naming a
-random colour when needed), else ChooseColor / Draw / Pass / the other required commands. A game is
-one round (`target_score = 1`); a table that finishes is replaced by a new one until time is up.
+players (no host bots): each seat has its own WatchEvents stream (with `batch`, several events per
+message, as the SDK asks) and acts when the last event of a batch gives it
+`your_legal_actions.required`. The move: a play if any (uniformly among them, naming a random colour
+when needed, always calling UNO), else ChooseColor / Draw / Pass / the other required commands,
+at once or after `--think-ms`. A game is one round (`target_score = 1`); a table that finishes is
+replaced by a new one until time is up.
 
 Measured through the host:
   * commands/s: PlayService commands answered inside the measuring window, all clients summed;
   * latency: from sending a command to the arrival of its CommandResult.last_event_number at EVERY
-    seat's stream of that table (the slowest seat), measured in the client process (p50, p99).
+    seat's stream of that table (the slowest seat), measured in the client process (p50, p99);
+  * CPU: cores used by the host and by the clients, and CPU milliseconds per command for each.
 The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf):
   * no-op unary calls/s with the same client processes and the same number of concurrent callers
     (one per table);
