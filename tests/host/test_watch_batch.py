@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
+from google.protobuf import duration_pb2
 from test_bad_input import TIMEOUT, contiguous, read_until, two_player_table, view
 
-from unonet.v1 import play_service_pb2, watch_service_pb2
+from unonet.v1 import lobby_service_pb2, play_service_pb2, watch_service_pb2
 
 
 async def read_batched_until(stream, last: int) -> tuple[list, int]:
@@ -73,3 +75,33 @@ async def test_a_batched_resume_and_snapshot_follow_the_same_rules(stubs) -> Non
     events, _ = await read_batched_until(snap, last)
     snap.cancel()
     assert events[0].WhichOneof("payload") == "snapshot" and events[0].number == last
+
+
+async def test_a_delayed_spectator_gets_each_event_no_sooner_than_its_delay(stubs) -> None:
+    delay_ns = 300_000_000
+    created = await stubs.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="t", preset="standard", seat_count=2, spectator_delay=duration_pb2.Duration(nanos=delay_ns)),
+        timeout=TIMEOUT)
+    table_id = created.table.table_id
+    tokens = []
+    for name in ("ann", "bob"):
+        joined = await stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+            table_id=table_id, name=name, role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
+        tokens.append(joined.token)
+    streams = [stubs.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=table_id, batch=batch))
+               for batch in (0, 8)]
+    await _draw_a_few(stubs, table_id, tokens, 4)
+    last = (await view(stubs, table_id, tokens[0])).event_number
+    for stream in streams:
+        seen = []
+        async with asyncio.timeout(TIMEOUT):
+            async for response in stream:
+                now = time.time_ns()
+                for event in response.events or [response.event]:
+                    assert now >= event.time.ToNanoseconds() + delay_ns - 5_000_000, event.number
+                    assert not event.HasField("your_legal_actions")
+                    seen.append(event)
+                if seen[-1].number >= last:
+                    break
+        stream.cancel()
+        assert contiguous(seen, 1)
