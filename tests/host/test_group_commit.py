@@ -12,6 +12,7 @@ from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import JournalEntry, SqliteStore
 from unonet.v1 import (
+    cards_pb2,
     lobby_service_pb2,
     lobby_service_pb2_grpc,
     play_service_pb2,
@@ -104,20 +105,25 @@ async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_
                                                                         batch=16))
         seen = 0
         async with asyncio.timeout(TIMEOUT):
-            for i in range(6):
+            for i in range(8):
                 table = host.tables[table_id]
                 seat = table.match.game.to_act
-                reply = await play.Draw(play_service_pb2.DrawRequest(
-                    table_id=table_id, token=tokens[seat], command_id=f"d{i}"), timeout=TIMEOUT)
+                common = {"table_id": table_id, "token": tokens[seat], "command_id": f"c{i}"}
+                legal = (await watch.GetView(watch_service_pb2.GetViewRequest(
+                    table_id=table_id, token=tokens[seat]), timeout=TIMEOUT)).view.legal_actions
+                if legal.choose_color:
+                    reply = await play.ChooseColor(play_service_pb2.ChooseColorRequest(
+                        color=cards_pb2.COLOR_RED, **common), timeout=TIMEOUT)
+                elif legal.HasField("draw"):
+                    reply = await play.Draw(play_service_pb2.DrawRequest(**common), timeout=TIMEOUT)
+                else:
+                    reply = await play.Pass(play_service_pb2.PassRequest(**common), timeout=TIMEOUT)
                 assert committed(path, f"SELECT COUNT(*) FROM journal WHERE table_id = '{table_id}'") == table._seq
                 while seen < reply.result.last_event_number:
                     response = await stream.read()
                     seen = response.events[-1].number
                     on_disk = committed(path, f"SELECT MAX(number) FROM events WHERE table_id = '{table_id}'")
                     assert on_disk >= seen  # a streamed event is never ahead of the journal
-                if table.match.game.to_act == seat:  # kept the drawn card's turn: pass it on
-                    await play.Pass(play_service_pb2.PassRequest(
-                        table_id=table_id, token=tokens[seat], command_id=f"p{i}"), timeout=TIMEOUT)
         stream.cancel()
     finally:
         await channel.close()
