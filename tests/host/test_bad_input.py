@@ -241,14 +241,14 @@ async def test_a_subscriber_that_never_reads_is_cut_off_and_can_resume(stubs) ->
                 table_id=table_id, token=eve, text=f"after {i}"), timeout=TIMEOUT)
         assert subscriber.queue.qsize() <= queued
 
-        # Reading now: whatever was already on the wire, then RESOURCE_EXHAUSTED / SLOW_SUBSCRIBER.
+        # Reading now: whatever was already on the wire, then RESOURCE_EXHAUSTED / SUBSCRIBER_TOO_SLOW.
         received = []
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             async with asyncio.timeout(TIMEOUT):
                 async for response in slow:
                     received.append(response.event)
         assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert reason_of(caught.value) == "SLOW_SUBSCRIBER"
+        assert reason_of(caught.value) == "SUBSCRIBER_TOO_SLOW"
         assert contiguous(received, 1)
     finally:
         await slow_channel.close()

@@ -45,7 +45,7 @@ R = TypeVar("R")
 MAX_NAME = 32
 MAX_TABLE_NAME = 64
 MAX_CHAT = 280
-SLOW_SUBSCRIBER_MESSAGE = "the event stream fell too far behind; resume from your last event number"
+SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
 # WatchEventsResponse.event (field 1) and WatchEventsResponse.events (field 2) on the wire.
@@ -385,7 +385,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         finally:
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
-        await abort(context, exhausted("SLOW_SUBSCRIBER", SLOW_SUBSCRIBER_MESSAGE))
+        await abort(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
 
     async def _due(self, log_entries: list[Any], pending: collections.deque[int], count: int, delay_ns: int) -> int:
         """A delayed spectator: wait until the first pending event is due; how many are due by then."""
