@@ -16,11 +16,12 @@ ChooseColor, ChooseSwapTarget, ...). That matches RLCard, which offers `draw` on
 played and plays a drawn card that fits at once. Seats that are not to act never act: nobody jumps in,
 cuts a run or catches a missed UNO out of turn.
 
-Blocking reaction windows (UNO slap, Sound Wild, run cut) are closed at once with `game.close_window`,
-as a host would at its deadline when nobody answered. Under U5 and H12 everyone who did not react then
-draws two, which makes house-rule rounds very long; `--windows react` instead has every eligible seat
-react in a random order (`game.resolve_window`), so only the slowest draws, as at a real table. The run
-always reports the house case both ways; `--windows` chooses which one `games_per_s_4p_house` is.
+Blocking reaction windows (UNO slap, Sound Wild, run cut) are answered by default: every eligible seat
+reacts in a random order (`game.resolve_window`), so only the slowest draws, as at a real table (a React
+is a legal action like any other). `--windows close` instead closes them at once with nobody answering,
+as a host would at its deadline; under U5 and H12 everyone then draws two, which makes house-rule rounds
+very long. The run always reports the house case both ways; `--windows` chooses which one
+`games_per_s_4p_house` is.
 
 The engines do not count actions alike (RLCard names a Wild's colour in the same action and never
 calls UNO; unonet has a separate ChooseColor and may keep a drawn card), so actions per game and
@@ -240,8 +241,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--windows",
         choices=("close", "react"),
-        default="close",
-        help="which house-rule run games_per_s_4p_house reports (default: blocking windows closed at once)",
+        default="react",
+        help="which house-rule run games_per_s_4p_house reports (default: every eligible seat reacts)",
     )
     parser.add_argument("--profile", action="store_true", help="profile the 2p case instead of timing")
     args = parser.parse_args(argv)
