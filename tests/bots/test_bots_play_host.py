@@ -49,7 +49,7 @@ async def test_four_random_bots_play_a_match_to_the_end(address):
         assert [joined.seat for joined in seats] == [0, 1, 2, 3]
         assert len({joined.token for joined in seats}) == 4
 
-        bots = [RandomBot(seed=i) for i in range(4)]
+        bots = [RandomBot(seed=i, verify=True) for i in range(4)]
         ended = await asyncio.wait_for(
             asyncio.gather(
                 *(
@@ -68,6 +68,8 @@ async def test_four_random_bots_play_a_match_to_the_end(address):
         assert len(totals) == 1
         assert max(score.total for score in ended[0].scores) >= 50 or ended[0].reason != 1
         assert all(bot.commands_sent > 0 for bot in bots)
+        # Each bot checked the host's fairness from its own stream: openings, piles, seeds.
+        assert all(bot.verifier is not None and sum(bot.verifier.checks.values()) > 100 for bot in bots)
 
         # Afterwards, a fresh stream from 0 replays the whole match: numbered 1, 2, 3 ... to match_ended.
         watcher = TableClient(channel, timeout=CALL_TIMEOUT)

@@ -29,13 +29,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--reaction-delay", type=float, default=0.3, help="seconds before optional reactions")
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")
+    parser.add_argument("--no-verify", action="store_true", help="do not check the host's fairness from the events")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the bot does")
     return parser
 
 
 async def play(args: argparse.Namespace) -> int:
     """Join (or re-attach), play until the match ends, and report. Returns the exit status."""
-    bot = BOT_KINDS[args.kind](args.seed, reaction_delay=args.reaction_delay, ping_interval=args.ping_interval or None)
+    bot = BOT_KINDS[args.kind](
+        args.seed, reaction_delay=args.reaction_delay, ping_interval=args.ping_interval or None,
+        verify=not args.no_verify,
+    )
     async with await TableClient.connect(args.address, timeout=args.timeout, connect_timeout=args.timeout) as client:
         if args.token:
             if args.seat is None:

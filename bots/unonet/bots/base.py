@@ -38,6 +38,7 @@ from unonet.bots.errors import (
     Unimplemented,
 )
 from unonet.bots.sdk import TableClient
+from unonet.client.verify import Verifier
 from unonet.fairness import commit_seat_entropy
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
@@ -139,6 +140,8 @@ class Bot:
             for the next event (each refusal re-reads the view first).
         ping_interval: when set, ping the host this often (seconds) so it can measure this seat's
             latency and forgive it in races.
+        verify: check the host's fairness from every event this seat receives, from the first one
+            (a failed check raises the `unonet.fairness.VerificationError` that names it).
     """
 
     #: The kind's name, as `python -m unonet.bots --kind` takes it.
@@ -150,7 +153,12 @@ class Bot:
         reaction_delay: float | ReactionDelay = 0.0,
         max_attempts: int = 4,
         ping_interval: float | None = None,
+        verify: bool = False,
     ) -> None:
+        self.verify = verify
+        #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
+        #: (`unonet.client.verify`); None when not verifying, or after a snapshot broke the record.
+        self.verifier: Verifier | None = None
         self.reaction_delay: ReactionDelay = (
             fixed_delay(reaction_delay) if isinstance(reaction_delay, int | float) else reaction_delay
         )
@@ -210,11 +218,21 @@ class Bot:
                 return events_pb2.MatchEnded(winner_seats=view.winners)
             if not await self._settle(client, view):
                 return None
-            async with contextlib.aclosing(client.events(after=view.event_number)) as stream:
+            self.verifier = Verifier(table_id, seat) if self.verify else None
+            start = 0 if self.verifier is not None else view.event_number
+            async with contextlib.aclosing(client.events(after=start)) as stream:
                 async for event in stream:
+                    if self.verifier is not None:
+                        if event.WhichOneof("payload") == "snapshot":
+                            self.verifier = None  # a snapshot carries no commitments: the record is lost
+                        else:
+                            self.verifier.feed(event)
+                    if event.number <= view.event_number:
+                        continue  # replayed only for the verifier: the view already covered it
                     self.state.update(event)
                     self.on_event(event)
                     if event.HasField("match_ended"):
+                        self._finish_verifying()
                         return event.match_ended
                     if (
                         event.WhichOneof("payload") == "snapshot"
@@ -232,6 +250,11 @@ class Bot:
                 with contextlib.suppress(asyncio.CancelledError):
                     await pinger
         return None  # pragma: no cover - the event stream never ends by itself
+
+    def _finish_verifying(self) -> None:
+        """The match is over: every round dealt must have had its seed revealed (it follows RoundEnded)."""
+        if self.verifier is not None:
+            self.verifier.finish()
 
     async def _on_legal_actions(self, client: TableClient, legal: actions_pb2.LegalActions) -> bool:
         """Act on legal actions that just arrived. Returns False when the seat can no longer act."""

@@ -34,8 +34,11 @@ class RandomBot(Bot):
         reaction_delay: float | ReactionDelay = 0.0,
         max_attempts: int = 4,
         ping_interval: float | None = None,
+        verify: bool = False,
     ) -> None:
-        super().__init__(reaction_delay=reaction_delay, max_attempts=max_attempts, ping_interval=ping_interval)
+        super().__init__(
+            reaction_delay=reaction_delay, max_attempts=max_attempts, ping_interval=ping_interval, verify=verify
+        )
         self.seed = seed
         self.rng = random.Random(seed)
 
