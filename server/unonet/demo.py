@@ -7,6 +7,7 @@ import asyncio
 import grpc
 
 from unonet.client.narrate import describe
+from unonet.client.verify import Verifier
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.v1 import (
@@ -38,12 +39,19 @@ async def run_demo(*, players: int = 4, preset: str = "standard", target_score: 
             await lobby.StartTable(lobby_service_pb2.StartTableRequest(
                 table_id=table_id, owner_token=created.owner_token, fill_with_bots=True), timeout=10)
             names = [f"bot-{i}" for i in range(players)]
+            verifier = Verifier(table_id)  # the narrator checks the host's fairness as any client can
             async for response in stream:
                 event = response.event
+                verifier.feed(event)
                 line = describe(event, names)
+                kind = event.WhichOneof("payload")
+                if kind == "shuffle_revealed":
+                    checks = sum(verifier.checks.values())
+                    line = f"shuffle of round {event.shuffle_revealed.round_number} verified ({checks} checks so far)"
                 if line and not quiet:
                     print(f"{event.number:5d}  {line}")
-                if event.WhichOneof("payload") == "match_ended":
+                if kind == "match_ended":
+                    verifier.finish()
                     return list(event.match_ended.winner_seats)
     finally:
         await host.stop()
