@@ -39,7 +39,7 @@ lint: install $(NODE_STAMP)
 	node_modules/.bin/buf breaking --against buf/unonet-v1.binpb
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check server/unonet/engine
-	$(BIN)/mypy --strict -p unonet.engine
+	$(BIN)/mypy --strict server/unonet client/unonet/client bots/unonet/bots
 
 pytest: install
 	$(BIN)/pytest

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,7 +284,7 @@ def _check(
         record = StepResult(index, description)
         result.steps.append(record)
     game = match.game
-    actual = {
+    actual: dict[str, Callable[[], Any]] = {
         "hands": lambda: [[str(c) for c in hand] for hand in game.hands],
         "hand_sizes": lambda: [len(hand) for hand in game.hands],
         "top": lambda: str(game.top),

@@ -284,6 +284,7 @@ class Bot:
             if view.phase == views_pb2.PHASE_MATCH_OVER:
                 return True  # the match_ended event is on its way
             legal = view.legal_actions
+            command: cmd.Command | None
             if legal.commit_entropy or legal.reveal_entropy:
                 command = self._entropy_command(view)
                 is_reaction = False

@@ -134,7 +134,7 @@ class Verifier:
         self.number = event.number
         kind = event.WhichOneof("payload")
         handler = getattr(self, f"_on_{kind}", None)
-        if handler is None:
+        if handler is None or kind is None:
             return
         try:
             handler(getattr(event, kind))

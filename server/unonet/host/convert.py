@@ -477,6 +477,21 @@ def _refs_hands(hands: Any, groups: Sequence[Sequence[Ref]]) -> None:
             _fill_refs(hand.cards, groups[hand.seat])
 
 
+def _refs_taken_back(msg: events_pb2.CardTakenBack, refs: EventRefs) -> None:
+    _fill_ref(msg.card, refs.groups[0])
+    _fill_ref(msg.top_card, refs.groups[1], show=True)
+
+
+def _refs_exchanged(msg: events_pb2.CardsExchanged, refs: EventRefs) -> None:
+    _fill_ref(msg.given, refs.groups[0])
+    _fill_ref(msg.received, refs.groups[1])
+
+
+def _refs_swapped(msg: events_pb2.HandsSwapped, refs: EventRefs) -> None:
+    _fill_refs(msg.seat_hand.cards, refs.groups[0])
+    _fill_refs(msg.target_hand.cards, refs.groups[1])
+
+
 _REF_ATTACHERS: dict[type[ev.Event], Callable[[events_pb2.Event, EventRefs], None]] = {
     ev.Dealt: lambda m, r: _fill_refs(m.cards_dealt.hands[0].cards, r.groups[0]),
     ev.Drew: lambda m, r: _fill_refs(m.cards_drawn.cards, r.groups[0]),
@@ -486,18 +501,9 @@ _REF_ATTACHERS: dict[type[ev.Event], Callable[[events_pb2.Event, EventRefs], Non
     ev.FirstCardTurned: lambda m, r: _fill_ref(m.first_card_turned.card, r.groups[0]),
     ev.FirstCardReturned: lambda m, r: _fill_ref(m.first_card_returned.card, r.groups[0]),
     ev.SwapOffered: lambda m, r: _fill_ref(m.five_swap_offered.card, r.groups[0]),
-    ev.CardTakenBack: lambda m, r: (
-        _fill_ref(m.card_taken_back.card, r.groups[0]),
-        _fill_ref(m.card_taken_back.top_card, r.groups[1], show=True),
-    ),
-    ev.CardsExchanged: lambda m, r: (
-        _fill_ref(m.cards_exchanged.given, r.groups[0]),
-        _fill_ref(m.cards_exchanged.received, r.groups[1]),
-    ),
-    ev.HandsSwapped: lambda m, r: (
-        _fill_refs(m.hands_swapped.seat_hand.cards, r.groups[0]),
-        _fill_refs(m.hands_swapped.target_hand.cards, r.groups[1]),
-    ),
+    ev.CardTakenBack: lambda m, r: _refs_taken_back(m.card_taken_back, r),
+    ev.CardsExchanged: lambda m, r: _refs_exchanged(m.cards_exchanged, r),
+    ev.HandsSwapped: lambda m, r: _refs_swapped(m.hands_swapped, r),
     ev.HandsRotated: lambda m, r: _refs_hands(m.hands_rotated.hands, r.groups),
     ev.RoundEnded: lambda m, r: _refs_hands(m.round_ended.hands, r.groups),
     ev.HandRevealed: lambda m, r: _fill_refs(m.hand_revealed.hand.cards, r.groups[0], hidden_too=False),

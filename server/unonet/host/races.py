@@ -301,10 +301,10 @@ class RaceBook:
             return None
         if (seat, command_id) in table.commands:
             return None  # a retry of an applied command: the table answers it with the first result
-        for race in self.races.values():
-            pending = next((a for a in race.answers if a.seat == seat and a.command_id == command_id), None)
+        for open_race in self.races.values():
+            pending = next((a for a in open_race.answers if a.seat == seat and a.command_id == command_id), None)
             if pending is not None:
-                return Waiting(race, collected=True)
+                return Waiting(open_race, collected=True)
         game = match.game
         late = self._late_window(game, seat, actions[0], window_hint)
         if late:

@@ -12,7 +12,7 @@ import collections
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -338,7 +338,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             seat = table.seat_for(request.token) if request.token else None
             return watch_service_pb2.GetViewResponse(view=table.view(seat))
 
-    async def WatchEvents(self, request: Any, context: Context) -> AsyncIterator[Any]:  # noqa: N802
+    async def WatchEvents(self, request: Any, context: Context) -> None:  # type: ignore[override]  # noqa: N802
+        # Streams by `context.write` (of pre-serialized bytes), not by yielding: grpc.aio allows both.
         try:
             table = self.host.table(request.table_id)
             seat = table.seat_for(request.token) if request.token else None
@@ -469,7 +470,8 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     play_service_pb2_grpc.add_PlayServiceServicer_to_server(PlayService(host), server)
     chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
     watch = WatchService(host)
-    watch_handlers = {  # as the generated add_WatchServiceServicer_to_server, but WatchEvents writes bytes
+    # As the generated add_WatchServiceServicer_to_server, except that WatchEvents writes bytes.
+    watch_handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         "WatchEvents": grpc.unary_stream_rpc_method_handler(
             watch.WatchEvents, request_deserializer=watch_service_pb2.WatchEventsRequest.FromString,
             response_serializer=_serialized),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,7 +190,7 @@ class Table:
         return len(self.log)
 
     @property
-    def status(self) -> int:
+    def status(self) -> table_pb2.TableStatus.ValueType:
         if self.match is None:
             return table_pb2.TABLE_STATUS_WAITING
         return table_pb2.TABLE_STATUS_FINISHED if self.match.is_over else table_pb2.TABLE_STATUS_PLAYING
@@ -387,7 +387,7 @@ class Table:
         produced: list[LogEntry] = handler(entry, now)
         return produced + self._advance_shuffle(entry, now)
 
-    def _append(self, events: list[Event | events_pb2.Event], now: int) -> list[LogEntry]:
+    def _append(self, events: Sequence[Event | events_pb2.Event], now: int) -> list[LogEntry]:
         produced = []
         for event in events:
             entry = LogEntry(len(self.log) + 1, now, event)
@@ -555,7 +555,7 @@ class Table:
         seat.bank_s = 0.0
         self._clock_seat = None
         options = legal_actions(game, seat.index)
-        default = next((a for a in options if isinstance(a, Draw | Pass)), None)
+        default: Action | None = next((a for a in options if isinstance(a, Draw | Pass)), None)
         if default is None:
             default = choose_action(game, seat.index, options, random.Random(self.seed + self.last_number))
         events += self.match.apply(default)
@@ -685,7 +685,7 @@ class Table:
             raise (invalid if refused.malformed else precondition)(refused.reason, str(refused)) from None
         produced = self._append(events, now)
         produced += self._advance_shuffle(entry, now)
-        request = {key: entry[key] for key in ("commit", "reveal") if key in entry}
+        request: dict[str, Any] = {key: entry[key] for key in ("commit", "reveal") if key in entry}
         self.commands[(seat, entry["cid"])] = CommandRecord(request, actions_pb2.CommandResult(
             event_number=produced[0].number, last_event_number=self.last_number,
             outcome=actions_pb2.COMMAND_OUTCOME_APPLIED))
