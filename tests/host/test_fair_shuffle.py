@@ -98,7 +98,7 @@ def test_a_seat_that_commits_but_does_not_reveal_is_left_out_and_listed() -> Non
     assert list(timed_out.seats) == [0] and timed_out.revealing
     verifier = Verifier(TABLE_ID, 0)
     verifier.feed_all(stream(table, 0))  # the deal without seat 0's value holds up
-    assert verifier.checks["pile root covers its commitments"] == 1
+    assert verifier.checks["pile root covers its commitments"] >= 1  # more if a first card went back
 
 
 def test_players_without_an_event_stream_are_not_waited_for() -> None:
