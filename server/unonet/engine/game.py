@@ -1329,6 +1329,8 @@ class Game:
         if self.went_out == seat:
             self.went_out = None
         self._forfeit_windows(seat)
+        if self.is_over:  # the run the leaver would have cut landed and ended the round
+            return self._out
         advance_from = seat
         swap = self._swap
         if swap is not None and seat in swap[:2]:  # H11 cut short: the given card goes back
@@ -1359,7 +1361,9 @@ class Game:
         if run is not None and run.seat == seat:
             self._pending_run = None  # the rest of the run went under the pile with the hand
         for window in list(self.windows.values()):
-            if window.target == seat or (window.opened_by == seat and window.kind is _RUN_CUT_WINDOW):
+            is_run_cut = window.kind is _RUN_CUT_WINDOW
+            # A window about the leaver goes; a run cut the leaver would have made closes, and the run lands.
+            if (window.target == seat and not is_run_cut) or (window.opened_by == seat and is_run_cut):
                 self._reactions.pop(window.id, None)
                 del self.windows[window.id]
                 if window.id == self._jump_window:
