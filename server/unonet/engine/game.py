@@ -948,7 +948,8 @@ class Game:
         assert obligation is not None
         kind = self._answer_kind(card, obligation)
         # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on.
-        if self._next(seat) == seat and not (kind == "deflect" and card.rank is _REVERSE):
+        back_to_setter = kind == "deflect" and card.rank is _REVERSE and self.in_play[obligation.setter]
+        if self._next(seat) == seat and not back_to_setter:
             raise IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
         if kind is None:
             raise IllegalAction(
@@ -1102,7 +1103,9 @@ class Game:
         else:  # Reverse: back to the player who set it
             self.direction = -self.direction
             self._out.append(ev.DirectionChanged(self.direction))
-            self._move_obligation(obligation, obligation.setter)  # P1: also a setter who went out
+            # P1: also a setter who went out; a setter who forfeited is gone, so it goes on instead.
+            back = obligation.setter if self.in_play[obligation.setter] else self._next(seat)
+            self._move_obligation(obligation, back)
 
     def _move_obligation(self, obligation: Obligation, target: int) -> None:
         moved = Obligation(obligation.amount, obligation.kind, target, obligation.setter, obligation.skips)
