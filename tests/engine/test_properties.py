@@ -62,7 +62,10 @@ def check_invariants(match: Match, deck: Counter[Card]) -> None:
         assert match.legal_actions(game.to_act), f"seat {game.to_act} has no legal action"
 
 
-def play(ruleset: Ruleset, players: int, seed: int, max_steps: int = 20_000) -> list[object]:
+# House rules that pass draw obligations on (stacking, deflecting, +1/+2 wilds, draw-10 blanks) let
+# random two-player rounds swell to tens of thousands of steps before someone goes out; the budget is a
+# guard against rounds that never end, not a claim about how long they take.
+def play(ruleset: Ruleset, players: int, seed: int, max_steps: int = 300_000) -> list[object]:
     match = Match(ruleset, players, random.Random(seed))
     log: list[object] = list(match.start())
     chooser = random.Random(seed * 7 + 1)
