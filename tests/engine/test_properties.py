@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from dataclasses import fields
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from unonet.engine import (
@@ -85,6 +85,15 @@ def test_random_rounds_keep_every_invariant(ruleset: Ruleset, players: int, seed
     play(ruleset, players, seed)
 
 
+# Two-player rounds that once outran a 20,000-step budget (they end, after ~80k and ~130k steps).
+_SWOLLEN = dict(
+    blank_cards=True, h2o_wilds=True, draw_to_match=True, false_call_penalty=True, uno_slap=True, multi_play=False,
+    jump_in_wilds=True, illegal_play_penalty=True, target_score=150,
+)
+
+
+@example(find_ruleset("russian", **_SWOLLEN, sound_wilds=True, five_swap=False, silent_two=False), 2, 3056)
+@example(find_ruleset("russian", **_SWOLLEN, stacking_mixed=True), 2, 2)
 @settings(max_examples=25, deadline=None)
 @given(ruleset=rulesets(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
 def test_same_seed_replays_identically(ruleset: Ruleset, players: int, seed: int) -> None:
