@@ -18,7 +18,7 @@ import pytest
 from unonet.engine import Play, Rank, legal_actions
 from unonet.fairness import derive_seed, shuffled
 from unonet.host.host import Host
-from unonet.host.races import Race, race_tie_seed
+from unonet.host.races import Race
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore, Store
 from unonet.host.table import Table, TableSettings
@@ -239,10 +239,11 @@ async def tied_race(rig: Rig) -> tuple[Table, Race, Any]:
 
 
 async def test_ties_are_broken_by_a_reproducible_seeded_draw(rig: Rig) -> None:
-    for _ in range(2):  # two tables with the same seed: each draw is replayable from the published seed
-        _, race, closed = await tied_race(rig)
+    for _ in range(2):  # each draw is replayable from the seed the round reveals when it ends
+        table, race, closed = await tied_race(rig)
         assert [r.tie_group for r in closed.reactions] == [0, 0]
-        seed = race_tie_seed(SEED, race.round_no, race.window_id)
+        assert table.cards is not None  # committed shuffles: from the round's seed (docs/fairness.md 10.5)
+        seed = derive_seed(table.cards.round_seed, "race", race.window_id)
         assert closed.tie_seed == seed
         assert [r.seat for r in closed.reactions] == shuffled([0, 1], derive_seed(seed, "race-tie", 0))
 

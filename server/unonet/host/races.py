@@ -7,7 +7,8 @@ CatchUno/CallUno, an out-of-turn PlayCards) are *collected* with their arrival t
 the race is due, the host rules it with `unonet.fairness.order_reactions`: each answer's reaction time
 is its arrival, measured from when that seat's copy of the window was sent, less the latency the seat
 is forgiven (capped; a client's own timing is believed within what the host can check). Ties within
-the tolerance are broken by a draw seeded from the table seed, round and window. The ruling is
+the tolerance are broken by a draw seeded from the round's committed shuffle seed and the window
+(from the table seed where shuffles are not committed). The ruling is
 journalled (`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the
 ruling instead of recomputing it from clocks; then the answers are applied with `Match.resolve_window`
 in the ruled order (later ones lose the race at no cost) and every answering RPC is answered.
@@ -362,7 +363,12 @@ class RaceBook:
 
     def ruling_entry(self, table: Table, race: Race) -> dict[str, Any]:
         """Rule `race` from its answers; the entry holds every measurement, the ruling and the order."""
-        tie_seed = race_tie_seed(table.seed, race.round_no, race.window_id)
+        cards = table.cards
+        if cards is not None and cards.round_no == race.round_no:
+            # docs/fairness.md 10.5: unpredictable until the round's seed is revealed, then replayable.
+            tie_seed = derive_seed(cards.round_seed, "race", race.window_id)
+        else:  # a table without committed shuffles
+            tie_seed = race_tie_seed(table.seed, race.round_no, race.window_id)
         reactions = []
         for answer in race.answers:
             sent = min(race.sent_ns.get(answer.seat, race.opened_ns), answer.arrived_ns)
