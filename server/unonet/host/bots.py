@@ -17,9 +17,9 @@ BOT_KINDS = {"random": "Plays a random legal card, prefers playing to drawing, n
 
 def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.Random) -> Action:
     """A reasonable move from `options` (never empty for the seat to act)."""
-    for action in options:
-        if isinstance(action, React | CallUno | Catch):
-            return action
+    urgent = reaction_for(game, seat, options)
+    if urgent is not None:
+        return urgent
     colors = [a for a in options if isinstance(a, ChooseColor)]
     if colors:
         held = Counter(card.color for card in game.hands[seat] if not card.is_black)

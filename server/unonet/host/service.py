@@ -11,19 +11,21 @@ import asyncio
 import collections
 import functools
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 
-from unonet.engine import PRESETS, UnoError
+from unonet.engine import PRESETS, UnoError, find_ruleset
 from unonet.host import convert
 from unonet.host.bots import BOT_KINDS
-from unonet.host.errors import HostError, abort, exhausted, exists, invalid
+from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
 from unonet.host.host import Host
 from unonet.host.table import Subscriber, Table, TableSettings, length_delimited
 from unonet.v1 import (
+    actions_pb2,
     chat_service_pb2,
     chat_service_pb2_grpc,
     events_pb2,
@@ -31,6 +33,7 @@ from unonet.v1 import (
     lobby_service_pb2_grpc,
     play_service_pb2,
     play_service_pb2_grpc,
+    rules_pb2,
     table_pb2,
     time_service_pb2,
     time_service_pb2_grpc,
@@ -168,8 +171,6 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
 
     @_refusals
     async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
-        from unonet.v1 import rules_pb2
-
         presets = [
             rules_pb2.RulesetPreset(name=name, ruleset=convert.ruleset_to_pb(ruleset))
             for name, ruleset in PRESETS.items()
@@ -184,18 +185,12 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
 
 
 def _owner(table: Any, token: str) -> None:
-    import secrets
-
-    from unonet.host.errors import denied
-
     if not token or not secrets.compare_digest(token, table.owner_token):
         raise denied("NOT_OWNER", "only the table's creator (owner token) may do this")
 
 
 def _overrides(preset: str, ruleset: Any) -> dict[str, Any]:
     """The options that differ from the preset, as plain data for the journal."""
-    from unonet.engine import find_ruleset
-
     base = find_ruleset(preset or "standard").options()
     return {k: v for k, v in ruleset.options().items() if base.get(k) != v}
 
@@ -306,8 +301,6 @@ class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
             seat = table.seat_for(request.token)
             name = table.seats[seat].name if seat is not None else table.spectators[request.token]
             produced = table.record({"k": "chat", "seat": seat, "name": name, "text": text})
-            from unonet.v1 import actions_pb2
-
             penalized = len(produced) > 1
             outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED if penalized else actions_pb2.COMMAND_OUTCOME_APPLIED
             result = actions_pb2.CommandResult(

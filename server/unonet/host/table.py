@@ -17,12 +17,15 @@ from typing import Any
 
 from unonet.engine import (
     Action,
+    Chat,
     Draw,
     Event,
     Match,
     Pass,
     Ruleset,
+    find_ruleset,
     legal_actions,
+    standard_deck,
 )
 from unonet.engine import events as ev
 from unonet.host import convert
@@ -32,7 +35,7 @@ from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.races import RaceBook
 from unonet.host.store import JournalEntry, Store
-from unonet.v1 import actions_pb2, events_pb2, table_pb2
+from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
 SUBSCRIBER_QUEUE = 2048
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
@@ -77,8 +80,6 @@ class TableSettings:
     manual_start: bool = False
 
     def ruleset(self) -> Ruleset:
-        from unonet.engine import find_ruleset
-
         return find_ruleset(self.preset or "standard", **self.overrides)
 
 
@@ -316,8 +317,6 @@ class Table:
         return base + field_bytes
 
     def view(self, seat: int | None) -> Any:
-        from unonet.v1 import views_pb2
-
         if self.match is None or not self.match.round_no:
             view = views_pb2.SeatView(
                 table_id=self.table_id, event_number=self.last_number, is_spectator=seat is None,
@@ -346,8 +345,6 @@ class Table:
 
     def _shuffle_view(self, view: Any, seat: int | None) -> None:
         """During the shuffle before a deal: PHASE_SHUFFLE, the round being shuffled, commit or reveal."""
-        from unonet.v1 import views_pb2
-
         if self.shuffle is None:
             return
         view.phase = views_pb2.PHASE_SHUFFLE
@@ -583,8 +580,6 @@ class Table:
         events: list[Event | events_pb2.Event] = [self._host_event(chat_message=events_pb2.ChatMessage(
             seat=seat, name=entry["name"], text=entry["text"]))]
         if seat is not None and self.match is not None and not self.match.is_over:
-            from unonet.engine import Chat
-
             penalty = self.match.apply(Chat(int(seat)))
             if penalty:
                 events.append(self._host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=2)))
@@ -656,8 +651,6 @@ class Table:
 
     def _deal_committed(self, now: int) -> list[LogEntry]:
         """Derive the round's deck from the revealed seeds, publish its root and commitments, and deal."""
-        from unonet.engine.cards import standard_deck
-
         assert self.match is not None and self.shuffle is not None
         shuffle, ruleset = self.shuffle, self.ruleset
         contents = standard_deck(
