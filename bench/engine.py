@@ -8,6 +8,9 @@ Cases:
 - `2p`, `4p`: the standard rules (`find_ruleset("standard")`), 2 and 4 players.
 - `4p_house`: 4 players with every house rule on (see HOUSE below).
 - `rlcard_2p`: as many RLCard games as the `2p` case, 2 players (`bench/rlcard_peer.py`).
+- `floor_2p`: as many rounds of `bench/floor.py`, the fastest plain pure-Python 2-player random playout
+  we could write (core rules only, no validation, no events): what any pure-Python engine could reach
+  here, and so how much of the 5x target is reachable at all.
 
 The policy, the same for every unonet case: the seat the game waits for (`game.to_act`) lists its legal
 actions; if any of them is a `Play` it picks uniformly among the `Play`s (UNO-calling variants included,
@@ -32,6 +35,9 @@ Usage:
     python bench/engine.py --quick --json    # under a minute; the last line is one JSON object
     python bench/engine.py --profile         # cProfile of the 2p case, top functions by own time
 
+Note for profiles: every dataclass `__init__` (events, actions) is compiled from "<string>" at line 2,
+so `pstats` shows them as one `<string>:2(__init__)` row that keeps only one class's figures.
+
 Needs the `bench` extra (`pip install -e '.[bench]'`) for RLCard.
 """
 
@@ -52,6 +58,8 @@ from typing import TYPE_CHECKING
 from unonet.engine import Game, Play, React, Ruleset, WindowKind, find_ruleset, legal_actions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder of scripts, not a package
+
+from floor import FloorResult, play_floor
 
 if TYPE_CHECKING:
     from rlcard_peer import PeerResult
@@ -159,14 +167,17 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     play_rounds(STANDARD, 2, 200, WARMUP_SEED)
     play_rounds(HOUSE, 4, 3, WARMUP_SEED, react=True)
     play_rlcard(200, 2, seed=WARMUP_SEED)
+    play_floor(200, WARMUP_SEED)
 
-    ours_slices, theirs_slices = [], []
+    ours_slices, theirs_slices, floor_slices = [], [], []
     for index in range(SLICES):
         games = n_2p // SLICES + (index < n_2p % SLICES)
         ours_slices.append(play_rounds(STANDARD, 2, games, SEED + index))
         theirs_slices.append(play_rlcard(games, 2, seed=SEED + index))
+        floor_slices.append(play_floor(games, SEED + index))
     ours_2p = _total(ours_slices)
     theirs_2p = _total(theirs_slices)
+    floor_2p = _total(floor_slices)
     ours_4p = play_rounds(STANDARD, 4, n_4p, SEED)
     house_closed = play_rounds(HOUSE, 4, n_house, SEED)
     house_react = play_rounds(HOUSE, 4, n_house_react, SEED, react=True)
@@ -180,6 +191,9 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
         "games_per_s_4p_house": round(house.games_per_s, 2),
         "rlcard_games_per_s_2p": round(theirs_2p.games_per_s, 1),
         "ratio_2p": round(ours_2p.games_per_s / theirs_2p.games_per_s, 3),
+        "floor_games_per_s_2p": round(floor_2p.games_per_s, 1),
+        "floor_ratio_2p": round(floor_2p.games_per_s / theirs_2p.games_per_s, 3),
+        "floor_actions_per_game_2p": round(floor_2p.actions_per_game, 1),
         "actions_per_game_2p": round(ours_2p.actions_per_game, 1),
         "actions_per_game_4p": round(ours_4p.actions_per_game, 1),
         "actions_per_game_4p_house": round(house.actions_per_game, 1),
@@ -200,7 +214,7 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     }
 
 
-def _total(results: list[Result] | list[PeerResult]) -> Result:
+def _total(results: list[Result] | list[PeerResult] | list[FloorResult]) -> Result:
     return Result(sum(r.games for r in results), sum(r.actions for r in results), sum(r.seconds for r in results))
 
 
@@ -208,6 +222,7 @@ def print_table(figures: dict[str, float | int | str]) -> None:
     rows = [
         ("unonet 2p standard", "games_2p", "games_per_s_2p", "actions_per_game_2p"),
         ("RLCard 2p", "games_2p", "rlcard_games_per_s_2p", "rlcard_actions_per_game_2p"),
+        ("floor 2p (bench/floor.py)", "games_2p", "floor_games_per_s_2p", "floor_actions_per_game_2p"),
         ("unonet 4p standard", "games_4p", "games_per_s_4p", "actions_per_game_4p"),
         ("unonet 4p house, windows closed", "games_4p_house_closed", "games_per_s_4p_house_closed",
          "actions_per_game_4p_house_closed"),
@@ -220,6 +235,11 @@ def print_table(figures: dict[str, float | int | str]) -> None:
         g, r, a = figures[games], float(figures[rate]), float(figures[per_game])
         print(f"{label:<34}{g:>8}{r:>12,.1f}{a:>14.1f}{r * a:>12,.0f}")
     print(f"\nratio unonet/RLCard, 2 players: {figures['ratio_2p']:.2f}x games/s (target: at least 5x)")
+    floor = float(figures["floor_ratio_2p"])
+    print(
+        f"ratio floor/RLCard, 2 players: {floor:.2f}x games/s, the fastest pure-Python playout we could write: "
+        f"{min(floor / 5, 1):.0%} of the target"
+    )
     seats = "seats react" if figures["house_windows"] == "react" else "windows closed"
     print(f"games_per_s_4p_house reports the house case with {seats} (--windows)")
 
