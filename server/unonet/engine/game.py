@@ -53,6 +53,8 @@ SEVEN_O_RANKS = (Rank.ZERO, Rank.SEVEN)
 
 Shuffle = Callable[[list[Card], str], None]
 
+_BIT_LENGTHS: Final = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` for piles up to 255 cards
+
 
 def shuffle_like_random(rng: random.Random, cards: list[Card]) -> None:
     """`rng.shuffle(cards)`, draw for draw and swap for swap, at twice the speed for a plain `Random`.
@@ -66,9 +68,10 @@ def shuffle_like_random(rng: random.Random, cards: list[Card]) -> None:
         rng.shuffle(cards)
         return
     getrandbits = rng.getrandbits
+    bit_lengths = _BIT_LENGTHS if len(cards) < len(_BIT_LENGTHS) else None
     for i in range(len(cards) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
+        k = bit_lengths[n] if bit_lengths is not None else n.bit_length()
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
@@ -116,6 +119,15 @@ _RUN_CUT_WINDOW: Final = WindowKind.RUN_CUT
 _UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
 _SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
 _SKIP_ESCAPE_WINDOW: Final = WindowKind.SKIP_ESCAPE
+_TURN_DRAW: Final = DrawReason.TURN
+
+# The commonest events are values of a seat and at most one card, so each is built once and shared:
+# events are frozen, so sharing one cannot be seen, while building a frozen dataclass costs a Python-level
+# `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128).
+_TURN_STARTED: Final = tuple(ev.TurnStarted(seat) for seat in range(10))
+_SKIPPED: Final = tuple(ev.Skipped(seat) for seat in range(10))
+_PLAYED_ONE: dict[int, ev.Played] = {}  # Played(seat, (card,)), keyed seat << 7 | card.key
+_DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,)), keyed the same way
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,9 +313,11 @@ class Game:
         if len(self.draw_pile) < HAND_SIZE * len(seats) + 1:
             raise MalformedAction("the deck is too small to deal this round", reason="DECK_TOO_SMALL")
         self._out.append(ev.RoundStarted(self.round_no, self.dealer, tuple(seats)))
+        hands = [self.hands[seat] for seat in seats]
+        pop = self.draw_pile.pop
         for _ in range(HAND_SIZE):  # S3: one card at a time, from the dealer's left
-            for seat in seats:
-                self.hands[seat].append(self.draw_pile.pop())
+            for hand in hands:
+                hand.append(pop())
         for seat in seats:
             self._out.append(ev.Dealt(seat, HAND_SIZE, tuple(self.hands[seat])))
         self._turn_first_card()
@@ -334,7 +348,7 @@ class Game:
             return
         self.color = card.color
         if card.rank is _SKIP:
-            self._out.append(ev.Skipped(first))
+            self._out.append(_SKIPPED[first])
             self._start_turn(self._next(first))
         elif card.rank is _REVERSE:
             self.direction = -1
@@ -785,21 +799,25 @@ class Game:
         self.current = seat
         self.phase = _TURN
         if announce:
-            self._out.append(ev.TurnStarted(seat))
+            self._out.append(_TURN_STARTED[seat])
 
     def _advance(self, seat: int, skips: int = 0) -> None:
         """Pass the turn on from `seat`, skipping `skips` players (T6) and anyone owed a lost turn (B3)."""
         nxt = self._next(seat)
-        for _ in range(skips) if skips else ():
-            if nxt == seat:  # with two players, however many skips, the player goes again
-                break
-            self._out.append(ev.Skipped(nxt))
+        if skips:
+            for _ in range(skips):
+                if nxt == seat:  # with two players, however many skips, the player goes again
+                    break
+                self._out.append(_SKIPPED[nxt])
+                nxt = self._next(nxt)
+        skip_next = self.skip_next
+        while skip_next and nxt in skip_next:
+            skip_next.discard(nxt)
+            self._out.append(_SKIPPED[nxt])
             nxt = self._next(nxt)
-        while self.skip_next and nxt in self.skip_next:
-            self.skip_next.discard(nxt)
-            self._out.append(ev.Skipped(nxt))
-            nxt = self._next(nxt)
-        self._start_turn(nxt)
+        self.current = nxt  # `_start_turn(nxt)`, inlined
+        self.phase = _TURN
+        self._out.append(_TURN_STARTED[nxt])
 
     def _next(self, seat: int, direction: int | None = None) -> int:
         step = self.direction if direction is None else direction
@@ -836,7 +854,14 @@ class Game:
     def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
         cards = self._take(count)
         self.hands[seat] += cards
-        self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards)))
+        if len(cards) == 1 and reason is _TURN_DRAW:
+            key = seat << 7 | cards[0].key
+            drew = _DREW_ONE.get(key)
+            if drew is None:
+                drew = _DREW_ONE[key] = ev.Drew(seat, 1, _TURN_DRAW, (cards[0],))
+            self._out.append(drew)
+        else:
+            self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards)))
         if cards and seat == self.went_out:
             # Holding cards again (a Reverse sent a draw back, H3): back in the round; whoever else
             # went out in the same chain is now the one the round waits for (P1).
@@ -969,13 +994,23 @@ class Game:
             rest.remove(cards[0])
             fair = is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
             self._bluff_snapshot = (tuple(rest), fair, self.color)
-        for card in cards:
+        if len(cards) == 1 and cards.__class__ is tuple:  # the usual play: one card, and its shared event
+            card = cards[0]
             hand.remove(card)
             self.discard.append(card)
+            key = seat << 7 | card.key
+            played = _PLAYED_ONE.get(key)
+            if played is None:
+                played = _PLAYED_ONE[key] = ev.Played(seat, cards)
+        else:
+            for card in cards:
+                hand.remove(card)
+                self.discard.append(card)
+            played = ev.Played(seat, cards)
         self.first_card_on_top = False
         if self.silence == seat:
             self.silence = None
-        self._out.append(ev.Played(seat, cards))
+        self._out.append(played)
 
     def _after_landing(self, seat: int, cards: tuple[Card, ...], call_uno: bool) -> None:
         """Apply a played card's effects (T6–T10, H10–H14) and settle UNO (U1) and the end of the round."""

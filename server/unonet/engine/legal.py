@@ -24,10 +24,9 @@ from unonet.engine.actions import (
     Play,
     React,
 )
-from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank
+from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank
 from unonet.engine.events import WindowKind
 from unonet.engine.game import Game, Phase
-from unonet.engine.rules import is_run
 
 # Enum members as module globals (see game.py: a tenth of the lookup cost in CPython 3.11).
 _TURN: Final = Phase.TURN
@@ -43,6 +42,16 @@ _DRAW_TWO: Final = Rank.DRAW_TWO
 _REVERSE: Final = Rank.REVERSE
 _UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
 _SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
+
+# H4: for each coloured number card (by `Card.key`), the cards one above and one below it in its colour.
+_RUN_NEIGHBOURS: Final[dict[int, tuple[Card | None, Card | None]]] = {
+    Card.of(color, rank).key: (
+        Card.of(color, NUMBER_RANKS[value + 1]) if value < 9 else None,
+        Card.of(color, NUMBER_RANKS[value - 1]) if value > 0 else None,
+    )
+    for color in PLAYABLE_COLORS
+    for value, rank in enumerate(NUMBER_RANKS)
+}
 
 # One-card plays are values: the same (seat, card, call_uno) is always the same frozen `Play`, so the
 # lists are built from these instead of new objects. Keyed by ints (seat, card key, call), so the
@@ -148,7 +157,7 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
             card for card in playable if card.rank is not _WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
         ]
     if len(playable) > 1:  # playability depends on the card alone, so this is `_distinct` of the hand, filtered
-        playable = list(dict.fromkeys(playable))
+        playable = list({card.key: card for card in playable}.values())  # int keys: no `Card.__hash__` calls
     plays = _PLAYS
     base = seat << 8  # the `_play` key with call_uno False; | 1 for True
     uno = len(hand) == 2
@@ -213,8 +222,9 @@ def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_si
 
 def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[Action]) -> None:
     hand = game.hands[seat]
+    ranks = [card.rank for card in hand]
     for first in playable:
-        if first.is_black or first.rank is _DRAW_TWO:
+        if first.is_black or first.rank is _DRAW_TWO or ranks.count(first.rank) < 2:  # < 2: nothing to add
             continue
         rest = list(hand)
         rest.remove(first)
@@ -229,21 +239,20 @@ def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[
 
 
 def _add_runs(game: Game, seat: int, playable: list[Card], actions: list[Action]) -> None:
-    hand = set(game.hands[seat])
+    """H4: every run starting with a playable number card, ascending then descending, shortest first."""
+    hand = game.hands[seat]
+    held = {card.key for card in hand}
     for first in playable:
-        if not first.rank.is_number or first.is_black:
+        neighbours = _RUN_NEIGHBOURS.get(first.key)
+        if neighbours is None:  # not a number card
             continue
-        for step in (1, -1):
+        for way in (0, 1):  # up, then down
             run = [first]
-            value = first.rank.number + step
-            while 0 <= value <= 9:
-                nxt = Card.of(first.color, Rank(str(value)))
-                if nxt not in hand:
-                    break
+            nxt = neighbours[way]
+            while nxt is not None and nxt.key in held:
                 run.append(nxt)
-                if is_run(tuple(run)):
-                    _add_play(actions, seat, tuple(run), len(game.hands[seat]))
-                value += step
+                _add_play(actions, seat, tuple(run), len(hand))  # `is_run` holds by construction
+                nxt = _RUN_NEIGHBOURS[nxt.key][way]
 
 
 def _others(game: Game, seat: int) -> list[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 
-from unonet.engine.cards import Card, Color, Rank
+from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank
 from unonet.engine.ruleset import WildDrawFourRule
 
 
@@ -38,14 +38,25 @@ def is_wild_draw_four_fair(hand: Iterable[Card], color: Color | None, top: Card,
 
 def is_run(cards: tuple[Card, ...]) -> bool:
     """H4: two or more number cards of one colour in consecutive ascending or descending order."""
-    if len(cards) < 2 or not all(card.rank.is_number and not card.is_black for card in cards):
+    if len(cards) < 2:
         return False
-    if any(card.color is not cards[0].color for card in cards):
+    color = cards[0].color
+    numbers = []
+    for card in cards:  # face values by `Card.key`: no enum hashing
+        number = _FACE_VALUE.get(card.key)
+        if number is None or card.color is not color:
+            return False
+        numbers.append(number)
+    step = numbers[1] - numbers[0]
+    if step != 1 and step != -1:
         return False
-    step = cards[1].rank.number - cards[0].rank.number
-    if step not in (1, -1):
-        return False
-    return all(b.rank.number - a.rank.number == step for a, b in itertools.pairwise(cards))
+    return all(b - a == step for a, b in itertools.pairwise(numbers))
+
+
+# The face value of every coloured number card, by `Card.key`.
+_FACE_VALUE: dict[int, int] = {
+    Card.of(color, rank).key: value for color in PLAYABLE_COLORS for value, rank in enumerate(NUMBER_RANKS)
+}
 
 
 def is_multi_play(cards: tuple[Card, ...]) -> bool:
