@@ -591,7 +591,8 @@ class Game:
             self._check_answer(seat, cards[0])
         elif not self._is_playable(seat, cards[0]):
             self._require_playable(seat, cards[0])
-        self._begin_turn()
+        if self.windows:
+            self._begin_turn()
         self._play_from_turn(action)
 
     def _play_from_turn(self, action: Play) -> None:
@@ -644,8 +645,10 @@ class Game:
 
     def _on_draw(self, action: Draw) -> None:
         seat = action.seat
-        self._require_turn(seat, _TURN)
-        self._begin_turn()
+        if self._blocking or seat != self.current or self.phase is not _TURN:
+            self._require_turn(seat, _TURN)  # raises
+        if self.windows:
+            self._begin_turn()
         obligation = self.obligation
         if obligation is not None:  # T8, T10: accepting the obligation
             self.obligation = None
@@ -835,7 +838,7 @@ class Game:
     def _draw_for_turn(self, seat: int) -> Card | None:
         """T3/T4: one card, or with `draw_to_match` until a playable one. Returns the last card drawn."""
         if not self.ruleset.draw_to_match:
-            drawn = self._draw(seat, 1, DrawReason.TURN)
+            drawn = self._draw(seat, 1, _TURN_DRAW)
             return drawn[0] if drawn else None
         last: Card | None = None
         drawn_cards: list[Card] = []
@@ -873,8 +876,15 @@ class Game:
 
     def _take(self, count: int) -> list[Card]:
         """T5: take cards from the pile, rebuilding it from the discards whenever it runs out."""
-        taken: list[Card] = []
         pile = self.draw_pile
+        if 0 < count < len(pile):  # the usual draw: enough cards, and some left after
+            if count == 1:
+                return [pile.pop()]
+            top = pile[-count:]
+            top.reverse()  # popped one at a time, the last card first
+            del pile[-count:]
+            return top
+        taken: list[Card] = []
         for _ in range(count):
             if not pile:
                 self._rebuild_pile()

@@ -24,7 +24,7 @@ from unonet.engine.actions import (
     Play,
     React,
 )
-from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank
+from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
 from unonet.engine.events import WindowKind
 from unonet.engine.game import Game, Phase
 
@@ -55,9 +55,18 @@ _RUN_NEIGHBOURS: Final[dict[int, tuple[Card | None, Card | None]]] = {
 
 # One-card plays are values: the same (seat, card, call_uno) is always the same frozen `Play`, so the
 # lists are built from these instead of new objects. Keyed by ints (seat, card key, call), so the
-# table's order never depends on a hash seed; it holds at most seats x 58 cards x 2 entries.
-_PLAYS: dict[int, Play] = {}
-_DRAWS: dict[int, Draw] = {}
+# table's order never depends on a hash seed. Filled up front for seats 0-9 (S1) and every card, so the
+# seat to act always finds its plays; `_play` adds any other seat an out-of-turn query names.
+_ALL_CARDS: Final = tuple(dict.fromkeys(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)))
+_PLAYS: dict[int, Play] = {
+    (seat << 7 | card.key) << 1 | call_uno: Play(seat, (card,), call_uno)
+    for seat in range(10)
+    for card in _ALL_CARDS
+    for call_uno in (False, True)
+}
+_DRAWS: dict[int, Draw] = {seat: Draw(seat) for seat in range(10)}
+_PASSES: Final = tuple(Pass(seat) for seat in range(10))
+_CHOOSE_COLORS: Final = tuple(tuple(ChooseColor(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
 
 
 def legal_actions(game: Game, seat: int) -> list[Action]:
@@ -68,7 +77,9 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
     actions: list[Action] = []
     if game.windows or game.catchable:
         _reactions(game, seat, actions)
-    if game.to_act != seat:
+    swap = game._swap  # `game.to_act`, inlined (the round is not over)
+    to_act = None if game._blocking else swap[1] if phase is _GIVE_CARD and swap is not None else game.current
+    if to_act != seat:
         _out_of_turn(game, seat, actions)
     elif phase is _TURN and game.obligation is None:  # the usual turn
         _turn_plays(game, seat, game.hands[seat], actions)
@@ -108,13 +119,13 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     if phase is _TURN and game.obligation is None:  # the usual turn: T1, T2
         _turn_plays(game, seat, hand, actions)
     elif phase is _CHOOSE_COLOR:
-        actions.extend(ChooseColor(seat, color) for color in PLAYABLE_COLORS)
+        actions += _CHOOSE_COLORS[seat]  # the seat to act: 0-9
     elif phase is _AFTER_DRAW:
         assert game.drawn is not None
         actions.append(_play(seat, game.drawn, False))
         if len(hand) == 2:
             actions.append(_play(seat, game.drawn, True))
-        actions.append(Pass(seat))
+        actions.append(_PASSES[seat])
     elif phase is _CHOOSE_SWAP_TARGET:
         actions.extend(ChooseSwapTarget(seat, other) for other in _others(game, seat))
     elif phase is _FIVE_SWAP:
@@ -147,30 +158,35 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
     """
     ruleset = game.ruleset
     color = game.color
+    base = seat << 8  # the `_PLAYS` key with call_uno False; | 1 for True
+    # The distinct playable cards in hand order, keyed by their plays' keys (ints: no `Card.__hash__`).
+    # Playability depends on the card alone, so this is `_distinct` of the hand, filtered.
     if color is None:  # H12: after a Sound Wild anything may follow
-        playable = list(hand)
+        playable = {base | card.key << 1: card for card in hand}
     else:
         top_rank = game.discard[-1].rank
-        playable = [card for card in hand if card.color is color or card.rank is top_rank or card.color is _BLACK]
+        playable = {
+            base | card.key << 1: card
+            for card in hand
+            if card.color is color or card.rank is top_rank or card.color is _BLACK
+        }
     if not ruleset.bluffing:
-        playable = [
-            card for card in playable if card.rank is not _WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
-        ]
-    if len(playable) > 1:  # playability depends on the card alone, so this is `_distinct` of the hand, filtered
-        playable = list({card.key: card for card in playable}.values())  # int keys: no `Card.__hash__` calls
-    plays = _PLAYS
-    base = seat << 8  # the `_play` key with call_uno False; | 1 for True
-    uno = len(hand) == 2
-    for card in playable:
-        key = base | card.key << 1
-        actions.append(plays.get(key) or _play(seat, card, False))
-        if uno:
-            actions.append(plays.get(key | 1) or _play(seat, card, True))
+        playable = {
+            key: card
+            for key, card in playable.items()
+            if card.rank is not _WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
+        }
+    plays = _PLAYS  # holds every play of the seat to act (0-9)
+    if len(hand) != 2:
+        actions += map(plays.__getitem__, playable)
+    else:  # U1: each play also with an UNO call
+        for key in playable:
+            actions += (plays[key], plays[key | 1])
     if ruleset.multi_play:
-        _add_multi_plays(game, seat, playable, actions)
+        _add_multi_plays(game, seat, list(playable.values()), actions)
     if ruleset.runs:
-        _add_runs(game, seat, playable, actions)
-    actions.append(_draw(seat))
+        _add_runs(game, seat, list(playable.values()), actions)
+    actions.append(_DRAWS[seat])
 
 
 def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
