@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS events (
     public   BLOB NOT NULL,
     PRIMARY KEY (table_id, number)
 );
+CREATE TABLE IF NOT EXISTS archived (
+    table_id   TEXT PRIMARY KEY,
+    created_ns INTEGER NOT NULL,
+    info       BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archived_by_creation ON archived (created_ns, table_id);
 """
 
 
@@ -64,7 +70,23 @@ class Store(Protocol):
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None: ...
 
-    def tables(self) -> Iterator[StoredTable]: ...
+    def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
+        """Every stored table with its journal, oldest first; with `live_only`, not the archived ones."""
+        ...
+
+    def table(self, table_id: str) -> StoredTable | None:
+        """One stored table with its journal (archived or not), None if there is no such table."""
+        ...
+
+    def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
+        """Keep a finished table's final summary (a serialized TableInfo), so it can leave memory."""
+        ...
+
+    def archived(self, table_id: str) -> bytes | None: ...
+
+    def archived_page(self, after: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
+        """Archived tables as (created_ns, table_id, info), ordered by both, strictly after `after`."""
+        ...
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]: ...
 
@@ -87,6 +109,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._tables: dict[str, StoredTable] = {}
         self._events: dict[str, list[tuple[int, bytes]]] = {}
+        self._archived: dict[str, tuple[int, str, bytes]] = {}
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         self._tables[table_id] = StoredTable(table_id, record, created_ns, [])
@@ -95,8 +118,22 @@ class MemoryStore:
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
         self._tables[table_id].journal.append(entry)
 
-    def tables(self) -> Iterator[StoredTable]:
-        yield from self._tables.values()
+    def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
+        yield from (t for t in self._tables.values() if not live_only or t.table_id not in self._archived)
+
+    def table(self, table_id: str) -> StoredTable | None:
+        return self._tables.get(table_id)
+
+    def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
+        self._archived[table_id] = (created_ns, table_id, info)
+
+    def archived(self, table_id: str) -> bytes | None:
+        row = self._archived.get(table_id)
+        return row[2] if row is not None else None
+
+    def archived_page(self, after: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
+        rows = sorted(self._archived.values())
+        return [row for row in rows if after is None or row[:2] > after][:limit]
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
         yield from self._events.get(table_id, [])
@@ -114,8 +151,9 @@ class SqliteStore:
     """The default store: one SQLite file in WAL mode.
 
     Group commit: inside a running event loop, the appends made in one turn of the loop (any number of
-    tables) share one transaction, committed by a callback scheduled when the first of them opened it,
-    so before the loop runs anything that was waiting, such as a stream's writer. The host awaits
+    tables) are held in memory and written in one transaction by a callback scheduled when the first of
+    them opened the group, so before the loop runs anything that was waiting, such as a stream's writer.
+    If that transaction fails, no input of the group is acknowledged. The host awaits
     `durable()` before it answers any RPC, and a stream checks `in_transaction` before it writes, so
     nothing leaves the host before its input is committed. Outside an event loop each append commits
     at once (and always with `group_commit=False`), and `close` commits whatever is pending.
@@ -125,7 +163,12 @@ class SqliteStore:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._group_commit = group_commit
-        self._committed: asyncio.Future[None] | None = None  # the open transaction's; None: none open
+        self._committed: asyncio.Future[None] | None = None  # the open group's; None: none open
+        # The open group's rows, written in one transaction by `_commit` (two executemany calls), so an
+        # input costs the loop two list appends rather than SQLite statements of its own.
+        self._journal_rows: list[tuple[Any, ...]] = []
+        self._event_rows: list[tuple[Any, ...]] = []
+        self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across a process kill; WAL keeps it fast
         self._db.executescript(SCHEMA)
@@ -138,53 +181,56 @@ class SqliteStore:
             )
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
+        journal_row = (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry))
+        event_rows = [(table_id, number, blob) for number, blob in events]
         with self._lock:
-            grouped = self._open()
-            self._db.execute("SAVEPOINT input")
-            try:
-                self._db.execute(
-                    "INSERT INTO journal (table_id, seq, time_ns, entry) VALUES (?, ?, ?, ?)",
-                    (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry)),
-                )
-                self._db.executemany(
-                    "INSERT INTO events (table_id, number, public) VALUES (?, ?, ?)",
-                    [(table_id, number, blob) for number, blob in events],
-                )
-            except BaseException:
-                self._db.execute("ROLLBACK TO input")  # the other inputs of the group stay
-                self._db.execute("RELEASE input")
-                if not grouped:
-                    self._db.execute("COMMIT")
-                raise
-            self._db.execute("RELEASE input")
-            if not grouped:
-                self._db.execute("COMMIT")
+            last = self._last_seq.get(table_id, 0)
+            if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
+                raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
+            if self._join_group():
+                self._journal_rows.append(journal_row)
+                self._event_rows.extend(event_rows)
+            else:
+                self._write([journal_row], event_rows)
+            self._last_seq[table_id] = entry.seq
 
-    def _open(self) -> bool:
-        """Begin a transaction unless one is open; True if it is a group's (committed by the loop)."""
+    def _join_group(self) -> bool:
+        """True if the append joins the group the running loop commits (opening it if none is open)."""
         if self._committed is not None:
             return True
-        self._db.execute("BEGIN")
+        if not self._group_commit:
+            return False
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            return False
-        if not self._group_commit:
             return False
         self._committed = loop.create_future()
         loop.call_soon(self._commit)
         return True
 
+    def _write(self, journal_rows: list[tuple[Any, ...]], event_rows: list[tuple[Any, ...]]) -> None:
+        """One transaction: every row or none (the caller holds the lock)."""
+        self._db.execute("BEGIN")
+        try:
+            self._db.executemany("INSERT INTO journal (table_id, seq, time_ns, entry) VALUES (?, ?, ?, ?)",
+                                 journal_rows)
+            self._db.executemany("INSERT INTO events (table_id, number, public) VALUES (?, ?, ?)", event_rows)
+            self._db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise
+
     def _commit(self) -> None:
         with self._lock:
             committed, self._committed = self._committed, None
+            journal_rows, self._journal_rows = self._journal_rows, []
+            event_rows, self._event_rows = self._event_rows, []
             if committed is None:
                 return
             try:
-                self._db.execute("COMMIT")
+                self._write(journal_rows, event_rows)
             except BaseException as error:  # nothing of the group may be acknowledged
-                with contextlib.suppress(sqlite3.Error):
-                    self._db.execute("ROLLBACK")
                 committed.set_exception(error)
                 committed.exception()  # retrieved here too: a group nobody awaited must not warn
                 raise
@@ -199,20 +245,57 @@ class SqliteStore:
         if committed is not None:
             await asyncio.shield(committed)
 
-    def tables(self) -> Iterator[StoredTable]:
+    def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
+        where = " WHERE table_id NOT IN (SELECT table_id FROM archived)" if live_only else ""
         with self._lock:
-            rows = self._db.execute("SELECT table_id, record, created_ns FROM tables ORDER BY created_ns").fetchall()
+            rows = self._db.execute(
+                f"SELECT table_id, record, created_ns FROM tables{where} ORDER BY created_ns"
+            ).fetchall()
         for table_id, record, created_ns in rows:
-            with self._lock:
-                journal = self._db.execute(
-                    "SELECT seq, time_ns, entry FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
-                ).fetchall()
-            yield StoredTable(
-                table_id,
-                json.loads(record),
-                created_ns,
-                [JournalEntry(seq, time_ns, json.loads(entry)) for seq, time_ns, entry in journal],
+            yield self._stored(table_id, record, created_ns)
+
+    def table(self, table_id: str) -> StoredTable | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT table_id, record, created_ns FROM tables WHERE table_id = ?", (table_id,)
+            ).fetchone()
+        return self._stored(*row) if row is not None else None
+
+    def _stored(self, table_id: str, record: str, created_ns: int) -> StoredTable:
+        with self._lock:
+            journal = self._db.execute(
+                "SELECT seq, time_ns, entry FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
+            ).fetchall()
+        if journal:
+            self._last_seq[table_id] = max(self._last_seq.get(table_id, 0), journal[-1][0])
+        return StoredTable(
+            table_id,
+            json.loads(record),
+            created_ns,
+            [JournalEntry(seq, time_ns, json.loads(entry)) for seq, time_ns, entry in journal],
+        )
+
+    def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO archived (table_id, created_ns, info) VALUES (?, ?, ?)",
+                (table_id, created_ns, info),
             )
+
+    def archived(self, table_id: str) -> bytes | None:
+        with self._lock:
+            row = self._db.execute("SELECT info FROM archived WHERE table_id = ?", (table_id,)).fetchone()
+        return bytes(row[0]) if row is not None else None
+
+    def archived_page(self, after: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
+        created, table_id = after if after is not None else (-1, "")
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT created_ns, table_id, info FROM archived WHERE (created_ns, table_id) > (?, ?)"
+                " ORDER BY created_ns, table_id LIMIT ?",
+                (created, table_id, limit),
+            ).fetchall()
+        return [(int(c), str(t), bytes(i)) for c, t, i in rows]
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
         with self._lock:
