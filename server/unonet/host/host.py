@@ -20,11 +20,12 @@ from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
 from unonet.host.actions_json import dump_action
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.errors import not_found
-from unonet.host.store import MemoryStore, Store
+from unonet.host.store import MemoryStore, Store, StoredTable
 from unonet.host.table import Table, TableSettings
+from unonet.v1 import table_pb2
 
 log = logging.getLogger(__name__)
-MAX_BOT_STEPS_PER_WAKE = 64
+DEFAULT_KEEP_FINISHED_S = 60.0
 
 
 class Host:
@@ -40,12 +41,16 @@ class Host:
         compensate_latency: bool = True,
         max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S,
         fair_shuffle: bool = True,
+        keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
     ) -> None:
         """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
         buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
         `fair_shuffle` off makes the tables created from now on deal with the engine's own seeded shuffle,
         with no commit-reveal round and no card commitments (what they cost, bench/fairness.py). Each
-        table keeps the setting it was created with (its stored record), whatever a restarted host says."""
+        table keeps the setting it was created with (its stored record), whatever a restarted host says.
+        `keep_finished_s`: how long a finished table nobody watches stays in memory before it is archived
+        (its final TableInfo kept in the store, its journal where it was): a host that plays game after
+        game holds only the games being played. Any call naming an archived table loads it back."""
         self.compensate_latency = compensate_latency
         self.fair_shuffle = fair_shuffle
         self.max_forgiven_s = max_forgiven_s
@@ -53,24 +58,37 @@ class Host:
         self.bot_delay_s = bot_delay_s
         self.write_timeout_s = write_timeout_s
         self.clock_ns = clock_ns
-        self.tables: dict[str, Table] = {}
+        self.keep_finished_s = keep_finished_s
+        self.tables: dict[str, Table] = {}  # the tables in memory: every table not archived
         self._drivers: dict[str, asyncio.Task[None]] = {}
 
     def restore(self) -> int:
-        """Load every stored table and replay its journal. Returns how many tables came back."""
+        """Load every stored table not archived and replay its journal. Returns how many came back."""
         count = 0
-        for stored in self.store.tables():
-            record = stored.record
-            table = Table(
-                stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
-                seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
-                fair_shuffle=bool(record.get("fair_shuffle", True)),  # tables stored before the switch: on
-            )
-            self._configure(table)
-            table.replay(stored.journal)
-            self.tables[table.table_id] = table
+        for stored in self.store.tables(live_only=True):
+            table = self._load(stored)
+            if table.status == table_pb2.TABLE_STATUS_FINISHED:
+                self._archive(table)  # finished before any host archived it
+            else:
+                self.tables[table.table_id] = table
             count += 1
         return count
+
+    def _load(self, stored: StoredTable) -> Table:
+        record = stored.record
+        table = Table(
+            stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
+            seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
+            fair_shuffle=bool(record.get("fair_shuffle", True)),  # tables stored before the switch: on
+        )
+        self._configure(table)
+        table.replay(stored.journal)
+        return table
+
+    def _archive(self, table: Table) -> None:
+        self.store.archive(table.table_id, table.created_ns, table.info().SerializeToString())
+        self.tables.pop(table.table_id, None)
+        self._drivers.pop(table.table_id, None)
 
     def start_drivers(self) -> None:
         for table in self.tables.values():
@@ -85,10 +103,27 @@ class Host:
         self._drivers.clear()
 
     def table(self, table_id: str) -> Table:
+        """The table in memory, loading an archived one back from its journal."""
         table = self.tables.get(table_id)
-        if table is None:
+        if table is not None:
+            return table
+        stored = self.store.table(table_id) if self.store.archived(table_id) is not None else None
+        if stored is None:
             raise not_found("TABLE_NOT_FOUND", f"there is no table {table_id!r}")
+        table = self.tables[table_id] = self._load(stored)
+        with contextlib.suppress(RuntimeError):  # outside an event loop, start_drivers starts it
+            self._ensure_driver(table)
         return table
+
+    def info(self, table_id: str) -> table_pb2.TableInfo:
+        """A table's summary, from memory or, for an archived table, from the store (no replay)."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table.info()
+        archived = self.store.archived(table_id)
+        if archived is None:
+            raise not_found("TABLE_NOT_FOUND", f"there is no table {table_id!r}")
+        return table_pb2.TableInfo.FromString(archived)
 
     def create_table(self, settings: TableSettings, *, seed: int | None = None) -> Table:
         settings.ruleset()  # refuse an impossible ruleset before anything is stored
@@ -121,8 +156,13 @@ class Host:
     # ----------------------------------------------------------------------------- the driver
 
     async def _drive(self, table: Table) -> None:
+        """Step the table, then sleep until its next deadline or until `Table.wake_driver`.
+
+        The sleep is one future and at most one timer handle: this runs after every command of every
+        table, where `asyncio.wait_for` (a task and a timeout per wait) cost more than the step itself."""
+        loop = asyncio.get_running_loop()
         while True:
-            table.changed.clear()
+            wake = table.driver_wake = loop.create_future()
             try:
                 async with table.lock:
                     wait_s = self._step(table)
@@ -130,12 +170,32 @@ class Host:
                 log.exception("driver of table %s failed", table.table_id)
                 wait_s = 1.0
             if table.match is not None and table.match.is_over:
+                await self._retire(table)
                 return
             if wait_s == 0:
                 await asyncio.sleep(0)  # let clients in between bot moves
                 continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(table.changed.wait(), timeout=wait_s)
+            timer = loop.call_later(wait_s, _wake, wake) if wait_s is not None else None
+            try:
+                await wake
+            finally:
+                if timer is not None:
+                    timer.cancel()
+
+    async def _retire(self, table: Table) -> None:
+        """A finished table stays while anyone watches it and until `keep_finished_s` pass with no
+        change (chat goes on after a match); then it is archived."""
+        loop = asyncio.get_running_loop()
+        while True:
+            wake = table.driver_wake = loop.create_future()
+            timer = loop.call_later(self.keep_finished_s, _wake, wake)
+            try:
+                timed_out = await wake
+            finally:
+                timer.cancel()
+            if timed_out and not table.subscribers and not table.lock.locked():
+                self._archive(table)
+                return
 
     def _step(self, table: Table) -> float | None:
         """Do what is due now; return 0 to come back at once, seconds until the next deadline, or None."""
@@ -206,3 +266,9 @@ class Host:
                 continue
             return 0
         return None
+
+
+def _wake(wake: asyncio.Future[bool]) -> None:
+    """A driver's timer: the wait is over because time is up (`Table.wake_driver` says False)."""
+    if not wake.done():
+        wake.set_result(True)

@@ -349,7 +349,7 @@ class RaceBook:
             race.close_ns = arrived_ns + race.allowance_ns
         self._schedule(table, race)
         race.changed.set()
-        table.changed.set()
+        table.wake_driver()
 
     # ------------------------------------------------------------------------------------- rulings
 

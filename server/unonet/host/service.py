@@ -48,6 +48,8 @@ R = TypeVar("R")
 MAX_NAME = 32
 MAX_TABLE_NAME = 64
 MAX_CHAT = 280
+DEFAULT_PAGE_SIZE = 50  # ListTablesRequest.page_size zero: the default the contract names
+MAX_PAGE_SIZE = 500
 SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
@@ -115,13 +117,27 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
 
     @_refusals
     async def ListTables(self, request: Any, context: Context) -> Any:  # noqa: N802
+        """Tables in creation order, a page at a time: those in memory and the archived finished ones."""
         wanted = set(request.statuses)
-        tables = [t.info() for t in self.host.tables.values() if not wanted or t.status in wanted]
-        return lobby_service_pb2.ListTablesResponse(tables=tables[: request.page_size or 100])
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        after = _page_after(request.page_token)
+        rows: list[tuple[int, str, Any]] = sorted(
+            (t.created_ns, t.table_id, t) for t in self.host.tables.values()
+            if (not wanted or t.status in wanted) and (after is None or (t.created_ns, t.table_id) > after)
+        )[: size + 1]
+        if not wanted or table_pb2.TABLE_STATUS_FINISHED in wanted:
+            rows += [row for row in self.host.store.archived_page(after, size + 1) if row[1] not in self.host.tables]
+            rows.sort(key=lambda row: row[:2])
+        page = rows[:size]
+        tables = [item.info() if not isinstance(item, bytes) else table_pb2.TableInfo.FromString(item)
+                  for _, _, item in page]
+        more = len(rows) > size
+        return lobby_service_pb2.ListTablesResponse(
+            tables=tables, next_page_token=f"{page[-1][0]}:{page[-1][1]}" if more else "")
 
     @_refusals
     async def GetTable(self, request: Any, context: Context) -> Any:  # noqa: N802
-        return lobby_service_pb2.GetTableResponse(table=self.host.table(request.table_id).info())
+        return lobby_service_pb2.GetTableResponse(table=self.host.info(request.table_id))
 
     @_refusals
     async def JoinTable(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -182,6 +198,16 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == "random")
                  for name, text in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
+
+
+def _page_after(token: str) -> tuple[int, str] | None:
+    """The position a ListTables page token names: the creation time and id of the last table listed."""
+    if not token:
+        return None
+    created, _, table_id = token.partition(":")
+    if not created.isdigit() or not table_id:
+        raise invalid("BAD_PAGE_TOKEN", "page_token must be a next_page_token this host returned")
+    return int(created), table_id
 
 
 def _owner(table: Any, token: str) -> None:

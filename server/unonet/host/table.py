@@ -44,6 +44,8 @@ _PUBLIC = object()
 _HIDDEN = object()
 # Event.your_legal_actions (field 3, length-delimited) on the wire.
 LEGAL_ACTIONS_TAG = b"\x1a"
+# A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
+_NOTHING_TO_DO = {False: actions_pb2.LegalActions(), True: actions_pb2.LegalActions(required=True)}
 # How many of a table's latest log entries keep their serialized copies (LogEntry.wire).
 WIRE_CACHE_ENTRIES = 256
 
@@ -170,7 +172,8 @@ class Table:
         self.subscribers: list[Subscriber] = []
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
-        self.changed = asyncio.Event()
+        # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
+        self.driver_wake: asyncio.Future[bool] | None = None
         self.turn_deadline_ns: int | None = None
         # The seat whose decision the turn clock is timing, and since when (time beyond the turn
         # allowance comes out of that seat's time bank).
@@ -366,8 +369,14 @@ class Table:
             public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
             self.store.append(self.table_id, JournalEntry(self._seq, now, entry), public)
         self._publish(produced)
-        self.changed.set()
+        self.wake_driver()
         return produced
+
+    def wake_driver(self) -> None:
+        """The table changed: its driver looks again at bots, windows and clocks."""
+        wake = self.driver_wake
+        if wake is not None and not wake.done():
+            wake.set_result(False)
 
     def replay(self, journal: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
@@ -414,6 +423,9 @@ class Table:
         out = {}
         for seat in range(len(self.seats)):
             actions = legal_actions(game, seat)
+            if not actions:  # most seats, most of the time: one shared message (never mutated)
+                out[seat] = _NOTHING_TO_DO[game.to_act == seat]
+                continue
             out[seat] = convert.legal_actions_to_pb(
                 actions, required=game.to_act == seat, current_seat=game.current,
                 run_cut_window=run_window if run is not None else None,
