@@ -237,14 +237,23 @@ def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_si
 
 
 def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[Action]) -> None:
+    """H5: each playable coloured card (not a Draw Two) with every choice of the others of its rank.
+
+    Listed by size, then in hand order; a group that two identical cards would repeat is listed once.
+    """
     hand = game.hands[seat]
     ranks = [card.rank for card in hand]
     for first in playable:
-        if first.is_black or first.rank is _DRAW_TWO or ranks.count(first.rank) < 2:  # < 2: nothing to add
+        rank = first.rank
+        if first.is_black or rank is _DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
             continue
-        rest = list(hand)
-        rest.remove(first)
-        same = [card for card in rest if card.rank is first.rank and not card.is_black]
+        same = [card for card in hand if card.rank is rank]  # all coloured, as `first` is
+        same.remove(first)
+        if len({card.key for card in same}) == len(same):  # no two alike: every combination is new
+            for size in range(1, len(same) + 1):
+                for combo in combinations(same, size):
+                    _add_play(actions, seat, (first, *combo), len(hand))
+            continue
         seen: set[tuple[Card, ...]] = set()
         for size in range(1, len(same) + 1):
             for combo in combinations(same, size):
