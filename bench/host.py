@@ -9,11 +9,14 @@ when needed, always calling UNO), else ChooseColor / Draw / Pass / the other req
 at once or after `--think-ms`. A game is one round (`target_score = 1`); a table that finishes is
 replaced by a new one until time is up.
 
-Measured through the host:
-  * commands/s: PlayService commands answered inside the measuring window, all clients summed;
-  * latency: from sending a command to the arrival of its CommandResult.last_event_number at EVERY
-    seat's stream of that table (the slowest seat), measured in the client process (p50, p99);
-  * CPU: cores used by the host and by the clients, and CPU milliseconds per command for each.
+Measured through the host, in two runs, each with a fresh host:
+  * the throughput run (`--tables`, 100, or 20 with --quick; flat out): commands/s, the PlayService
+    commands answered inside the measuring window, all clients summed; cores used by the host and the
+    clients and CPU milliseconds per command for each; latency at saturation (`p99_ms_flat_out`);
+  * the latency run (`--latency-tables` 100, each seat thinking `--latency-think-ms` 500 ms on average
+    before it acts: the issue's "100 active tables"): `p50_ms`, `p99_ms` from sending a command to the
+    arrival of its CommandResult.last_event_number at EVERY seat's stream of that table (the slowest
+    seat), measured in the client process.
 The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf), with
 the same client processes, tables and seats:
   * the relay, which is `ceiling_per_s` and the denominator of `ratio`: the same number of no-op unary
@@ -26,7 +29,7 @@ the same client processes, tables and seats:
 Memory: a fresh host, 1,000 tables of 4 seats, each with 4 players joined (so each match is dealt and
 waiting for its first move; nobody plays), then VmRSS of the host process from /proc/PID/status.
 
-    .venv/bin/python bench/host.py                  # full run: 100 active tables, a readable report
+    .venv/bin/python bench/host.py                  # full run: 100 tables flat out, a readable report
     .venv/bin/python bench/host.py --quick --json   # under ~90 s; the last line is one JSON object
     .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run
 
@@ -38,6 +41,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
+import collections
 import contextlib
 import json
 import os
@@ -144,8 +149,8 @@ class Game:
         self.rng = rng
         self.table_id = ""
         self.seats: list[Seat] = []
-        self.arrivals: list[dict[int, float]] = []
-        self.pending: dict[int, list[float]] = {}
+        self.high: list[int] = []  # per seat, the newest event number its stream delivered
+        self.pending: collections.deque[tuple[int, float]] = collections.deque()  # (last event, sent at)
         self.over = asyncio.Event()
 
     async def setup(self) -> None:
@@ -162,22 +167,23 @@ class Game:
                 table_id=self.table_id, name=f"p{i}", role=pb.lobby.JOIN_ROLE_PLAYER), timeout=RPC_TIMEOUT_S)
             self.seats.append(Seat(joined.seat, joined.token))
         self.seats.sort(key=lambda s: s.index)
-        self.arrivals = [{} for _ in self.seats]
+        self.high = [0] * len(self.seats)
+        # When every seat had reached each newest common event number (the latest few transitions).
+        self.reached: collections.deque[tuple[int, float]] = collections.deque([(0, 0.0)], maxlen=64)
         self.stats.lobby_calls += 1 + self.seat_count
         self.stats.lobby_s.append(time.perf_counter() - t0)
 
     def _arrived(self, seat: int, number: int, now: float) -> None:
-        self.arrivals[seat][number] = now
-        waiting = self.pending.get(number)
-        if waiting is not None and all(number in a for a in self.arrivals):
-            self._settle(number, waiting)
-
-    def _settle(self, number: int, sent_at: list[float]) -> None:
-        del self.pending[number]
-        done = max(a[number] for a in self.arrivals)
-        for t0 in sent_at:
-            if self.stats.in_window(t0) and self.stats.in_window(done):
-                self.stats.latencies.append(done - t0)
+        """Seat `seat` has every event up to `number` (streams are ordered): settle the commands whose
+        last event has now reached every seat, at this moment."""
+        self.high[seat] = number
+        reached = min(self.high)
+        if reached > self.reached[-1][0]:
+            self.reached.append((reached, now))
+        while self.pending and self.pending[0][0] <= reached:
+            _, t0 = self.pending.popleft()
+            if self.stats.in_window(t0) and self.stats.in_window(now):
+                self.stats.latencies.append(now - t0)
 
     async def read(self, seat: Seat) -> None:
         pb = self.pb
@@ -186,38 +192,32 @@ class Game:
         try:
             async for response in stream:
                 now = time.perf_counter()
-                in_window = self.stats.in_window(now)
-                if in_window:
+                events = response.events if self.batch > 1 else (response.event,)
+                if self.stats.in_window(now):
                     self.stats.messages += 1
-                    self.stats.message_bytes += response.ByteSize()
-                for event in response.events if self.batch > 1 else (response.event,):
-                    if in_window:
-                        self.stats.events += 1
-                    self._arrived(seat.index, event.number, now)
+                    self.stats.events += len(events)
+                    if self.stats.messages % 8 == 0:  # a sample is enough for the mean size
+                        self.stats.message_bytes += 8 * response.ByteSize()
+                for event in reversed(events):  # the newest legal actions are the ones that count
                     if event.HasField("your_legal_actions"):
                         seat.legal = event.your_legal_actions
                         seat.legal_number = event.number
-                        seat.wake.set()
-                    if event.WhichOneof("payload") == "match_ended":
-                        self.over.set()
-                        for s in self.seats:
-                            s.wake.set()
-                        return
+                        if seat.legal.required:
+                            seat.wake.set()
+                        break
+                self._arrived(seat.index, events[-1].number, now)
+                if any(event.WhichOneof("payload") == "match_ended" for event in events):
+                    self.over.set()
+                    for s in self.seats:
+                        s.wake.set()
+                    return
         finally:
             stream.cancel()
 
-    async def act(self, seat: Seat, deadline: float) -> None:
-        while not self.over.is_set() and time.perf_counter() < deadline:
-            try:
-                await asyncio.wait_for(seat.wake.wait(), timeout=2.0)
-            except TimeoutError:
-                # Nothing for a while: ask for the view (a lost wake-up must not stall the bench).
-                view = (await self.stubs.watch.GetView(self.pb.watch.GetViewRequest(
-                    table_id=self.table_id, token=seat.token), timeout=RPC_TIMEOUT_S)).view
-                if view.event_number > seat.legal_number:
-                    seat.legal, seat.legal_number = view.legal_actions, view.event_number
-                else:
-                    continue
+    async def act(self, seat: Seat) -> None:
+        """Answer every LegalActions that requires this seat to act, once each."""
+        while not self.over.is_set():
+            await seat.wake.wait()
             seat.wake.clear()
             if self.over.is_set():
                 return
@@ -233,6 +233,23 @@ class Game:
                     seat.wake.set()
                     continue
             await self.command(seat, legal)
+
+    async def unstick(self) -> None:
+        """A safety net, not a synchronisation: if the table has not moved for two seconds, ask every
+        seat's view (a wake-up lost to a refused command must not stall the bench)."""
+        seen = -1
+        while not self.over.is_set():
+            await asyncio.sleep(2.0)
+            if max(self.high) != seen:
+                seen = max(self.high)
+                continue
+            for seat in self.seats:
+                view = (await self.stubs.watch.GetView(self.pb.watch.GetViewRequest(
+                    table_id=self.table_id, token=seat.token), timeout=RPC_TIMEOUT_S)).view
+                if view.legal_actions.required and view.event_number >= seat.legal_number:
+                    seat.legal, seat.legal_number = view.legal_actions, view.event_number
+                    seat.acted_number = min(seat.acted_number, view.event_number - 1)
+                    seat.wake.set()
 
     async def command(self, seat: Seat, legal: Any) -> None:
         import grpc
@@ -287,15 +304,17 @@ class Game:
         if self.stats.in_window(t0) and self.stats.in_window(t1):
             self.stats.commands += 1
         last = response.result.last_event_number
-        if all(last in a for a in self.arrivals):
-            self.pending[last] = [t0]
-            self._settle(last, [t0])
+        if min(self.high) >= last:  # every seat already had it when the reply came: since when?
+            done = next((at for number, at in self.reached if number >= last), t1)
+            if self.stats.in_window(t0) and self.stats.in_window(done):
+                self.stats.latencies.append(done - t0)
         else:
-            self.pending.setdefault(last, []).append(t0)
+            bisect.insort(self.pending, (last, t0))
 
     async def play(self, deadline: float) -> bool:
         readers = [asyncio.create_task(self.read(seat)) for seat in self.seats]
-        actors = [asyncio.create_task(self.act(seat, deadline)) for seat in self.seats]
+        actors = [asyncio.create_task(self.act(seat)) for seat in self.seats]
+        actors.append(asyncio.create_task(self.unstick()))
         try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.over.wait(), timeout=max(0.0, deadline - time.perf_counter()))
@@ -575,10 +594,13 @@ async def role_ceiling_client(args: argparse.Namespace) -> None:
                     task.cancel()
                 await asyncio.gather(*listeners, return_exceptions=True)
 
+        cpu0 = sum(os.times()[:2])
         await asyncio.gather(*(relay_table(f"{args.seed}-{k}".encode()) for k in range(args.tables)))
+        relay["cpu_s"] = sum(os.times()[:2]) - cpu0
         lat = relay["latencies"]
         emit({"unary": unary, "stream_messages": received, "window_s": args.duration,
-              "relay": {"calls": relay["calls"], "calls_all": relay["calls_all"], "p50_ms": percentile(lat, 50) * 1e3,
+              "relay": {"calls": relay["calls"], "calls_all": relay["calls_all"], "cpu_s": relay["cpu_s"],
+                        "p50_ms": percentile(lat, 50) * 1e3,
                         "p99_ms": percentile(lat, 99) * 1e3}})
 
 
@@ -667,14 +689,14 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
-    host, port = await start_host(procs, "host", tmp / "bench.db")
+async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str = "games") -> dict[str, Any]:
+    host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db")
     clients = []
     for i, tables in enumerate(split(args.tables, args.clients)):
-        clients.append(await procs.start(f"client{i}", *client_argv("host-client", port, tables, args, 1000 + i),
-                                         stdin=True))
+        clients.append(await procs.start(f"{name}-client{i}",
+                                         *client_argv("host-client", port, tables, args, 1000 + i), stdin=True))
     for i, proc in enumerate(clients):
-        await read_json_line(proc, f"client{i}", READY_TIMEOUT_S, procs)
+        await read_json_line(proc, f"{name}-client{i}", READY_TIMEOUT_S, procs)
     profiler = None
     if args.profile:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
@@ -685,7 +707,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[s
     cpu0 = cpu_s(host.pid)
     client_cpu0 = sum(cpu_s(proc.pid) for proc in clients)
     go(clients)
-    results = [await read_json_line(proc, f"client{i}", args.warmup + args.duration + 90, procs)
+    results = [await read_json_line(proc, f"{name}-client{i}", args.warmup + args.duration + 90, procs)
                for i, proc in enumerate(clients)]
     host_cpu = cpu_s(host.pid) - cpu0
     client_cpu = sum(r["cpu_s"] for r in results) - client_cpu0
@@ -791,6 +813,8 @@ async def run_ceiling(procs: Procs, args: argparse.Namespace, message_bytes: int
         "relay_p99_ms": max(r["relay"]["p99_ms"] for r in results),
         "message_bytes": message_bytes,
         "relay_server_cpu_ms_per_command": relay_cpu * 1e3 / max(1, sum(r["relay"]["calls_all"] for r in results)),
+        "relay_client_cpu_ms_per_command": sum(r["relay"]["cpu_s"] for r in results) * 1e3
+        / max(1, sum(r["relay"]["calls_all"] for r in results)),
     }
 
 
@@ -818,6 +842,10 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
             f"{args.duration:.0f} s window after {args.warmup:.0f} s warm-up")
         games = await run_games(procs, tmp, args)
         say(f"  games done: {games['commands_per_s']:.0f} commands/s")
+        paced_args = argparse.Namespace(**{**vars(args), "tables": args.latency_tables,
+                                           "think_ms": args.latency_think_ms, "profile": False})
+        paced = await run_games(procs, tmp, paced_args, name="paced")
+        say(f"  paced games done: p99 {paced['p99_ms']:.1f} ms at {args.latency_tables} tables")
         ceiling = await run_ceiling(procs, args, round(games["stream_bytes_per_message"]))
         say(f"  ceiling done: {ceiling['relay_per_s']:.0f} relayed commands/s, {ceiling['unary_per_s']:.0f} unary/s")
         memory = await run_memory(procs, tmp, args)
@@ -831,14 +859,22 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         # mean size, in the same pattern) on a bare grpc.aio server: the relay.
         "ceiling_per_s": round(ceiling["relay_per_s"], 1),
         "ratio": round(games["commands_per_s"] / ceiling["relay_per_s"], 3) if ceiling["relay_per_s"] else None,
-        "p50_ms": round(games["p50_ms"], 2),
-        "p99_ms": round(games["p99_ms"], 2),
+        # Latency at the issue's load: 100 active tables, each seat thinking ~500 ms before it acts.
+        "p50_ms": round(paced["p50_ms"], 2),
+        "p99_ms": round(paced["p99_ms"], 2),
+        "latency_tables": args.latency_tables, "latency_think_ms": args.latency_think_ms,
+        "latency_commands_per_s": round(paced["commands_per_s"], 1),
+        "latency_host_cpu_share": round(paced["host_cpu_share"], 2),
+        # Latency with the host saturated (the throughput run): queueing, not service time.
+        "p50_ms_flat_out": round(games["p50_ms"], 2),
+        "p99_ms_flat_out": round(games["p99_ms"], 2),
         "mem_mb_1000_tables": round(memory["mem_mb_1000_tables"], 1),
         "ceiling_p50_ms": round(ceiling["relay_p50_ms"], 2),
         "ceiling_p99_ms": round(ceiling["relay_p99_ms"], 2),
         "ceiling_message_bytes": ceiling["message_bytes"],
         # What the bare server's CPU costs per relayed command, beside host_cpu_ms_per_command.
         "ceiling_cpu_ms_per_command": round(ceiling["relay_server_cpu_ms_per_command"], 3),
+        "ceiling_client_cpu_ms_per_command": round(ceiling["relay_client_cpu_ms_per_command"], 3),
         # Stricter: unary calls alone, with no streamed messages at all.
         "ceiling_unary_per_s": round(ceiling["unary_per_s"], 1),
         "ratio_unary": round(games["commands_per_s"] / ceiling["unary_per_s"], 3) if ceiling["unary_per_s"] else None,
@@ -869,8 +905,9 @@ def report(out: dict[str, Any]) -> None:
           f"seats, {out['clients']} client processes, {out['games']} games)")
     print(f"CPU (cores)        host {out['host_cpu_share']:.2f}, clients {out['client_cpu_share']:.2f}; "
           f"~{out['stream_messages_per_command']:.1f} streamed messages per command")
-    print(f"CPU per command    host {out['host_cpu_ms_per_command']:.3f} ms, bare relay server "
-          f"{out['ceiling_cpu_ms_per_command']:.3f} ms")
+    print(f"CPU per command    host {out['host_cpu_ms_per_command']:.3f} ms, its clients "
+          f"{out['client_cpu_ms_per_command']:.3f} ms; bare relay server {out['ceiling_cpu_ms_per_command']:.3f} ms, "
+          f"its clients {out['ceiling_client_cpu_ms_per_command']:.3f} ms")
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "
           f"{out['ceiling_message_bytes']} bytes to each seat; to all p50 {out['ceiling_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_p99_ms']:.2f} ms)")
@@ -879,8 +916,11 @@ def report(out: dict[str, Any]) -> None:
           f"{out['ratio_unary']:.0%} of it; p50 {out['ceiling_unary_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_unary_p99_ms']:.2f} ms)")
     print(f"ceiling (stream)   {out['ceiling_stream_messages_per_s']:10.0f} messages/s")
-    print(f"latency to all     p50 {out['p50_ms']:.2f} ms, p99 {out['p99_ms']:.2f} ms over "
-          f"{out['latency_samples']} commands (target: p99 under 20 ms)")
+    print(f"latency to all     p50 {out['p50_ms']:.2f} ms, p99 {out['p99_ms']:.2f} ms at {out['latency_tables']} "
+          f"active tables, ~{out['latency_think_ms']:.0f} ms thinking per move ({out['latency_commands_per_s']:.0f} "
+          f"commands/s, host {out['latency_host_cpu_share']:.2f} cores; target: p99 under 20 ms)")
+    print(f"  flat out         p50 {out['p50_ms_flat_out']:.2f} ms, p99 {out['p99_ms_flat_out']:.2f} ms over "
+          f"{out['latency_samples']} commands (saturated: a queue of {out['tables']} tables)")
     print(f"host memory        {out['mem_mb_1000_tables']:.0f} MB RSS with 1,000 idle 4-seat tables "
           f"({out['mem_mb_empty_host']:.0f} MB empty; {out['mem_idle_tables_note']})")
     print(f"refused / errors   {out['refused']} / {out['errors']}")
@@ -904,6 +944,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean thinking time before each command (uniform 0.5x..1.5x); 0: play flat out")
+    parser.add_argument("--latency-tables", type=int, default=100,
+                        help="active tables in the latency run (which reports p50_ms and p99_ms)")
+    parser.add_argument("--latency-think-ms", type=float, default=500.0,
+                        help="mean thinking time per command in the latency run")
     parser.add_argument("--idle-tables", type=int, default=1000)
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.
