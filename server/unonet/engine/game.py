@@ -126,8 +126,11 @@ _TURN_DRAW: Final = DrawReason.TURN
 # `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128).
 _TURN_STARTED: Final = tuple(ev.TurnStarted(seat) for seat in range(10))
 _SKIPPED: Final = tuple(ev.Skipped(seat) for seat in range(10))
+_UNO_CALLED: Final = tuple(ev.UnoCalled(seat) for seat in range(10))
+_COLOR_CHOSEN: Final = tuple(tuple(ev.ColorChosen(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
 _PLAYED_ONE: dict[int, ev.Played] = {}  # Played(seat, (card,)), keyed seat << 7 | card.key
 _DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,)), keyed the same way
+_DRAW_OBLIGATION: dict[tuple[int, int, int], ev.DrawObligation] = {}  # keyed (target, amount, setter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -623,7 +626,7 @@ class Game:
         self.phase = _TURN
         self.color = action.color
         seat, card = pending.seat, pending.card
-        self._out.append(ev.ColorChosen(seat, action.color))
+        self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
         if pending.context == "first_card":
             self._start_turn(seat)
             return
@@ -683,7 +686,7 @@ class Game:
             )
         self.catchable.discard(seat)
         self._close_catch_window(seat)
-        self._out.append(ev.UnoCalled(seat))
+        self._out.append(_UNO_CALLED[seat])
         self._open_slap_window(seat)
 
     def _on_catch(self, action: Catch) -> None:
@@ -1093,7 +1096,7 @@ class Game:
             if seat in self.catchable:
                 self.catchable.discard(seat)
                 self._close_catch_window(seat)
-            self._out.append(ev.UnoCalled(seat))
+            self._out.append(_UNO_CALLED[seat])
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
@@ -1159,7 +1162,13 @@ class Game:
 
     def _set_obligation(self, obligation: Obligation) -> None:
         self.obligation = obligation
-        self._out.append(ev.DrawObligation(obligation.target, obligation.amount, obligation.setter))
+        key = (obligation.target, obligation.amount, obligation.setter)
+        event = _DRAW_OBLIGATION.get(key)
+        if event is None:
+            event = ev.DrawObligation(*key)
+            if obligation.amount < 64:  # keeps the table small however long a stacked chain runs
+                _DRAW_OBLIGATION[key] = event
+        self._out.append(event)
 
     def _round_ended_by_went_out(self) -> bool:
         """P1: once the obligation left by a player who went out is drawn, the round ends."""

@@ -66,6 +66,7 @@ _PLAYS: dict[int, Play] = {
 }
 _DRAWS: dict[int, Draw] = {seat: Draw(seat) for seat in range(10)}
 _PASSES: Final = tuple(Pass(seat) for seat in range(10))
+_CHALLENGES: Final = tuple(Challenge(seat) for seat in range(10))
 _CHOOSE_COLORS: Final = tuple(tuple(ChooseColor(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
 
 
@@ -138,7 +139,7 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
         assert obligation is not None
         actions.append(_draw(seat))
         if obligation.bluff is not None and game.ruleset.can_challenge:
-            actions.append(Challenge(seat))
+            actions.append(_CHALLENGES[seat])
         ruleset = game.ruleset
         if ruleset.stacking or ruleset.deflecting:  # else nothing answers it (H1, H3)
             alone = game._next(seat) == seat
@@ -178,7 +179,8 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
         }
     plays = _PLAYS  # holds every play of the seat to act (0-9)
     if len(hand) != 2:
-        actions += map(plays.__getitem__, playable)
+        for key in playable:
+            actions.append(plays[key])
     else:  # U1: each play also with an UNO call
         for key in playable:
             actions += (plays[key], plays[key | 1])
