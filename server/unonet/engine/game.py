@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -1459,10 +1458,12 @@ class Game:
             if cards[0] not in self.hands[seat]:
                 raise MalformedAction(f"seat {seat} does not hold {cards[0]}", reason="CARD_NOT_IN_HAND")
             return
-        wanted = Counter(cards)
-        hand = Counter(self.hands[seat])
-        for card, count in wanted.items():
-            if hand[card] < count:
+        hand = self.hands[seat]
+        for index, card in enumerate(cards):  # cards are interned, so counting by identity is exact
+            if card in cards[:index]:
+                continue  # checked at its first occurrence
+            count = cards.count(card)
+            if hand.count(card) < count:
                 raise MalformedAction(
                     f"seat {seat} does not hold {card}" + (f" x{count}" if count > 1 else ""),
                     reason="CARD_NOT_IN_HAND",

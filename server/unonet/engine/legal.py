@@ -287,4 +287,5 @@ def _others(game: Game, seat: int) -> list[int]:
 
 
 def _distinct(hand: list[Card]) -> list[Card]:
-    return list(dict.fromkeys(hand))
+    """The hand without repeats, in hand order (keyed by `Card.key`: ints hash without Python calls)."""
+    return list({card.key: card for card in hand}.values())
