@@ -95,9 +95,10 @@ class Host:
             self._ensure_driver(table)
 
     async def stop(self) -> None:
-        for task in self._drivers.values():
+        drivers = list(self._drivers.values())  # a driver that archives its table leaves the dict
+        for task in drivers:
             task.cancel()
-        for task in self._drivers.values():
+        for task in drivers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._drivers.clear()
