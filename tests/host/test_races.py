@@ -282,7 +282,7 @@ async def test_an_answer_after_the_ruling_loses_at_no_cost(rig: Rig) -> None:
     first = react(rig, table, tokens[0], race, "on-time")
     await answered(race, 1)
     rig.clock.advance(2_000)  # past the deadline (1.5 s) and any allowance: the driver rules now
-    table.wake_driver()
+    table.wake_driver(force=True)
     async with asyncio.timeout(TIMEOUT):
         assert (await first).result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
     assert race.window_id not in table.races.races

@@ -176,7 +176,11 @@ class Host:
             if wait_s == 0:
                 await asyncio.sleep(0)  # let clients in between bot moves
                 continue
-            timer = loop.call_later(wait_s, _wake, wake) if wait_s is not None else None
+            timer = None
+            table.driver_due_ns = None
+            if wait_s is not None:
+                timer = loop.call_later(wait_s, _wake, wake)
+                table.driver_due_ns = self.clock_ns() + int(wait_s * 1e9)
             try:
                 await wake
             finally:

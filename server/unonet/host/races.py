@@ -349,7 +349,7 @@ class RaceBook:
             race.close_ns = arrived_ns + race.allowance_ns
         self._schedule(table, race)
         race.changed.set()
-        table.wake_driver()
+        table.wake_driver(force=True)
 
     # ------------------------------------------------------------------------------------- rulings
 

@@ -174,6 +174,7 @@ class Table:
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
+        self.driver_due_ns: int | None = None  # when (host clock) the driver's timer ends its sleep
         self.turn_deadline_ns: int | None = None
         # The seat whose decision the turn clock is timing, and since when (time beyond the turn
         # allowance comes out of that seat's time bank).
@@ -372,10 +373,23 @@ class Table:
         self.wake_driver()
         return produced
 
-    def wake_driver(self) -> None:
-        """The table changed: its driver looks again at bots, windows and clocks."""
+    def wake_driver(self, *, force: bool = False) -> None:
+        """The table changed: its driver looks again at bots, windows and clocks, unless nothing it
+        does can be due before the timer it already set (most commands of a table with no bots: the
+        next turn's deadline is later than the last one's). `force` wakes it regardless."""
         wake = self.driver_wake
-        if wake is not None and not wake.done():
+        if wake is None or wake.done():
+            return
+        if force or self.match is None or self.match.is_over or any(seat.is_bot for seat in self.seats):
+            wake.set_result(False)
+            return
+        deadlines = [*self.window_deadlines.values()]
+        if self.turn_deadline_ns is not None:
+            deadlines.append(self.turn_deadline_ns)
+        if self.shuffle is not None and self.shuffle.deadline_ns is not None:
+            deadlines.append(self.shuffle.deadline_ns)
+        due = self.driver_due_ns
+        if deadlines and (due is None or min(deadlines) < due):
             wake.set_result(False)
 
     def replay(self, journal: list[JournalEntry]) -> None:
