@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
+from unonet.engine._frozen import fast_init
 from unonet.engine.cards import Card, Color
 
 
@@ -41,6 +42,7 @@ class WindowKind(Enum):
     SKIP_ESCAPE = "skip_escape"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Window:
     """An open reaction window: who may answer, and whether play waits for it to close.
@@ -66,6 +68,7 @@ class Event:
         return self
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DealerChosen(Event):
     """S2: each draw made to choose the dealer, in order, and who deals."""
@@ -74,6 +77,7 @@ class DealerChosen(Event):
     dealer: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RoundStarted(Event):
     round_no: int
@@ -81,6 +85,7 @@ class RoundStarted(Event):
     seats: tuple[int, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Dealt(Event):
     """S3: a seat's hand. Others learn only how many cards it holds."""
@@ -93,11 +98,13 @@ class Dealt(Event):
         return self if seat == self.seat else dataclasses.replace(self, cards=())
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FirstCardTurned(Event):
     card: Card
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FirstCardReturned(Event):
     """S4: a first card that cannot start the pile went back into the draw pile."""
@@ -105,6 +112,7 @@ class FirstCardReturned(Event):
     card: Card
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Played(Event):
     seat: int
@@ -113,12 +121,14 @@ class Played(Event):
     run_cut: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ColorChosen(Event):
     seat: int
     color: Color
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
     """Cards taken from the draw pile. Only the drawer sees their faces."""
@@ -132,6 +142,7 @@ class Drew(Event):
         return self if seat == self.seat else dataclasses.replace(self, cards=())
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reshuffled(Event):
     """T5: the discards under the top card became the new draw pile."""
@@ -139,21 +150,25 @@ class Reshuffled(Event):
     count: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Skipped(Event):
     seat: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DirectionChanged(Event):
     direction: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     seat: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DrawObligation(Event):
     """An open draw obligation: `target` must draw `amount` (or answer it, where the rules allow)."""
@@ -163,11 +178,13 @@ class DrawObligation(Event):
     setter: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class UnoCalled(Event):
     seat: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class UnoCaught(Event):
     catcher: int
@@ -175,6 +192,7 @@ class UnoCaught(Event):
     penalty: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FalseCatch(Event):
     """U4: a catch of someone who was not catchable."""
@@ -184,6 +202,7 @@ class FalseCatch(Event):
     penalty: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Challenged(Event):
     """B3/B4: the verdict, which everyone sees."""
@@ -193,6 +212,7 @@ class Challenged(Event):
     guilty: bool
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HandRevealed(Event):
     """B2: the accused hand as it was when the Wild Draw Four was played, for the challenger only."""
@@ -205,6 +225,7 @@ class HandRevealed(Event):
         return self if seat == self.to_seat else None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CardTakenBack(Event):
     """B3 `take_back`: the bluffed Wild Draw Four went back to its player."""
@@ -213,6 +234,7 @@ class CardTakenBack(Event):
     card: Card
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HandsRotated(Event):
     """H10 zero: every hand moved one seat in the direction of play. Each seat sees its own new hand."""
@@ -225,6 +247,7 @@ class HandsRotated(Event):
         return self if hidden == self.hands else dataclasses.replace(self, hands=hidden)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HandsSwapped(Event):
     """H10 seven: two seats swapped hands; each sees the hand it received."""
@@ -242,6 +265,7 @@ class HandsSwapped(Event):
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SwapOffered(Event):
     """H11: the player of a 5 gave a card; only the two seats see it."""
@@ -254,6 +278,7 @@ class SwapOffered(Event):
         return self if seat in (self.seat, self.target) else dataclasses.replace(self, card=None)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CardsExchanged(Event):
     """H11: the five-swap completed; only the two seats see the cards."""
@@ -269,11 +294,13 @@ class CardsExchanged(Event):
         return dataclasses.replace(self, given=None, received=None)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class WindowOpened(Event):
     window: Window
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class WindowClosed(Event):
     """A window closed; `order` is the ruling (reactions in the order they were applied)."""
@@ -283,6 +310,7 @@ class WindowClosed(Event):
     penalised: tuple[int, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RaceLost(Event):
     """A reaction that arrived after its window had been decided: no effect, no penalty."""
@@ -291,6 +319,7 @@ class RaceLost(Event):
     window: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class WrongJumpIn(Event):
     """H6: a jump-in the rules do not allow; the card stays in hand and the jumper pays."""
@@ -299,6 +328,7 @@ class WrongJumpIn(Event):
     card: Card
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class IllegalPlay(Event):
     """H15: a card that did not match went back to the hand."""
@@ -307,12 +337,14 @@ class IllegalPlay(Event):
     card: Card
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PenaltyPoints(Event):
     seat: int
     points: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SilenceStarted(Event):
     """H14: a 2 was played; nobody may chat until its player plays again."""
@@ -320,6 +352,7 @@ class SilenceStarted(Event):
     seat: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RoundEnded(Event):
     """P1–P3: the round's winner, each seat's points this round and the match totals after it."""
@@ -331,11 +364,13 @@ class RoundEnded(Event):
     hands: tuple[tuple[Card, ...], ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PlayerEliminated(Event):
     seat: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class MatchEnded(Event):
     winners: tuple[int, ...]
