@@ -130,6 +130,17 @@ _COLOR_CHOSEN: Final = tuple(tuple(ev.ColorChosen(seat, color) for color in PLAY
 _PLAYED_ONE: dict[int, ev.Played] = {}  # Played(seat, (card,)), keyed seat << 7 | card.key
 _DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,)), keyed the same way
 _DRAW_OBLIGATION: dict[tuple[int, int, int], ev.DrawObligation] = {}  # keyed (target, amount, setter)
+_WINDOW_CLOSED: dict[int, ev.WindowClosed] = {}  # WindowClosed(id) with nobody answering, by id
+
+
+def _window_closed(window_id: int) -> ev.WindowClosed:
+    """`WindowClosed(window_id)`, shared: house rules open and close a window on nearly every play."""
+    event = _WINDOW_CLOSED.get(window_id)
+    if event is None:
+        event = ev.WindowClosed(window_id)
+        if window_id < 4096:  # ids count up within a round; the table stays small however long one runs
+            _WINDOW_CLOSED[window_id] = event
+    return event
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +286,11 @@ class Game:
         self.shuffle = self._shuffle_with_rng
         self.round_no = round_no
         self.dealer = dealer
-        self.in_play = tuple(i in set(seats_in_play) if seats_in_play is not None else True for i in range(num_players))
+        if seats_in_play is None:
+            self.in_play = (True,) * num_players
+        else:
+            playing = set(seats_in_play)
+            self.in_play = tuple(i in playing for i in range(num_players))
         if sum(self.in_play) < 2 or not self.in_play[dealer]:
             raise MalformedAction("a round needs two seats in play, the dealer among them", reason="BAD_SEATS")
         self.hands: list[list[Card]] = [[] for _ in range(num_players)]
@@ -331,7 +346,8 @@ class Game:
         def is_returned(card: Card) -> bool:
             return card.rank in FIRST_CARD_RETURNED or (card.rank is _WILD and ruleset.first_wild is FirstWild.REDRAW)
 
-        if all(is_returned(card) for card in self.draw_pile):  # else returning would never end
+        # Else returning would never end; a top card that stays settles it without the scan.
+        if is_returned(self.draw_pile[-1]) and all(is_returned(card) for card in self.draw_pile):
             raise MalformedAction("no card left to deal can start the discard pile", reason="DECK_TOO_SMALL")
         while True:
             card = self.draw_pile.pop()
@@ -372,7 +388,7 @@ class Game:
     @in_play.setter
     def in_play(self, in_play: tuple[bool, ...]) -> None:
         self._in_play = in_play
-        self._seats = tuple(seat for seat, playing in enumerate(in_play) if playing)
+        self._seats = tuple([seat for seat, playing in enumerate(in_play) if playing])
 
     @property
     def top(self) -> Card:
@@ -550,9 +566,30 @@ class Game:
 
     def _on_play(self, action: Play) -> None:
         seat, cards = action.seat, action.cards
-        if cards.__class__ is tuple and len(cards) == 1 and cards[0].__class__ is Card:  # the usual play
-            if cards[0] not in self.hands[seat]:
-                raise MalformedAction(f"seat {seat} does not hold {cards[0]}", reason="CARD_NOT_IN_HAND")
+        if cards.__class__ is tuple and len(cards) == 1 and cards[0].__class__ is Card:  # one card
+            card = cards[0]
+            if card not in self.hands[seat]:
+                raise MalformedAction(f"seat {seat} does not hold {card}", reason="CARD_NOT_IN_HAND")
+            color = self.color
+            phase = self.phase
+            # The usual play: the seat to act on its turn (or the card it just drew), nothing open (no
+            # window, so no blocking one and no run waiting to be cut, nor an obligation) and a card
+            # `_is_playable` (inlined) accepts. Every check below would pass (a playable card `matches`,
+            # so H15 does not apply), and with no window `_begin_turn` has nothing to close.
+            if (
+                seat == self.current
+                and (phase is _TURN or (phase is _AFTER_DRAW and card is self.drawn))
+                and self.obligation is None
+                and not self.windows
+                and self._pending_run is None
+                and (card.color is color or card.rank is self.discard[-1].rank or card.color is _BLACK or color is None)
+                and (card.rank is not _WILD_DRAW_FOUR or self.ruleset.bluffing)
+            ):
+                self.drawn = None  # `_play_from_turn`, for one card and no obligation
+                self.phase = _TURN
+                self._land(seat, cards)
+                self._after_landing(seat, cards, action.call_uno)
+                return
         else:
             if not cards or not all(isinstance(card, Card) for card in cards):
                 raise MalformedAction("a play needs at least one card", reason="NO_CARDS")
@@ -662,7 +699,11 @@ class Game:
             else:
                 self._start_turn(seat, announce=False)
             return
-        drawn = self._draw_for_turn(seat)
+        if self.ruleset.draw_to_match:
+            drawn = self._draw_for_turn(seat)
+        else:  # `_draw_for_turn`, inlined for the usual one card
+            got = self._draw(seat, 1, _TURN_DRAW)
+            drawn = got[0] if got else None
         if drawn is not None and self._is_playable(seat, drawn):
             self.drawn = drawn
             self.phase = _AFTER_DRAW
@@ -808,7 +849,11 @@ class Game:
 
     def _advance(self, seat: int, skips: int = 0) -> None:
         """Pass the turn on from `seat`, skipping `skips` players (T6) and anyone owed a lost turn (B3)."""
-        nxt = self._next(seat)
+        step = self.direction  # `self._next(seat)`, inlined
+        nxt = (seat + step) % (n := self.num_players)
+        in_play, hands = self._in_play, self.hands
+        while not in_play[nxt] or nxt == self.went_out or not hands[nxt]:
+            nxt = (nxt + step) % n
         if skips:
             for _ in range(skips):
                 if nxt == seat:  # with two players, however many skips, the player goes again
@@ -835,7 +880,8 @@ class Game:
     def _seats_from(self, seat: int) -> list[int]:
         """Seats in play starting left of `seat`, clockwise, ending with `seat`."""
         n = self.num_players
-        return [s for s in ((seat + i) % n for i in range(1, n + 1)) if self.in_play[s]]
+        in_play = self._in_play
+        return [s for i in range(1, n + 1) if in_play[s := (seat + i) % n]]
 
     def _draw_for_turn(self, seat: int) -> Card | None:
         """T3/T4: one card, or with `draw_to_match` until a playable one. Returns the last card drawn."""
@@ -857,7 +903,8 @@ class Game:
         return last
 
     def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
-        cards = self._take(count)
+        pile = self.draw_pile
+        cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
         self.hands[seat] += cards
         if len(cards) == 1 and reason is _TURN_DRAW:
             key = seat << 7 | cards[0].key
@@ -1099,7 +1146,7 @@ class Game:
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
-            others = tuple(s for s in self._seats if s != seat)
+            others = tuple([s for s in self._seats if s != seat])
             self._open_window(_UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
@@ -1337,7 +1384,7 @@ class Game:
         for window in list(self.windows.values()):
             if window.kind is _UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]  # never blocking
-                self._out.append(ev.WindowClosed(window.id))
+                self._out.append(_window_closed(window.id))
 
     def _close_window(self, window_id: int) -> None:
         window = self.windows.pop(window_id)
@@ -1349,7 +1396,7 @@ class Game:
         if window.kind is _UNO_CATCH_WINDOW and window.target is not None:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
-            self._out.append(ev.WindowClosed(window.id))
+            self._out.append(_window_closed(window.id))
             if window.kind is _RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
@@ -1443,7 +1490,7 @@ class Game:
         for window_id in list(self.windows):
             self._reactions.pop(window_id, None)
             del self.windows[window_id]
-            self._out.append(ev.WindowClosed(window_id))
+            self._out.append(_window_closed(window_id))
         self._blocking = 0
         self._pending_run = None
         self.catchable.clear()

@@ -162,15 +162,16 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
     base = seat << 8  # the `_PLAYS` key with call_uno False; | 1 for True
     # The distinct playable cards in hand order, keyed by their plays' keys (ints: no `Card.__hash__`).
     # Playability depends on the card alone, so this is `_distinct` of the hand, filtered.
+    # Loops rather than comprehensions: in CPython 3.11 a comprehension is a function made and called.
+    playable: dict[int, Card] = {}
     if color is None:  # H12: after a Sound Wild anything may follow
-        playable = {base | card.key << 1: card for card in hand}
+        for card in hand:
+            playable[base | card.key << 1] = card
     else:
         top_rank = game.discard[-1].rank
-        playable = {
-            base | card.key << 1: card
-            for card in hand
-            if card.color is color or card.rank is top_rank or card.color is _BLACK
-        }
+        for card in hand:
+            if card.color is color or card.rank is top_rank or card.color is _BLACK:
+                playable[base | card.key << 1] = card
     if not ruleset.bluffing:
         playable = {
             key: card
@@ -247,7 +248,7 @@ def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[
     ranks = [card.rank for card in hand]
     for first in playable:
         rank = first.rank
-        if first.is_black or rank is _DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
+        if first.color is _BLACK or rank is _DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
             continue
         same = [card for card in hand if card.rank is rank]  # all coloured, as `first` is
         same.remove(first)
@@ -268,11 +269,13 @@ def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[
 def _add_runs(game: Game, seat: int, playable: list[Card], actions: list[Action]) -> None:
     """H4: every run starting with a playable number card, ascending then descending, shortest first."""
     hand = game.hands[seat]
-    held = {card.key for card in hand}
+    held: set[int] | None = None  # the keys in hand, once a number card needs them
     for first in playable:
         neighbours = _RUN_NEIGHBOURS.get(first.key)
         if neighbours is None:  # not a number card
             continue
+        if held is None:
+            held = {card.key for card in hand}
         for way in (0, 1):  # up, then down
             run = [first]
             nxt = neighbours[way]
