@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any, Final
 
 from unonet.engine import events as ev
+from unonet.engine._frozen import fast_init
 from unonet.engine.actions import (
     Action,
     CallUno,
@@ -143,6 +144,7 @@ def _window_closed(window_id: int) -> ev.WindowClosed:
     return event
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BluffRecord:
     """What a Wild Draw Four challenge needs (B2–B5), captured when the card was played."""
@@ -1366,7 +1368,13 @@ class Game:
 
     def _open_jump_window(self, seat: int, card: Card) -> None:
         if self.ruleset.jump_in and card.rank is not _WILD_DRAW_FOUR:
-            self._jump_window = self._open_window(_JUMP_IN_WINDOW, self._seats, seat, blocking=False).id
+            # `_open_window(_JUMP_IN_WINDOW, self._seats, seat, blocking=False)`, inlined: under H6 it runs
+            # on nearly every play.
+            window_id = self._next_window
+            self._next_window = window_id + 1
+            window = self.windows[window_id] = Window(window_id, _JUMP_IN_WINDOW, self._seats, seat, False, None)
+            self._jump_window = window_id
+            self._out.append(ev.WindowOpened(window))
 
     def _open_escape_window(self, seat: int) -> None:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""

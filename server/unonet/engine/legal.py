@@ -130,7 +130,8 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     elif phase is _CHOOSE_SWAP_TARGET:
         actions.extend(ChooseSwapTarget(seat, other) for other in _others(game, seat))
     elif phase is _FIVE_SWAP:
-        actions.extend(FiveSwap(seat, other, card) for other in _others(game, seat) for card in _distinct(hand))
+        cards = _distinct(hand)
+        actions += [FiveSwap(seat, other, card) for other in _others(game, seat) for card in cards]
         actions.append(Pass(seat))  # H11: the swap may be declined
     elif phase is _GIVE_CARD:
         actions.extend(GiveCard(seat, card) for card in _distinct(hand))
@@ -185,10 +186,12 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
     else:  # U1: each play also with an UNO call
         for key in playable:
             actions += (plays[key], plays[key | 1])
-    if ruleset.multi_play:
-        _add_multi_plays(game, seat, list(playable.values()), actions)
-    if ruleset.runs:
-        _add_runs(game, seat, list(playable.values()), actions)
+    if ruleset.multi_play or ruleset.runs:
+        cards = list(playable.values())
+        if ruleset.multi_play:
+            _add_multi_plays(game, seat, cards, actions)
+        if ruleset.runs:
+            _add_runs(game, seat, cards, actions)
     actions.append(_DRAWS[seat])
 
 
@@ -236,7 +239,7 @@ def _answers(game: Game, seat: int, card: Card, alone: bool) -> bool:
 def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_size: int) -> None:
     actions.append(Play(seat, cards))
     if hand_size - len(cards) == 1:
-        actions.append(Play(seat, cards, call_uno=True))
+        actions.append(Play(seat, cards, True))  # call_uno, positional: a keyword costs a third more
 
 
 def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[Action]) -> None:
