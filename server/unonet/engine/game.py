@@ -68,12 +68,12 @@ def shuffle_like_random(rng: random.Random, cards: list[Card]) -> None:
         rng.shuffle(cards)
         return
     getrandbits = rng.getrandbits
-    bit_lengths = _BIT_LENGTHS if len(cards) < len(_BIT_LENGTHS) else None
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = bit_lengths[n] if bit_lengths is not None else n.bit_length()
+    size = len(cards)
+    # For each position i from the last down to 1, the bits drawn for it: `(i + 1).bit_length()`.
+    bits = _BIT_LENGTHS[size:1:-1] if size < len(_BIT_LENGTHS) else [n.bit_length() for n in range(size, 1, -1)]
+    for i, k in zip(range(size - 1, 0, -1), bits, strict=True):
         j = getrandbits(k)
-        while j >= n:
+        while j > i:  # `j >= i + 1`: not below the count of positions left
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
 
