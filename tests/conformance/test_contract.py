@@ -4,7 +4,8 @@ Nothing here imports the host: only the generated `unonet.v1` messages and stubs
 promise the protocol makes to clients and bots: tables can be created, joined and viewed; events are
 numbered per table from 1 with no gap and no duplicate for players and spectators alike; nobody sees
 another seat's hidden cards; refusals carry a machine reason in the `unonet-error-bin` trailer; a
-retried command id is applied once; and a subscriber resumes after the last number it saw.
+retried command id is applied once; a subscriber resumes after the last number it saw; and ListTables
+pages newest first without repeating a table.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from unonet.v1 import (
     errors_pb2,
     lobby_service_pb2,
     play_service_pb2,
+    table_pb2,
     views_pb2,
     watch_service_pb2,
 )
@@ -229,3 +231,22 @@ async def test_a_subscriber_resumes_after_the_last_number_it_saw(remote) -> None
         assert first.event.number == last + 1 == result.event_number
     finally:
         stream.cancel()
+
+
+async def test_list_tables_pages_newest_first_with_no_repeat(remote) -> None:
+    mine = [(await remote.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="conformance", preset="standard", seat_count=2), timeout=TIMEOUT)).table.table_id for _ in range(3)]
+    seen: list[str] = []
+    token = ""
+    for _ in range(1000):  # the host's waiting tables, two at a time, until ours have all come
+        page = await remote.lobby.ListTables(lobby_service_pb2.ListTablesRequest(
+            statuses=[table_pb2.TABLE_STATUS_WAITING], page_size=2, page_token=token), timeout=TIMEOUT)
+        assert 0 < len(page.tables) <= 2 and all(t.status == table_pb2.TABLE_STATUS_WAITING for t in page.tables)
+        seen += [t.table_id for t in page.tables]
+        token = page.next_page_token
+        if not token or set(mine) <= set(seen):
+            break
+    assert len(seen) == len(set(seen)), "a table was listed twice"
+    assert [t for t in seen if t in mine] == list(reversed(mine))
+    await expect_error(remote.lobby.ListTables(lobby_service_pb2.ListTablesRequest(page_token="not a token"),
+                                               timeout=TIMEOUT), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN")

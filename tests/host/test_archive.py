@@ -1,4 +1,5 @@
-"""Finished tables leave memory (archived) and come back whole when a call names them; ListTables pages."""
+"""Finished tables leave memory (archived) and come back whole when a call names them; ListTables pages
+newest first across memory and the archive."""
 
 from __future__ import annotations
 
@@ -123,7 +124,7 @@ async def test_a_watched_finished_table_stays_until_its_last_watcher_leaves(rig:
     assert table_id not in rig.host.tables
 
 
-async def test_list_tables_pages_through_memory_and_the_archive_in_creation_order(rig: Rig) -> None:
+async def test_list_tables_pages_through_memory_and_the_archive_newest_first(rig: Rig) -> None:
     finished = await bots_table(rig)
     await archived(rig, finished)
     waiting = [await bots_table(rig, start=False) for _ in range(4)]
@@ -137,10 +138,10 @@ async def test_list_tables_pages_through_memory_and_the_archive_in_creation_orde
         token = page.next_page_token
         if not token:
             break
-    assert seen == [finished, *waiting]
+    assert seen == [*reversed(waiting), finished]
     only_waiting = await rig.lobby.ListTables(lobby_service_pb2.ListTablesRequest(
         statuses=[table_pb2.TABLE_STATUS_WAITING]), timeout=TIMEOUT)
-    assert [t.table_id for t in only_waiting.tables] == waiting
+    assert [t.table_id for t in only_waiting.tables] == list(reversed(waiting))
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await rig.lobby.ListTables(lobby_service_pb2.ListTablesRequest(page_token="not-a-token"), timeout=TIMEOUT)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -117,17 +117,18 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
 
     @_refusals
     async def ListTables(self, request: Any, context: Context) -> Any:  # noqa: N802
-        """Tables in creation order, a page at a time: those in memory and the archived finished ones."""
+        """Tables newest first, a page at a time: those in memory and the archived finished ones."""
         wanted = set(request.statuses)
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        after = _page_after(request.page_token)
+        before = _page_position(request.page_token)
         rows: list[tuple[int, str, Any]] = sorted(
-            (t.created_ns, t.table_id, t) for t in self.host.tables.values()
-            if (not wanted or t.status in wanted) and (after is None or (t.created_ns, t.table_id) > after)
+            ((t.created_ns, t.table_id, t) for t in self.host.tables.values()
+             if (not wanted or t.status in wanted) and (before is None or (t.created_ns, t.table_id) < before)),
+            key=lambda row: row[:2], reverse=True,
         )[: size + 1]
         if not wanted or table_pb2.TABLE_STATUS_FINISHED in wanted:
-            rows += [row for row in self.host.store.archived_page(after, size + 1) if row[1] not in self.host.tables]
-            rows.sort(key=lambda row: row[:2])
+            rows += [row for row in self.host.store.archived_page(before, size + 1) if row[1] not in self.host.tables]
+            rows.sort(key=lambda row: row[:2], reverse=True)
         page = rows[:size]
         tables = [item.info() if not isinstance(item, bytes) else table_pb2.TableInfo.FromString(item)
                   for _, _, item in page]
@@ -200,7 +201,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
 
-def _page_after(token: str) -> tuple[int, str] | None:
+def _page_position(token: str) -> tuple[int, str] | None:
     """The position a ListTables page token names: the creation time and id of the last table listed."""
     if not token:
         return None

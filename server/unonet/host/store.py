@@ -89,8 +89,8 @@ class Store(Protocol):
 
     def archived(self, table_id: str) -> bytes | None: ...
 
-    def archived_page(self, after: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
-        """Archived tables as (created_ns, table_id, info), ordered by both, strictly after `after`."""
+    def archived_page(self, before: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
+        """Archived tables as (created_ns, table_id, info), newest first, strictly before `before`."""
         ...
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]: ...
@@ -136,9 +136,9 @@ class MemoryStore:
         row = self._archived.get(table_id)
         return row[2] if row is not None else None
 
-    def archived_page(self, after: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
-        rows = sorted(self._archived.values())
-        return [row for row in rows if after is None or row[:2] > after][:limit]
+    def archived_page(self, before: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
+        rows = sorted(self._archived.values(), reverse=True)
+        return [row for row in rows if before is None or row[:2] < before][:limit]
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
         yield from self._events.get(table_id, [])
@@ -306,13 +306,13 @@ class SqliteStore:
             row = self._db.execute("SELECT info FROM archived WHERE table_id = ?", (table_id,)).fetchone()
         return bytes(row[0]) if row is not None else None
 
-    def archived_page(self, after: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
-        created, table_id = after if after is not None else (-1, "")
+    def archived_page(self, before: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
+        where, position = ("WHERE (created_ns, table_id) < (?, ?)", before) if before is not None else ("", ())
         with self._lock:
             rows = self._db.execute(
-                "SELECT created_ns, table_id, info FROM archived WHERE (created_ns, table_id) > (?, ?)"
-                " ORDER BY created_ns, table_id LIMIT ?",
-                (created, table_id, limit),
+                f"SELECT created_ns, table_id, info FROM archived {where}"
+                " ORDER BY created_ns DESC, table_id DESC LIMIT ?",
+                (*position, limit),
             ).fetchall()
         return [(int(c), str(t), bytes(i)) for c, t, i in rows]
 
