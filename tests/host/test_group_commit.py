@@ -1,5 +1,6 @@
-"""SQLite group commit: inputs appended in one turn of the event loop share a transaction, and nothing
-(a reply, a streamed event) leaves the host before the input behind it is committed."""
+"""SQLite group commit: inputs appended together (one loop turn, or under load one commit interval)
+share a transaction, and nothing (a reply, a streamed event) leaves the host before the input behind
+it is committed."""
 
 from __future__ import annotations
 
@@ -66,6 +67,23 @@ async def test_a_failed_input_leaves_the_others_of_its_group(tmp_path) -> None:
         assert committed(path, "SELECT COUNT(*) FROM journal") == 2
     finally:
         store.close()
+
+
+async def test_a_busy_store_commits_at_most_once_per_interval_and_an_idle_one_at_once(tmp_path) -> None:
+    path = tmp_path / "g.db"
+    store = SqliteStore(path, commit_interval_s=3600.0)
+    try:
+        store.append("a", JournalEntry(1, 0, {"k": "x"}), [])
+        await store.durable()  # no commit before it: committed on the loop's next turn
+        assert committed(path, "SELECT COUNT(*) FROM journal") == 1
+        store.append("a", JournalEntry(2, 0, {"k": "y"}), [])
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert store.in_transaction  # held: the last commit is less than the interval old
+        assert committed(path, "SELECT COUNT(*) FROM journal") == 1
+    finally:
+        store.close()  # writes what is held
+    assert committed(path, "SELECT COUNT(*) FROM journal") == 2
 
 
 def test_outside_an_event_loop_each_append_commits_at_once(tmp_path) -> None:
