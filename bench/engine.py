@@ -51,18 +51,14 @@ import pstats
 import random
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from unonet.engine import Game, Play, React, Ruleset, WindowKind, find_ruleset, legal_actions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder of scripts, not a package
 
-from floor import FloorResult, play_floor
-
-if TYPE_CHECKING:
-    from rlcard_peer import PeerResult
+from batch import Batch
+from floor import play_floor
 
 SEED = 20260101
 WARMUP_SEED = 7
@@ -101,29 +97,7 @@ class RoundTooLong(RuntimeError):
     """A round ran past MAX_ACTIONS."""
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """What one batch of rounds took."""
-
-    games: int
-    actions: int
-    seconds: float
-    windows: int = 0  # blocking windows closed or resolved by the bench, not counted as actions
-
-    @property
-    def games_per_s(self) -> float:
-        return self.games / self.seconds
-
-    @property
-    def actions_per_game(self) -> float:
-        return self.actions / self.games
-
-    @property
-    def actions_per_s(self) -> float:
-        return self.actions / self.seconds
-
-
-def play_rounds(ruleset: Ruleset, players: int, games: int, seed: int, *, react: bool = False) -> Result:
+def play_rounds(ruleset: Ruleset, players: int, games: int, seed: int, *, react: bool = False) -> Batch:
     """Play `games` complete rounds with the policy of the module docstring; the dealer rotates.
 
     Raises RoundTooLong if a round runs past MAX_ACTIONS.
@@ -156,7 +130,7 @@ def play_rounds(ruleset: Ruleset, players: int, games: int, seed: int, *, react:
             if taken > MAX_ACTIONS:
                 raise RoundTooLong(f"a {players}-player round ({ruleset.name}) ran past {MAX_ACTIONS} actions")
         actions += taken
-    return Result(games, actions, time.perf_counter() - start, windows)
+    return Batch(games, actions, time.perf_counter() - start, windows)
 
 
 def measure(size: str, windows: str) -> dict[str, float | int | str]:
@@ -214,8 +188,8 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     }
 
 
-def _total(results: list[Result] | list[PeerResult] | list[FloorResult]) -> Result:
-    return Result(sum(r.games for r in results), sum(r.actions for r in results), sum(r.seconds for r in results))
+def _total(results: list[Batch]) -> Batch:
+    return Batch(sum(r.games for r in results), sum(r.actions for r in results), sum(r.seconds for r in results))
 
 
 def print_table(figures: dict[str, float | int | str]) -> None:

@@ -40,7 +40,8 @@ from __future__ import annotations
 import random
 import sys
 import time
-from dataclasses import dataclass
+
+from batch import Batch
 
 RED, YELLOW, GREEN, BLUE, BLACK = range(5)
 SKIP, REVERSE, DRAW_TWO, WILD, WILD_DRAW_FOUR = 10, 11, 12, 13, 14
@@ -57,23 +58,6 @@ FITS: tuple[tuple[bool, ...], ...] = tuple(
     tuple(card >> 4 == BLACK or card >> 4 == state >> 4 or card & 15 == state & 15 for card in range(80))
     for state in range(80)
 )
-
-
-@dataclass(frozen=True, slots=True)
-class FloorResult:
-    """What one batch of floor rounds took."""
-
-    games: int
-    actions: int
-    seconds: float
-
-    @property
-    def games_per_s(self) -> float:
-        return self.games / self.seconds
-
-    @property
-    def actions_per_game(self) -> float:
-        return self.actions / self.games
 
 
 def play_round(rng: random.Random) -> int:
@@ -153,14 +137,14 @@ def _give(rng: random.Random, hand: list[int], count: int, pile: list[int], disc
         hand.append(pile.pop())
 
 
-def play_floor(games: int, seed: int) -> FloorResult:
+def play_floor(games: int, seed: int) -> Batch:
     """Play `games` rounds from `seed`, timed with `time.perf_counter()` as `bench/engine.py` times its own."""
     rng = random.Random(seed)
     actions = 0
     start = time.perf_counter()
     for _ in range(games):
         actions += play_round(rng)
-    return FloorResult(games, actions, time.perf_counter() - start)
+    return Batch(games, actions, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

@@ -26,36 +26,15 @@ from __future__ import annotations
 import random
 import sys
 import time
-from dataclasses import dataclass
 
 import numpy as np
+from batch import Batch
 from rlcard.games.uno.game import UnoGame
 
 MAX_STEPS = 100_000
 
 
-@dataclass(frozen=True, slots=True)
-class PeerResult:
-    """What one batch of RLCard games took."""
-
-    games: int
-    actions: int
-    seconds: float
-
-    @property
-    def games_per_s(self) -> float:
-        return self.games / self.seconds
-
-    @property
-    def actions_per_game(self) -> float:
-        return self.actions / self.games
-
-    @property
-    def actions_per_s(self) -> float:
-        return self.actions / self.seconds
-
-
-def play_rlcard(games: int, num_players: int = 2, seed: int = 0) -> PeerResult:
+def play_rlcard(games: int, num_players: int = 2, seed: int = 0) -> Batch:
     """Play `games` complete RLCard UNO games with uniformly random legal actions, on one core.
 
     RLCard shuffles with the game's numpy `RandomState` (seeded here, once, for the whole batch, so the
@@ -78,7 +57,7 @@ def play_rlcard(games: int, num_players: int = 2, seed: int = 0) -> PeerResult:
                 raise RuntimeError(f"an RLCard game ran past {MAX_STEPS} actions")
         actions += steps
     seconds = time.perf_counter() - start
-    return PeerResult(games, actions, seconds)
+    return Batch(games, actions, seconds)
 
 
 def main(argv: list[str]) -> None:
