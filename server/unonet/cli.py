@@ -31,7 +31,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                      bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle))
+                      bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
+                      keep_finished_s=args.keep_finished))
     return 0
 
 
@@ -101,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-fair-shuffle", dest="fair_shuffle", action="store_false",
                        help="new tables deal with a plain seeded shuffle: no commit-reveal, no card commitments "
                             "(unverifiable; for measuring their cost)")
+    serve.add_argument("--keep-finished", type=float, default=60.0, metavar="SECONDS",
+                       help="how long a finished table nobody watches stays in memory before it is archived "
+                            "(still answerable: it is loaded back from its journal when named)")
     serve.set_defaults(func=_serve)
     demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
     demo.add_argument("--players", type=int, default=4)

@@ -13,7 +13,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from unonet.host.host import Host
+from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.service import add_services
 from unonet.host.store import SqliteStore, Store
 
@@ -69,12 +69,13 @@ def tune_garbage_collector() -> None:
 
 
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
-                bot_delay_s: float = 0.0, fair_shuffle: bool = True) -> None:
+                bot_delay_s: float = 0.0, fair_shuffle: bool = True,
+                keep_finished_s: float = DEFAULT_KEEP_FINISHED_S) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
     `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs)."""
     store: Store = SqliteStore(db) if db else SqliteStore("unonet.db")
-    host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle)
+    host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s)
     restored = host.restore()
     tune_garbage_collector()
     tls = (Path(tls_cert).read_bytes(), Path(tls_key).read_bytes()) if tls_cert and tls_key else None
