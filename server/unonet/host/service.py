@@ -389,11 +389,10 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 await self._write(context, subscriber, length_delimited(tag, snapshot.SerializeToString()))
             while True:
                 if not pending:
-                    pending.append(await queue.get())
+                    await queue.wait()
                     if subscriber.overflowed:
                         break
-                while len(pending) < limit and not queue.empty():
-                    pending.append(queue.get_nowait())
+                pending.extend(queue.take())
                 count = min(limit, len(pending))
                 if delay_ns:
                     count = await self._due(log_entries, pending, count, delay_ns)

@@ -9,6 +9,7 @@ through the same method rebuilds the table exactly, which is how a restarted hos
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -119,12 +120,59 @@ class LogEntry:
     legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
 
 
+class Mailbox:
+    """A stream's bounded queue of event numbers, with one writer (the table) and one reader (the stream).
+
+    Every event goes through one of these per subscriber, so it is leaner than an asyncio.Queue: a
+    command's events go in with one `extend`, the reader takes all that waits at once, and a future
+    exists only while the reader is waiting.
+    """
+
+    __slots__ = ("_items", "_limit", "_waiter")
+
+    def __init__(self, limit: int) -> None:
+        self._items: collections.deque[int] = collections.deque()
+        self._limit = limit
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, numbers: Sequence[int]) -> bool:
+        """Queue the numbers and wake the reader; False (nothing queued) if they would overflow it."""
+        if len(self._items) + len(numbers) > self._limit:
+            return False
+        self._items.extend(numbers)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        return True
+
+    async def wait(self) -> None:
+        """Return once something is queued."""
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+
+    def take(self) -> list[int]:
+        """Everything queued, oldest first."""
+        items = list(self._items)
+        self._items.clear()
+        return items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 @dataclass
 class Subscriber:
     """One WatchEvents stream. Its queue is bounded: a reader that falls too far behind is cut off."""
 
     seat: int | None
-    queue: asyncio.Queue[int] = field(default_factory=lambda: asyncio.Queue(SUBSCRIBER_QUEUE))
+    queue: Mailbox = field(default_factory=lambda: Mailbox(SUBSCRIBER_QUEUE))
     overflowed: bool = False
     task: asyncio.Task[Any] | None = None
     # The event loop time at which the stream's pending write began, 0.0 when none is pending: a single
@@ -789,19 +837,17 @@ class Table:
                 self.seats[subscriber.seat].connected -= 1
 
     def _publish(self, produced: list[LogEntry]) -> None:
+        if not produced:
+            return
+        numbers = [entry.number for entry in produced]
         for subscriber in list(self.subscribers):
-            for entry in produced:
-                try:
-                    subscriber.queue.put_nowait(entry.number)
-                except asyncio.QueueFull:
-                    self.cut_off(subscriber)
-                    break
+            if not subscriber.queue.put(numbers):
+                self.cut_off(subscriber)
 
     def cut_off(self, subscriber: Subscriber) -> None:
         """A reader too slow to keep up: drop its queue (memory stays flat) and end its stream."""
         subscriber.overflowed = True
         self.unsubscribe(subscriber)
-        while not subscriber.queue.empty():
-            subscriber.queue.get_nowait()
+        subscriber.queue.clear()
         if subscriber.task is not None:
             subscriber.task.cancel()
