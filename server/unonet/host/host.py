@@ -159,8 +159,9 @@ class Host:
     async def _drive(self, table: Table) -> None:
         """Step the table, then sleep until its next deadline or until `Table.wake_driver`.
 
-        The sleep is one future and at most one timer handle: this runs after every command of every
-        table, where `asyncio.wait_for` (a task and a timeout per wait) cost more than the step itself."""
+        The sleep is one future and at most one timer handle (an `asyncio.wait_for`, a task and a timeout
+        per wait, cost more than the step itself), and a command wakes it only when it may have work
+        before that timer (bots, an earlier deadline, a finished match)."""
         loop = asyncio.get_running_loop()
         while True:
             wake = table.driver_wake = loop.create_future()
