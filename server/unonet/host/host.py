@@ -230,10 +230,8 @@ class Host:
         due = self._bot_move(table)
         if due == 0:
             return 0
-        deadlines = [*table.window_deadlines.values()]
-        if table.turn_deadline_ns is not None:
-            deadlines.append(table.turn_deadline_ns)
-        waits = [max(0.0, (d - now) / 1e9) for d in deadlines]
+        soonest = table.next_deadline_ns()  # the shuffle's is not among them here: it returned above
+        waits = [] if soonest is None else [max(0.0, (soonest - now) / 1e9)]
         if due is not None:
             waits.append(due)
         return min(waits) if waits else None

@@ -169,8 +169,7 @@ class SqliteStore:
     ) -> None:
         """`commit_interval_s`: the least time between two group commits. An idle host commits an input
         on the loop's next turn; a busy one gathers everything that arrives in the interval into one
-        transaction, which costs each input a fraction of a commit and lets each stream send the
-        interval's events as one message, for at most that much more latency."""
+        transaction, which costs each input a fraction of a commit, for at most that much more latency."""
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._group_commit = group_commit

@@ -431,14 +431,18 @@ class Table:
         if force or self.match is None or self.match.is_over or any(seat.is_bot for seat in self.seats):
             wake.set_result(False)
             return
+        soonest, due = self.next_deadline_ns(), self.driver_due_ns
+        if soonest is not None and (due is None or soonest < due):
+            wake.set_result(False)
+
+    def next_deadline_ns(self) -> int | None:
+        """The soonest of the table's deadlines (reaction windows, the turn clock, the shuffle), if any."""
         deadlines = [*self.window_deadlines.values()]
         if self.turn_deadline_ns is not None:
             deadlines.append(self.turn_deadline_ns)
         if self.shuffle is not None and self.shuffle.deadline_ns is not None:
             deadlines.append(self.shuffle.deadline_ns)
-        due = self.driver_due_ns
-        if deadlines and (due is None or min(deadlines) < due):
-            wake.set_result(False)
+        return min(deadlines) if deadlines else None
 
     def replay(self, journal: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
