@@ -20,10 +20,12 @@ Measured through the host, in two runs, each with a fresh host:
 The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf), with
 the same client processes, tables and seats:
   * the relay, which is `ceiling_per_s` and the denominator of `ratio`: the same number of no-op unary
-    calls and streamed messages as the host run, in the same pattern. Each table's seats hold one stream
-    each; a seat's no-op call makes the server queue one message (of the host run's mean message size)
-    for every stream of that table, each written by its stream's task as the host writes; the next seat
-    calls as soon as its own stream has the message. Latency to every seat is measured as for the host;
+    calls and streamed messages as the host run, in the same pattern. Each table plays game after game,
+    as the host clients do: 1 + seats no-op calls one after another (where they call CreateTable and
+    JoinTable), a new stream per seat, then the host run's mean number of commands per game. A seat's
+    no-op call makes the server queue one message (of the host run's mean message size) for every
+    stream of that table, each written by its stream's task as the host writes; the next seat calls as
+    soon as its own stream has the message. Latency to every seat is measured as for the host;
   * stricter figures beside it: no-op unary calls/s alone (one caller per table), and server-streamed
     messages/s (200-byte messages) on as many streams as there are seats.
 Memory: a fresh host, 1,000 tables of 4 seats, each with 4 players joined (so each match is dealt and
@@ -129,6 +131,7 @@ class Stats:
         self.messages = 0
         self.message_bytes = 0
         self.lobby_calls = 0
+        self.finished_game_commands = 0  # the commands of the games that finished: commands per game
         self.lobby_s: list[float] = []
 
     def in_window(self, t: float) -> bool:
@@ -152,6 +155,7 @@ class Game:
         self.high: list[int] = []  # per seat, the newest event number its stream delivered
         self.pending: collections.deque[tuple[int, float]] = collections.deque()  # (last event, sent at)
         self.over = asyncio.Event()
+        self.commands = 0
 
     async def setup(self) -> None:
         pb = self.pb
@@ -301,6 +305,7 @@ class Game:
             return
         t1 = time.perf_counter()
         self.stats.commands_all += 1
+        self.commands += 1
         if self.stats.in_window(t0) and self.stats.in_window(t1):
             self.stats.commands += 1
         last = response.result.last_event_number
@@ -381,6 +386,7 @@ async def role_host_client(args: argparse.Namespace) -> None:
             while time.perf_counter() < stop_at:
                 if await game.play(stop_at):
                     stats.games += 1
+                    stats.finished_game_commands += game.commands
                 else:
                     stats.abandoned += 1
                     return
@@ -397,7 +403,7 @@ async def role_host_client(args: argparse.Namespace) -> None:
         "latencies_ms": [x * 1e3 for x in stats.latencies],
         "refused": stats.refused, "errors": stats.errors, "games": stats.games, "abandoned": stats.abandoned,
         "events": stats.events, "messages": stats.messages, "message_bytes": stats.message_bytes,
-        "lobby_calls": stats.lobby_calls,
+        "lobby_calls": stats.lobby_calls, "finished_game_commands": stats.finished_game_commands,
         "cpu_s": sum(os.times()[:2]),
         "setup_ms_p50": statistics.median(stats.lobby_s) * 1e3 if stats.lobby_s else None,
     })
@@ -466,6 +472,8 @@ async def role_ceiling_server(args: argparse.Namespace) -> None:
                 await context.write(await queue.get())
         finally:
             subscribers[request].remove(queue)
+            if not subscribers[request]:
+                del subscribers[request]
 
     async def poke(request: bytes, context: Any) -> bytes:
         for queue in subscribers.get(request, ()):
@@ -543,14 +551,26 @@ async def role_ceiling_client(args: argparse.Namespace) -> None:
         await wait_for_go()
 
         # Phase 3: the relay, the issue's ceiling: the same number of no-op unary calls and streamed
-        # messages as the host run, in the same pattern. Per table, one seat pokes (a no-op command whose
-        # "events" are one message on each of the table's streams); the next seat pokes as soon as its
-        # own stream has the message, as a player acts on the event that gives it the turn.
+        # messages as the host run, in the same pattern. Per table, game after game: the set-up calls
+        # and a new stream per seat, then the host run's mean number of commands per game. One seat
+        # pokes (a no-op command whose "events" are one message on each of the table's streams); the
+        # next seat pokes as soon as its own stream has the message, as a player acts on the event
+        # that gives it the turn.
         relay: dict[str, Any] = {"calls": 0, "calls_all": 0, "latencies": []}
         start = time.perf_counter()
         w0, w1 = start + args.warmup, start + args.warmup + args.duration
 
-        async def relay_table(key: bytes) -> None:
+        async def relay_table(table: int) -> None:
+            """Game after game, as a host client plays: the set-up calls (CreateTable, then JoinTable per
+            seat: no-op calls here), one new stream per seat, then the game's commands."""
+            game = 0
+            while time.perf_counter() < w1:
+                game += 1
+                for _ in range(1 + args.seats):
+                    await noop(b"", timeout=RPC_TIMEOUT_S)
+                await relay_game(f"{args.seed}-{table}-{game}".encode())
+
+        async def relay_game(key: bytes) -> None:
             got = [0] * args.seats
             arrived: list[dict[int, float]] = [{} for _ in range(args.seats)]
             changed = asyncio.Event()
@@ -575,9 +595,9 @@ async def role_ceiling_client(args: argparse.Namespace) -> None:
             listeners = [asyncio.create_task(listen(seat)) for seat in range(args.seats)]
             try:
                 await until(range(args.seats), 1)  # every stream subscribed (message 0)
-                number = 0
-                while (t0 := time.perf_counter()) < w1:
-                    number += 1
+                for number in range(1, args.game_commands + 1):
+                    if (t0 := time.perf_counter()) >= w1:
+                        break
                     await poke(key, timeout=RPC_TIMEOUT_S)
                     t1 = time.perf_counter()
                     relay["calls_all"] += 1
@@ -595,7 +615,7 @@ async def role_ceiling_client(args: argparse.Namespace) -> None:
                 await asyncio.gather(*listeners, return_exceptions=True)
 
         cpu0 = sum(os.times()[:2])
-        await asyncio.gather(*(relay_table(f"{args.seed}-{k}".encode()) for k in range(args.tables)))
+        await asyncio.gather(*(relay_table(k) for k in range(args.tables)))
         relay["cpu_s"] = sum(os.times()[:2]) - cpu0
         lat = relay["latencies"]
         emit({"unary": unary, "stream_messages": received, "window_s": args.duration,
@@ -682,7 +702,7 @@ def client_argv(role: str, port: int, tables: int, args: argparse.Namespace, see
     return [sys.executable, str(Path(__file__).resolve()), "--role", role, "--port", str(port),
             "--tables", str(tables), "--seats", str(args.seats), "--duration", str(args.duration),
             "--warmup", str(args.warmup), "--seed", str(seed), "--max-games", str(args.max_games),
-            "--batch", str(args.batch), "--think-ms", str(args.think_ms)]
+            "--batch", str(args.batch), "--think-ms", str(args.think_ms), "--game-commands", str(args.game_commands)]
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -730,6 +750,8 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
         "p99_ms": percentile(latencies, 99),
         "latency_samples": len(latencies),
         "games": sum(r["games"] for r in results),
+        "commands_per_game": sum(r["finished_game_commands"] for r in results)
+        / max(1, sum(r["games"] for r in results)),
         "refused": sum(r["refused"] for r in results),
         "errors": sum(r["errors"] for r in results),
         "abandoned_at_end": sum(r["abandoned"] for r in results),
@@ -846,7 +868,8 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
                                            "think_ms": args.latency_think_ms, "profile": False})
         paced = await run_games(procs, tmp, paced_args, name="paced")
         say(f"  paced games done: p99 {paced['p99_ms']:.1f} ms at {args.latency_tables} tables")
-        ceiling = await run_ceiling(procs, args, round(games["stream_bytes_per_message"]))
+        relay_args = argparse.Namespace(**{**vars(args), "game_commands": max(1, round(games["commands_per_game"]))})
+        ceiling = await run_ceiling(procs, relay_args, round(games["stream_bytes_per_message"]))
         say(f"  ceiling done: {ceiling['relay_per_s']:.0f} relayed commands/s, {ceiling['unary_per_s']:.0f} unary/s")
         memory = await run_memory(procs, tmp, args)
         say(f"  memory done: {memory['mem_mb_1000_tables']:.0f} MB")
@@ -889,6 +912,7 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "client_cpu_ms_per_command": round(games["client_cpu_ms_per_command"], 3),
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
+        "commands_per_game": round(games["commands_per_game"], 1),
         "think_ms": args.think_ms,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
         "mem_mb_empty_host": round(memory["mem_mb_empty_host"], 1),
@@ -958,6 +982,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--lifetime", type=float, default=600, help=argparse.SUPPRESS)
     parser.add_argument("--message-bytes", type=int, default=200, help=argparse.SUPPRESS)
+    # The relay's commands per game: the host run's mean (set by the orchestrator).
+    parser.add_argument("--game-commands", type=int, default=60, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.tables is None:
         args.tables = 20 if args.quick else 100
