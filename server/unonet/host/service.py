@@ -51,6 +51,7 @@ MAX_CHAT = 280
 DEFAULT_PAGE_SIZE = 50  # ListTablesRequest.page_size zero: the default the contract names
 MAX_PAGE_SIZE = 500
 SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from your last event number"
+STORE_FAILED_MESSAGE = "the host could not store the table's latest inputs; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
 # WatchEventsResponse.event (field 1) and WatchEventsResponse.events (field 2) on the wire.
@@ -385,12 +386,15 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         self._writers[id(subscriber)] = (subscriber, table)
         self._arm_watchdog()
         try:
+            # The backlog and the snapshot may include inputs of the open group commit: nothing leaves
+            # before they are durable. What the queue brings later already is (`Table._publish`).
+            await self.host.store.durable()
             if snapshot is not None:
                 await self._write(context, subscriber, length_delimited(tag, snapshot.SerializeToString()))
             while True:
                 if not pending:
                     await queue.wait()
-                    if subscriber.overflowed:
+                    if subscriber.overflowed or subscriber.store_failed:
                         break
                 pending.extend(queue.take())
                 count = min(limit, len(pending))
@@ -400,11 +404,13 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 await self._write(context, subscriber, b"".join(
                     length_delimited(tag, table.render_bytes(log_entries[n - 1], seat)) for n in numbers))
         except asyncio.CancelledError:
-            if not subscriber.overflowed:
+            if not (subscriber.overflowed or subscriber.store_failed):
                 raise
         finally:
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
+        if subscriber.store_failed:
+            await abort(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
         await abort(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
 
     async def _due(self, log_entries: list[Any], pending: collections.deque[int], count: int, delay_ns: int) -> int:
@@ -420,9 +426,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         return due
 
     async def _write(self, context: Context, subscriber: Subscriber, data: bytes) -> None:
-        store = self.host.store
-        if store.in_transaction:  # an event leaves the host only once its input is committed
-            await store.durable()
         # No timer per write (and no wait_for, which on Python 3.11 can swallow a cancellation): the
         # watchdog reads `writing_since`, and a client that hangs up cancels this task directly.
         subscriber.writing_since = time.monotonic()

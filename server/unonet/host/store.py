@@ -14,7 +14,7 @@ import json
 import math
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -105,6 +105,12 @@ class Store(Protocol):
         is: a reply to the command, an event on a stream, a view that includes it."""
         ...
 
+    def when_durable(self, callback: Callable[[bool], None]) -> None:
+        """Call `callback(True)` once every input appended so far is durable (at once if it is), or
+        `callback(False)` if writing them failed: how a table hands its events to the streams only
+        once they may leave, without a task per stream waiting on `durable`."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -148,6 +154,9 @@ class MemoryStore:
     async def durable(self) -> None:
         return
 
+    def when_durable(self, callback: Callable[[bool], None]) -> None:
+        callback(True)
+
     def close(self) -> None:
         pass
 
@@ -175,7 +184,11 @@ class SqliteStore:
         self._group_commit = group_commit
         self._commit_interval_s = commit_interval_s
         self._last_commit = -math.inf  # loop time of the last group commit
-        self._committed: asyncio.Future[None] | None = None  # the open group's; None: none open
+        self._group_open = False
+        # Who hears when the open group is written: one future per `durable` caller (cancelling one
+        # cancels nobody else's wait) and the `when_durable` callbacks.
+        self._waiters: list[asyncio.Future[None]] = []
+        self._callbacks: list[Callable[[bool], None]] = []
         # The open group's rows, written in one transaction by `_commit` (two executemany calls), so an
         # input costs the loop two list appends rather than SQLite statements of its own.
         self._journal_rows: list[tuple[Any, ...]] = []
@@ -208,7 +221,7 @@ class SqliteStore:
 
     def _join_group(self) -> bool:
         """True if the append joins the group the running loop commits (opening it if none is open)."""
-        if self._committed is not None:
+        if self._group_open:
             return True
         if not self._group_commit:
             return False
@@ -216,7 +229,7 @@ class SqliteStore:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return False
-        self._committed = loop.create_future()
+        self._group_open = True
         due = self._last_commit + self._commit_interval_s
         if due <= loop.time():
             loop.call_soon(self._commit)
@@ -241,27 +254,43 @@ class SqliteStore:
         with contextlib.suppress(RuntimeError):  # close() outside a loop
             self._last_commit = asyncio.get_running_loop().time()
         with self._lock:
-            committed, self._committed = self._committed, None
+            if not self._group_open:
+                return
+            self._group_open = False
             journal_rows, self._journal_rows = self._journal_rows, []
             event_rows, self._event_rows = self._event_rows, []
-            if committed is None:
-                return
+            waiters, self._waiters = self._waiters, []
+            callbacks, self._callbacks = self._callbacks, []
             try:
                 self._write(journal_rows, event_rows)
             except BaseException as error:  # nothing of the group may be acknowledged
-                committed.set_exception(error)
-                committed.exception()  # retrieved here too: a group nobody awaited must not warn
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_exception(error)
+                for callback in callbacks:
+                    callback(False)
                 raise
-            committed.set_result(None)
+        for waiter in waiters:
+            if not waiter.done():  # a cancelled caller
+                waiter.set_result(None)
+        for callback in callbacks:
+            callback(True)
 
     @property
     def in_transaction(self) -> bool:
-        return self._committed is not None
+        return self._group_open
 
     async def durable(self) -> None:
-        committed = self._committed
-        if committed is not None:
-            await asyncio.shield(committed)
+        if self._group_open:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
+
+    def when_durable(self, callback: Callable[[bool], None]) -> None:
+        if self._group_open:
+            self._callbacks.append(callback)
+        else:
+            callback(True)
 
     def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
         where = " WHERE table_id NOT IN (SELECT table_id FROM archived)" if live_only else ""

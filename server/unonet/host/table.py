@@ -172,8 +172,12 @@ class Subscriber:
     """One WatchEvents stream. Its queue is bounded: a reader that falls too far behind is cut off."""
 
     seat: int | None
+    # The first event number the table hands to `queue`: the stream reads the ones before it from
+    # the log (its backlog), so none comes twice.
+    first_queued: int = 1
     queue: Mailbox = field(default_factory=lambda: Mailbox(SUBSCRIBER_QUEUE))
     overflowed: bool = False
+    store_failed: bool = False  # the store could not write the inputs behind the events it waits for
     task: asyncio.Task[Any] | None = None
     # The event loop time at which the stream's pending write began, 0.0 when none is pending: a single
     # watchdog (WatchService) cuts off a stream whose write stays pending too long, with no timer per write.
@@ -218,6 +222,9 @@ class Table:
         self.match: Match | None = None
         self.log: list[LogEntry] = []
         self.subscribers: list[Subscriber] = []
+        # Event numbers recorded but not yet handed to the subscribers: they go out once the store
+        # says their inputs are durable (`_publish`), all the events of one group commit at once.
+        self._unpublished: list[int] = []
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
@@ -828,7 +835,9 @@ class Table:
     # ----------------------------------------------------------------------------- subscribers
 
     def subscribe(self, seat: int | None) -> Subscriber:
-        subscriber = Subscriber(seat)
+        """A new stream: the table queues it every event after the current last one (the stream reads
+        the earlier ones from the log, once they are durable: `store.durable()`)."""
+        subscriber = Subscriber(seat, first_queued=self.last_number + 1)
         self.subscribers.append(subscriber)
         if seat is not None:
             self.seats[seat].connected += 1
@@ -841,11 +850,28 @@ class Table:
                 self.seats[subscriber.seat].connected -= 1
 
     def _publish(self, produced: list[LogEntry]) -> None:
+        """Hand the events to every stream once their inputs are durable: one wake-up per stream per
+        group commit, and no stream task waits on the store itself."""
         if not produced:
             return
-        numbers = [entry.number for entry in produced]
+        first_wait = not self._unpublished
+        self._unpublished.extend(entry.number for entry in produced)
+        if first_wait:
+            self.store.when_durable(self._deliver)
+
+    def _deliver(self, durable: bool) -> None:
+        numbers, self._unpublished = self._unpublished, []
         for subscriber in list(self.subscribers):
-            if not subscriber.queue.put(numbers):
+            if not durable:  # the store failed: these events may never leave, so the stream ends
+                subscriber.store_failed = True
+                self.unsubscribe(subscriber)
+                if subscriber.task is not None:
+                    subscriber.task.cancel()
+                continue
+            mine = numbers
+            if numbers[0] < subscriber.first_queued:  # it subscribed after some of them: its backlog
+                mine = [number for number in numbers if number >= subscriber.first_queued]
+            if mine and not subscriber.queue.put(mine):
                 self.cut_off(subscriber)
 
     def cut_off(self, subscriber: Subscriber) -> None:
