@@ -148,3 +148,86 @@ async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_
         await host.stop()
         await server.stop(grace=None)
         store.close()
+
+
+class FailingStore(SqliteStore):
+    """A store whose next group commit fails (a full disk), on demand."""
+
+    fail_next = False
+
+    def _write(self, journal_rows, event_rows) -> None:
+        if self.fail_next:
+            self.fail_next = False
+            raise sqlite3.OperationalError("database or disk is full")
+        super()._write(journal_rows, event_rows)
+
+
+async def _joined_table(host: Host):
+    from unonet.host.table import TableSettings
+
+    settings = TableSettings(name="t", seat_count=2, preset="standard", overrides={}, turn_time_s=600)
+    table = host.create_table(settings, seed=3)
+    for name in ("ann", "bob"):
+        table.join(name, None, False)
+    await host.store.durable()
+    return table
+
+
+async def test_a_stream_that_subscribes_while_its_events_are_being_committed_gets_each_once(tmp_path) -> None:
+    store = SqliteStore(tmp_path / "g.db", commit_interval_s=3600.0)  # the group stays open until durable()
+    host = Host(store)
+    try:
+        table = await _joined_table(host)
+        early = table.subscribe(0)
+        table.record({"k": "chat", "seat": 0, "name": "ann", "text": "before"})  # held in the open group
+        assert store.in_transaction and early.queue.qsize() == 0  # not durable: not handed out yet
+        late = table.subscribe(1)  # reads up to here from the log (its backlog)
+        assert late.first_queued == table.last_number + 1
+        table.record({"k": "chat", "seat": 1, "name": "bob", "text": "after"})
+        store._commit()  # the interval would end it; no need to wait
+        assert early.queue.take() == [table.last_number - 1, table.last_number]
+        assert late.queue.take() == [table.last_number]  # not the one in its backlog too
+    finally:
+        await host.stop()
+        store.close()
+
+
+async def test_a_failed_group_commit_sends_none_of_its_events_and_ends_the_streams(tmp_path) -> None:
+    store = FailingStore(tmp_path / "g.db")
+    server, port, host = await create_server("127.0.0.1:0", host=Host(store))
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        table = await _joined_table(host)
+        watch = watch_service_pb2_grpc.WatchServiceStub(channel)
+        stream = watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+            table_id=table.table_id, token=table.seats[0].token, batch=64))
+        seen = 0
+        async with asyncio.timeout(TIMEOUT):
+            while seen < table.last_number:  # the backlog
+                seen = (await stream.read()).events[-1].number
+            store.fail_next = True
+            async with table.lock:
+                table.record({"k": "chat", "seat": 0, "name": "ann", "text": "lost"})
+            try:
+                await store.durable()
+            except sqlite3.OperationalError:
+                pass
+            else:
+                raise AssertionError("the group commit did not fail")
+            try:
+                response = await stream.read()
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.UNAVAILABLE
+                detail = dict(error.trailing_metadata())["unonet-error-bin"]
+                from unonet.v1 import errors_pb2
+
+                assert errors_pb2.ErrorDetail.FromString(detail).reason == "STORE_FAILED"
+            else:
+                raise AssertionError(f"the stream went on after a failed commit: {response}")
+        assert not table.subscribers
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        store.close()
