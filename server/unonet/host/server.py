@@ -18,7 +18,10 @@ from unonet.host.service import add_services
 from unonet.host.store import SqliteStore, Store
 
 log = logging.getLogger(__name__)
-MAX_MESSAGE_BYTES = 64 * 1024
+# What the transport accepts: well above the 64 KiB the handlers allow (service.MAX_REQUEST_BYTES),
+# so an oversized request reaches them and is refused with its reason, MESSAGE_TOO_LARGE; only one
+# beyond this gets the library's bare RESOURCE_EXHAUSTED.
+MAX_TRANSPORT_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
 async def create_server(
@@ -29,12 +32,13 @@ async def create_server(
 ) -> tuple[grpc.aio.Server, int, Host]:
     """A started-ready server bound to `address` (port 0 picks a free port); returns (server, port, host).
 
-    The caller awaits `server.start()`. Requests over 64 KiB are refused with RESOURCE_EXHAUSTED.
+    The caller awaits `server.start()`. Requests over 64 KiB are refused with RESOURCE_EXHAUSTED
+    (reason MESSAGE_TOO_LARGE).
     """
     host = host if host is not None else Host()
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", MAX_TRANSPORT_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
         ]
     )

@@ -20,12 +20,11 @@ import grpc
 
 from unonet.engine import PRESETS, UnoError, find_ruleset
 from unonet.host import convert
-from unonet.host.bots import BOT_KINDS
+from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
 from unonet.host.host import Host
-from unonet.host.table import Subscriber, Table, TableSettings, length_delimited
+from unonet.host.table import DEFAULT_REACTION_TIME_S, Subscriber, Table, TableSettings, length_delimited
 from unonet.v1 import (
-    actions_pb2,
     chat_service_pb2,
     chat_service_pb2_grpc,
     events_pb2,
@@ -48,6 +47,11 @@ R = TypeVar("R")
 MAX_NAME = 32
 MAX_TABLE_NAME = 64
 MAX_CHAT = 280
+MAX_CLOCK_S = 86_400.0  # a day: any clock setting beyond it is a mistake
+MAX_SPECTATOR_DELAY_S = 3_600.0
+# A request bigger than this is refused with MESSAGE_TOO_LARGE (the transport itself takes up to
+# server.MAX_TRANSPORT_MESSAGE_BYTES, so that the refusal can carry its reason).
+MAX_REQUEST_BYTES = 64 * 1024
 DEFAULT_PAGE_SIZE = 50  # ListTablesRequest.page_size zero: the default the contract names
 MAX_PAGE_SIZE = 500
 SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from your last event number"
@@ -62,6 +66,8 @@ def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R
     @functools.wraps(handler)
     async def wrapper(self: Any, request: Any, context: Context) -> R:
         try:
+            if request.ByteSize() > MAX_REQUEST_BYTES:
+                raise exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes")
             response = await handler(self, request, context)
         except (HostError, UnoError) as error:
             await self.host.store.durable()
@@ -85,8 +91,33 @@ def _name(value: str, field: str, limit: int) -> str:
     return value
 
 
-def _seconds(duration: Any, default: float) -> float:
-    return duration.ToNanoseconds() / 1e9 if duration.ToNanoseconds() else default
+def _bot_kind(name: str) -> str:
+    """A bot kind the host has (empty: its default), or UNKNOWN_BOT_KIND."""
+    kind = name or DEFAULT_BOT_KIND
+    if kind not in BOT_KINDS:
+        raise invalid("UNKNOWN_BOT_KIND", f"no bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+    return kind
+
+
+def _clock(clock: Any) -> dict[str, Any]:
+    """The TableSettings clock fields for a ClockSettings taken as written (an unset clock is the host's
+    default, TableSettings' own): a zero turn_time is no clock, zero strikes never take a seat over, a
+    zero reaction_time is the host's default. Negative or absurd durations are BAD_CLOCK."""
+    seconds = {}
+    for field in ("turn_time", "time_bank", "reaction_time"):
+        value = getattr(clock, field).ToNanoseconds() / 1e9
+        if not 0 <= value <= MAX_CLOCK_S:
+            raise invalid("BAD_CLOCK", f"clock.{field} must be 0 to {MAX_CLOCK_S:.0f} seconds, not {value:g}")
+        seconds[field] = value
+    kind = _bot_kind(clock.takeover_bot_kind)
+    return {
+        "turn_time_s": seconds["turn_time"],
+        "time_bank_s": seconds["time_bank"],
+        "reaction_time_s": seconds["reaction_time"] or DEFAULT_REACTION_TIME_S,
+        "strikes_before_takeover": clock.strikes_before_takeover,
+        "takeover_policy": "forfeit" if clock.takeover_policy == table_pb2.TAKEOVER_POLICY_FORFEIT else "bot",
+        "takeover_bot_kind": kind,
+    }
 
 
 class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
@@ -98,20 +129,17 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         if not 2 <= request.seat_count <= 10:
             raise invalid("BAD_SEAT_COUNT", f"a table seats 2 to 10 players, not {request.seat_count}")
         ruleset = convert.ruleset_from_pb(request.preset, request.overrides)
-        clock = request.clock
-        policy = "forfeit" if clock.takeover_policy == table_pb2.TAKEOVER_POLICY_FORFEIT else "bot"
+        delay = request.spectator_delay.ToNanoseconds() / 1e9
+        if not 0 <= delay <= MAX_SPECTATOR_DELAY_S:
+            raise invalid("INVALID_FIELD", f"spectator_delay must be 0 to {MAX_SPECTATOR_DELAY_S:.0f} seconds")
         settings = TableSettings(
             name=_name(request.name, "name", MAX_TABLE_NAME) if request.name else "table",
             seat_count=request.seat_count,
             preset=ruleset.name if ruleset.name in PRESETS else (request.preset or "standard"),
             overrides=_overrides(request.preset, ruleset),
-            turn_time_s=_seconds(clock.turn_time, 30.0),
-            time_bank_s=_seconds(clock.time_bank, 0.0),
-            strikes_before_takeover=clock.strikes_before_takeover or 3,
-            takeover_policy=policy,
-            reaction_time_s=_seconds(clock.reaction_time, 1.5),
-            spectator_delay_s=_seconds(request.spectator_delay, 0.0),
+            spectator_delay_s=delay,
             manual_start=request.manual_start,
+            **(_clock(request.clock) if request.HasField("clock") else {}),
         )
         table = self.host.create_table(settings)
         return lobby_service_pb2.CreateTableResponse(table=table.info(), owner_token=table.owner_token)
@@ -159,16 +187,14 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def LeaveTable(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
         async with table.lock:
-            seat = table.player_seat(request.token)
+            seat = table.acting_seat(request.token)
             table.record({"k": "leave", "seat": seat})
             return lobby_service_pb2.LeaveTableResponse(event_number=table.last_number)
 
     @_refusals
     async def AddBots(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
-        kind = request.bot_kind or "random"
-        if kind not in BOT_KINDS:
-            raise invalid("UNKNOWN_BOT_KIND", f"no bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+        kind = _bot_kind(request.bot_kind)
         async with table.lock:
             _owner(table, request.owner_token)
             free = [seat.index for seat in table.seats if not seat.is_occupied]
@@ -184,7 +210,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         table = self.host.table(request.table_id)
         async with table.lock:
             _owner(table, request.owner_token)
-            table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": request.bot_kind or "random"})
+            kind = _bot_kind(request.bot_kind)
+            table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
             return lobby_service_pb2.StartTableResponse(event_number=table.last_number)
 
     @_refusals
@@ -197,7 +224,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
 
     @_refusals
     async def ListBotKinds(self, request: Any, context: Context) -> Any:  # noqa: N802
-        kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == "random")
+        kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
                  for name, text in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
@@ -240,7 +267,7 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
         hint = getattr(request, "reaction_window_id", 0)
         while True:
             async with table.lock:
-                seat = table.player_seat(request.token)
+                seat = table.acting_seat(request.token, request.command_id)
                 actions = convert.action_from_request(seat, request)
                 waiting = table.races.submit(table, seat, request.command_id, actions, arrived_ns=arrived,
                                              claimed_s=claimed, window_hint=hint)
@@ -304,7 +331,7 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
     async def CommitEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
         async with table.lock:
-            seat = table.player_seat(request.token)
+            seat = table.acting_seat(request.token, request.command_id)
             result = table.entropy(seat, request.command_id, commitment=request.commitment)
         return play_service_pb2.CommitEntropyResponse(result=result)
 
@@ -312,7 +339,7 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
     async def RevealEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
         async with table.lock:
-            seat = table.player_seat(request.token)
+            seat = table.acting_seat(request.token, request.command_id)
             result = table.entropy(seat, request.command_id, value=request.entropy)
         return play_service_pb2.RevealEntropyResponse(result=result)
 
@@ -326,14 +353,7 @@ class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
         table = self.host.table(request.table_id)
         text = _name(request.text, "text", MAX_CHAT)
         async with table.lock:
-            seat = table.seat_for(request.token)
-            name = table.seats[seat].name if seat is not None else table.spectators[request.token]
-            produced = table.record({"k": "chat", "seat": seat, "name": name, "text": text})
-            penalized = len(produced) > 1
-            outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED if penalized else actions_pb2.COMMAND_OUTCOME_APPLIED
-            result = actions_pb2.CommandResult(
-                event_number=produced[0].number, last_event_number=table.last_number, outcome=outcome
-            )
+            result = table.chat(request.token, request.command_id, text)
         return chat_service_pb2.SendChatResponse(result=result)
 
 
@@ -366,6 +386,9 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             seat = table.seat_for(request.token) if request.token else None
         except (HostError, UnoError) as error:
             await abort(context, error)
+            return
+        if request.ByteSize() > MAX_REQUEST_BYTES:
+            await abort(context, exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes"))
             return
         limit = min(request.batch, MAX_BATCH) if request.batch > 1 else 1
         tag = EVENTS_FIELD if limit > 1 else EVENT_FIELD

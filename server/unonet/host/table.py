@@ -31,7 +31,7 @@ from unonet.engine import (
 from unonet.engine import events as ev
 from unonet.host import convert
 from unonet.host.actions_json import dump_action, load_action
-from unonet.host.bots import choose_action
+from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.races import RaceBook
@@ -39,6 +39,7 @@ from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
 SUBSCRIBER_QUEUE = 2048
+DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
 # Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
 _PUBLIC = object()
@@ -78,7 +79,8 @@ class TableSettings:
     time_bank_s: float = 0.0
     strikes_before_takeover: int = 3
     takeover_policy: str = "bot"
-    reaction_time_s: float = 1.5
+    takeover_bot_kind: str = DEFAULT_BOT_KIND
+    reaction_time_s: float = DEFAULT_REACTION_TIME_S
     spectator_delay_s: float = 0.0
     manual_start: bool = False
 
@@ -116,6 +118,7 @@ class LogEntry:
     event: Event | events_pb2.Event
     legal: dict[int, actions_pb2.LegalActions] | None = None
     refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
+    deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
     wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)
     legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
 
@@ -272,6 +275,17 @@ class Table:
             raise denied("SPECTATOR", "spectators watch; only players act")
         return seat
 
+    def acting_seat(self, token: str, command_id: str | None = None) -> int:
+        """The seat a player's command acts for. Refuses spectators, and a seat taken over (by a bot or
+        forfeited): its player may still watch it, not act. A retry of a command applied before the
+        takeover is let through, to get its first result, and so is anything once the match is over, to
+        be told GAME_OVER."""
+        seat = self.player_seat(token)
+        over = self.match is not None and self.match.is_over
+        if self.seats[seat].taken_over and not over and (command_id is None or (seat, command_id) not in self.commands):
+            raise precondition("SEAT_TAKEN_OVER", f"seat {seat} was taken over; its player can no longer act")
+        return seat
+
     def seat_states(self) -> list[table_pb2.SeatState]:
         game = self.match.game if self.match is not None and self.match.round_no else None
         now = self.clock_ns()
@@ -312,6 +326,7 @@ class Table:
         pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
         pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))
         pb.clock.strikes_before_takeover = s.strikes_before_takeover
+        pb.clock.takeover_bot_kind = s.takeover_bot_kind
         pb.clock.takeover_policy = (
             table_pb2.TAKEOVER_POLICY_FORFEIT if s.takeover_policy == "forfeit" else table_pb2.TAKEOVER_POLICY_BOT
         )
@@ -334,6 +349,8 @@ class Table:
             out = convert.event_to_pb(entry.event, seat, refs=entry.refs)
         out.number = entry.number
         out.time.FromNanoseconds(entry.time_ns)
+        if entry.deadline_ns is not None:
+            out.turn_started.deadline.FromNanoseconds(entry.deadline_ns)
         return out
 
     def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
@@ -392,6 +409,8 @@ class Table:
         pb.view_time.FromNanoseconds(self.clock_ns())
         if self.turn_deadline_ns is not None:
             pb.turn_deadline.FromNanoseconds(self.turn_deadline_ns)
+        if seat is not None and (deadline := self._legal_deadline(seat, pb.legal_actions)) is not None:
+            pb.legal_actions.deadline.FromNanoseconds(deadline)
         for window in pb.open_windows:
             timing = self.races.window_timing(window.id)
             if timing is not None:
@@ -419,6 +438,7 @@ class Table:
         now = self.clock_ns() if time_ns is None else time_ns
         produced = self._apply(entry, now)
         self.races.after_record(self, entry, produced, now)  # before anything renders or journals them
+        self._stamp_deadlines(produced)
         self._seq += 1
         if not self._replaying:
             watched = bool(self.subscribers)
@@ -427,6 +447,36 @@ class Table:
         self._publish(produced)
         self.wake_driver()
         return produced
+
+    def _stamp_deadlines(self, produced: list[LogEntry]) -> None:
+        """Put the clocks where the seats look: the TurnStarted of the seat being timed and its legal
+        actions carry its turn deadline; legal actions that answer a blocking window, the window's.
+        Done once the input is applied, when the clocks are armed, and before anything renders."""
+        if not produced or self.shuffle is not None:  # a shuffle's legal actions carry their own
+            return
+        seat, deadline = self._clock_seat, self.turn_deadline_ns
+        if deadline is not None:
+            for entry in produced:
+                if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
+                    entry.deadline_ns = deadline
+        legal = produced[-1].legal
+        if not legal:
+            return
+        for owner, actions in list(legal.items()):
+            when = self._legal_deadline(owner, actions)
+            if when is not None:  # a copy: the shared "nothing to do" messages never change
+                stamped = actions_pb2.LegalActions()
+                stamped.CopyFrom(actions)
+                stamped.deadline.FromNanoseconds(when)
+                legal[owner] = stamped
+
+    def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
+        """When `seat`'s listed options run out: its turn clock, else the soonest blocking window it
+        may answer; None when nothing it may do is timed."""
+        if seat == self._clock_seat and self.turn_deadline_ns is not None and actions.required:
+            return self.turn_deadline_ns
+        windows = [self.window_deadlines[w] for w in actions.react_window_ids if w in self.window_deadlines]
+        return min(windows) if windows else None
 
     def wake_driver(self, *, force: bool = False) -> None:
         """The table changed: its driver looks again at bots, windows and clocks, unless nothing it
@@ -539,12 +589,26 @@ class Table:
         ]
         if self.match is None:
             seat.token, seat.name = "", ""
-        else:  # mid-match, a bot takes the seat over so the game goes on
-            seat.is_bot, seat.bot_kind, seat.taken_over = True, "random", True
-            events.append(self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
-                seat=seat.index, policy=table_pb2.TAKEOVER_POLICY_BOT, bot_kind="random",
-                reason=events_pb2.TAKEOVER_REASON_LEFT)))
-        return self._append(events, now)
+        else:  # mid-match, the table's takeover policy: a bot plays on, or the seat forfeits
+            events += self._take_over(seat, events_pb2.TAKEOVER_REASON_LEFT)
+        produced = self._append(events, now)
+        if self.match is not None:
+            self._after_change(now)
+        return produced
+
+    def _take_over(self, seat: Seat, reason: events_pb2.TakeoverReason.ValueType) -> list[Event | events_pb2.Event]:
+        """Hand a seat to a bot of the table's takeover kind, or forfeit it, as the takeover policy says."""
+        assert self.match is not None
+        forfeits = self.settings.takeover_policy == "forfeit"
+        seat.taken_over = True
+        if not forfeits:
+            seat.is_bot, seat.bot_kind = True, self.settings.takeover_bot_kind
+        policy = table_pb2.TAKEOVER_POLICY_FORFEIT if forfeits else table_pb2.TAKEOVER_POLICY_BOT
+        events: list[Event | events_pb2.Event] = [self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
+            seat=seat.index, policy=policy, bot_kind="" if forfeits else seat.bot_kind, reason=reason))]
+        if forfeits and not self.match.is_over:
+            events += self.match.forfeit(seat.index)  # out of the match: the others play on
+        return events
 
     def _apply_start(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         if self.match is not None:
@@ -646,16 +710,7 @@ class Table:
             if keep is not None:  # the default is draw, then pass: a playable drawn card is kept
                 events += self.match.apply(keep)
         if self.settings.strikes_before_takeover and seat.strikes >= self.settings.strikes_before_takeover:
-            forfeits = self.settings.takeover_policy == "forfeit"
-            seat.taken_over = True
-            if not forfeits:
-                seat.is_bot, seat.bot_kind = True, "random"
-            policy = table_pb2.TAKEOVER_POLICY_FORFEIT if forfeits else table_pb2.TAKEOVER_POLICY_BOT
-            events.append(self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
-                seat=seat.index, policy=policy, bot_kind="" if forfeits else "random",
-                reason=events_pb2.TAKEOVER_REASON_STRIKES)))
-            if forfeits and not self.match.is_over:
-                events += self.match.forfeit(seat.index)  # out of the match: the others play on
+            events += self._take_over(seat, events_pb2.TAKEOVER_REASON_STRIKES)
         produced = self._append(events, now)
         self._after_change(now)
         return produced
@@ -669,7 +724,18 @@ class Table:
             if penalty:
                 events.append(self._host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=2)))
                 events += penalty
-        return self._append(events, now)
+        produced = self._append(events, now)
+        if entry.get("cid"):  # remembered, so a retry (after a restart too) gets this result
+            self.commands[_chat_key(seat, entry.get("by"), entry["cid"])] = CommandRecord(
+                {"text": entry["text"]}, self._chat_result(produced))
+        return produced
+
+    def _chat_result(self, produced: list[LogEntry]) -> actions_pb2.CommandResult:
+        """A chat message's events: the message, then any penalty for breaking a silence (H14)."""
+        penalized = len(produced) > 1
+        return actions_pb2.CommandResult(
+            event_number=produced[0].number, last_event_number=self.last_number,
+            outcome=actions_pb2.COMMAND_OUTCOME_PENALIZED if penalized else actions_pb2.COMMAND_OUTCOME_APPLIED)
 
     def _after_change(self, now: int) -> None:
         """Re-arm the turn clock and the deadlines of newly opened blocking windows."""
@@ -815,6 +881,26 @@ class Table:
         self.record({"k": "cmd", "seat": seat, "cid": command_id, **request})
         return self.commands[(seat, command_id)].result
 
+    def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
+        """A chat message from a seat or a spectator, shown once per command id (a retry gets the first
+        result). Under silent_two (H14) a seat's message may draw a penalty."""
+        if len(command_id) > 64:
+            raise invalid("COMMAND_ID_TOO_LONG", "command ids are at most 64 characters")
+        seat = self.seat_for(token)
+        by = token if seat is None else None  # a spectator's retries are told apart by its token
+        if command_id:
+            previous = self.commands.get(_chat_key(seat, by, command_id))
+            if previous is not None:
+                if previous.request != {"text": text}:
+                    raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for another message")
+                return previous.result
+        name = self.seats[seat].name if seat is not None else self.spectators[token]
+        entry: dict[str, Any] = {"k": "chat", "seat": seat, "name": name, "text": text}
+        if command_id:
+            entry.update({"cid": command_id, **({"by": by} if by is not None else {})})
+        produced = self.record(entry)
+        return self.commands[_chat_key(seat, by, command_id)].result if command_id else self._chat_result(produced)
+
     def join(self, name: str, seat: int | None, spectator: bool) -> tuple[str, int | None]:
         token = secrets.token_urlsafe(24)
         if spectator:
@@ -881,3 +967,11 @@ class Table:
         subscriber.queue.clear()
         if subscriber.task is not None:
             subscriber.task.cancel()
+
+
+def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) -> tuple[int, str]:
+    """Where a chat message's command id is remembered: apart from the seat's game commands (a client
+    may number both from one), and per spectator for spectators (who have no seat)."""
+    if seat is not None:
+        return seat, f"chat:{command_id}"
+    return -1, f"chat:{spectator_token}:{command_id}"
