@@ -79,3 +79,43 @@ def test_with_the_forfeit_policy_a_struck_out_player_leaves_the_match() -> None:
     host._step(table)
     assert table.seats[seat].taken_over and not table.seats[seat].is_bot
     assert table.match.is_over and table.match.winners == (1 - seat,)
+
+
+def test_a_player_who_leaves_mid_match_forfeits_under_the_forfeit_policy() -> None:
+    clock = FakeClock()
+    _, table, seat = table_with_clock(clock, turn_time_s=10, takeover_policy="forfeit")
+    table.record({"k": "leave", "seat": seat})
+    assert table.seats[seat].taken_over and not table.seats[seat].is_bot
+    assert table.match.is_over and table.match.winners == (1 - seat,)
+
+
+def test_a_turn_and_its_legal_actions_carry_the_turn_deadline_and_views_agree() -> None:
+    clock = FakeClock()
+    _, table, seat = table_with_clock(clock, turn_time_s=10)
+    before = table.last_number
+    table.command(seat, "d", (Draw(seat),))
+    if table.match.game.to_act == seat:  # a playable card was drawn: keep it, so the turn moves on
+        keep = next(a for a in legal_actions(table.match.game, seat) if type(a).__name__ == "Pass")
+        table.command(seat, "p", (keep,))
+    mover = table.match.game.to_act
+    started = [e for e in table.log[before:] if type(e.event).__name__ == "TurnStarted"]
+    assert started and started[-1].event.seat == mover
+    rendered = table.render(started[-1], 1 - mover)
+    assert rendered.turn_started.deadline.ToNanoseconds() == table.turn_deadline_ns
+    last = table.log[-1]
+    mine, theirs = table.render(last, mover), table.render(last, 1 - mover)
+    assert mine.your_legal_actions.deadline.ToNanoseconds() == table.turn_deadline_ns
+    assert not theirs.your_legal_actions.HasField("deadline")  # nothing of theirs is timed
+    assert table.view(mover).legal_actions.deadline.ToNanoseconds() == table.turn_deadline_ns
+
+
+def test_without_a_clock_nothing_carries_a_deadline() -> None:
+    clock = FakeClock()
+    _, table, seat = table_with_clock(clock, turn_time_s=0)
+    table.command(seat, "d", (Draw(seat),))
+    assert table.turn_deadline_ns is None
+    for entry in table.log:
+        for viewer in (0, 1):
+            rendered = table.render(entry, viewer)
+            assert not rendered.your_legal_actions.HasField("deadline")
+            assert not rendered.turn_started.HasField("deadline")
