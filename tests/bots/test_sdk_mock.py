@@ -413,12 +413,15 @@ async def test_a_bot_catches_after_its_injected_reaction_delay(host):
     assert (catch.target_seat, catch.reaction_window_id) == (2, 9)
 
 
-async def test_a_bot_stops_when_its_seat_is_taken_over(host):
+@pytest.mark.parametrize("reason", ["SEAT_TAKEN_OVER", "GAME_OVER"])  # the reasons the host sends
+async def test_a_bot_stops_when_its_seat_can_no_longer_act(host, reason):
     fake, client = host
     fake.log = [chat(1)]
     fake.view = turn_view([RED_FIVE, BLUE_TWO, BLUE_TWO], [RED_FIVE])
-    fake.answers["PlayCards"] = [Abort(grpc.StatusCode.FAILED_PRECONDITION, "SEAT_TAKEN_OVER")]
-    assert await asyncio.wait_for(RandomBot(seed=3).run(client, TABLE, 0), TIMEOUT) is None
+    fake.answers["PlayCards"] = [Abort(grpc.StatusCode.FAILED_PRECONDITION, reason)]
+    bot = RandomBot(seed=3)
+    assert await asyncio.wait_for(bot.run(client, TABLE, 0), TIMEOUT) is None
+    assert bot.commands_sent == 0 and bot.refusals == 1  # it stopped: no retry after the refusal
 
 
 async def test_a_bot_falls_back_to_drawing_when_its_policy_fails(host):

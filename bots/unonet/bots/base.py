@@ -49,8 +49,10 @@ log = logging.getLogger(__name__)
 #: An awaitable pause before an optional reaction; tests inject one that does not sleep.
 ReactionDelay = Callable[[], Awaitable[None]]
 
-# FAILED_PRECONDITION reasons after which this seat can never act again.
-_TERMINAL_REASONS = frozenset({"MATCH_OVER", "SEAT_TAKEN_OVER", "SEAT_ELIMINATED"})
+# FAILED_PRECONDITION reasons after which this seat can never act again (errors.proto): the match is
+# over, or the seat was handed to a bot or forfeited. A seat eliminated by the scores learns it from
+# its view (PHASE_MATCH_OVER or no seat in the round), not from a reason of its own.
+_TERMINAL_REASONS = frozenset({"GAME_OVER", "SEAT_TAKEN_OVER"})
 
 # A guard against a policy that loops: no decision point needs this many commands in a row.
 _MAX_COMMANDS_IN_A_ROW = 32

@@ -53,7 +53,8 @@ def describe(event: events_pb2.Event, names: Sequence[str] = ()) -> str | None:
             return f"{who(p.seat)} names {_COLORS.get(p.color, '?')}"
         case "cards_drawn":
             reason = events_pb2.DrawReason.Name(p.reason).removeprefix("DRAW_REASON_").lower().replace("_", " ")
-            faces = f": {refs_text(p.cards)}" if len(p.cards) else ""
+            shown = refs_text(p.cards)  # empty for whoever may not see the faces (a spectator, the others)
+            faces = f": {shown}" if shown else ""
             return f"{who(p.seat)} draws {p.count} ({reason}){faces}"
         case "turn_skipped":
             return f"{who(p.seat)} is skipped"
