@@ -11,7 +11,7 @@ import json
 import random
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,10 @@ def run_scenario(data: Mapping[str, Any], *, name: str = "<scenario>") -> Scenar
     result = ScenarioResult(name, rule, str(data.get("title", "")), [])
     try:
         match = _build_match(data)
-        log = list(match.start())
+        try:
+            log = list(match.start())
+        except UnoError as error:
+            raise ScenarioError(f"bad set-up: {error}") from error
         _check(match, log, data.get("expect_start", {}), result, 0, "set-up")
         for index, step in enumerate(data.get("steps", []), start=1):
             _run_step(match, log, step, result, index)
@@ -147,11 +150,18 @@ def _build_match(data: Mapping[str, Any]) -> Match:
     unknown = set(data) - known
     if unknown:
         raise ScenarioError(f"unknown top-level keys: {sorted(unknown)}")
+    for key in ("options", "setup", "expect_start"):
+        _table(data.get(key, {}), key)
+    steps = data.get("steps", [])
+    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+        raise ScenarioError("steps must be a list of tables ([[steps]])")
     try:
         ruleset = find_ruleset(str(data.get("ruleset", "standard")), **dict(data.get("options", {})))
     except UnoError as error:
         raise ScenarioError(str(error)) from error
-    players = int(data.get("players", 2))
+    players = data.get("players", 2)
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise ScenarioError(f"players must be a whole number from 2 to 10, not {players!r}")
     setup = dict(data.get("setup", {}))
     rng = random.Random(setup.pop("seed", 0))
     totals = setup.pop("totals", None)
@@ -162,6 +172,10 @@ def _build_match(data: Mapping[str, Any]) -> Match:
         decks.insert(0, cards(setup.pop("deck")))
     first_round: Game | None = None
     if "hands" in setup:
+        for key in ("current", "dealer"):
+            value = setup.get(key) if key == "current" else dealer
+            if value is not None and value not in range(players):
+                raise ScenarioError(f"bad position: {key} must be a seat from 0 to {players - 1}, not {value!r}")
         try:
             first_round = Game.from_position(
                 ruleset,
@@ -175,22 +189,74 @@ def _build_match(data: Mapping[str, Any]) -> Match:
                 dealer=int(dealer if dealer is not None else 0),
                 seats_in_play=setup.pop("seats_in_play", None),
             )
-        except (UnoError, KeyError) as error:
+        except KeyError as error:
+            raise ScenarioError(f"bad position: setup needs {error}") from error
+        except (UnoError, IndexError, TypeError, ValueError) as error:
             raise ScenarioError(f"bad position: {error}") from error
         if len(first_round.hands) != players:
             raise ScenarioError(f"{players} players but {len(first_round.hands)} hands")
     if setup:
         raise ScenarioError(f"unknown setup keys: {sorted(setup)}")
-    return Match(
-        ruleset, players, rng, dealer=dealer, decks=decks, totals=totals, dealer_pile=dealer_pile,
-        first_round=first_round,
-    )
+    try:
+        return Match(
+            ruleset, players, rng, dealer=dealer, decks=decks, totals=totals, dealer_pile=dealer_pile,
+            first_round=first_round,
+        )
+    except UnoError as error:
+        raise ScenarioError(f"bad set-up: {error}") from error
+
+
+def _table(value: object, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ScenarioError(f"{where} must be a table, not {value!r}")
+    return value
 
 
 _ACTIONS = {
     "play", "choose_color", "draw", "pass", "call_uno", "catch", "challenge", "swap", "five_swap",
     "give_card", "react", "chat", "close_window", "resolve_window",
 }
+
+
+# The keys a step may have; anything else is a typo that would otherwise assert nothing.
+_STEP_KEYS = {
+    "action", "seat", "card", "cards", "call_uno", "color", "target", "window", "reactions", "error", "expect",
+}
+# The arguments each action needs (besides `seat`, which every action but the host's needs).
+_NEEDS = {
+    "play": (), "choose_color": ("color",), "catch": ("target",), "swap": ("target",),
+    "five_swap": ("target", "card"), "give_card": ("card",), "react": ("window",), "close_window": ("window",),
+    "resolve_window": ("window",),
+}
+
+
+def _validate_step(step: Mapping[str, Any], where: str) -> None:
+    """Refuse a step the runner would misread: unknown keys, missing or mistyped arguments."""
+    kind = step.get("action")
+    if kind not in _ACTIONS:
+        raise ScenarioError(f"{where}: unknown action {kind!r}; known: {sorted(_ACTIONS)}")
+    unknown = set(step) - _STEP_KEYS
+    if unknown:
+        raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}; a step may have {sorted(_STEP_KEYS)}")
+    missing = [key for key in _NEEDS.get(kind, ()) if key not in step]
+    if kind == "play" and "card" not in step and "cards" not in step:
+        missing.append("card (or cards)")
+    if kind not in ("close_window", "resolve_window") and "seat" not in step:
+        missing.append("seat")
+    if missing:
+        raise ScenarioError(f"{where}: {kind} needs {', '.join(missing)}")
+    for key in ("seat", "target"):
+        if key in step and (not isinstance(step[key], int) or isinstance(step[key], bool)):
+            raise ScenarioError(f"{where}: {key} must be a seat number, not {step[key]!r}")
+    if "cards" in step and not (isinstance(step["cards"], list) and step["cards"]):
+        raise ScenarioError(f"{where}: cards must be a non-empty list of cards")
+    if "expect" in step:
+        _table(step["expect"], f"{where}: expect")
+    reactions = step.get("reactions", [])
+    if not isinstance(reactions, list) or not all(isinstance(reaction, dict) for reaction in reactions):
+        raise ScenarioError(f"{where}: reactions must be a list of step tables")
+    for number, reaction in enumerate(reactions, start=1):
+        _validate_step(reaction, f"{where}, reaction {number}")
 
 
 def _action(match: Match, step: Mapping[str, Any]) -> Action:
@@ -237,9 +303,8 @@ def _window_id(match: Match, ref: int | str) -> int:
 
 
 def _run_step(match: Match, log: list[Event], step: Mapping[str, Any], result: ScenarioResult, index: int) -> None:
-    kind = step.get("action")
-    if kind not in _ACTIONS:
-        raise ScenarioError(f"step {index}: unknown action {kind!r}; known: {sorted(_ACTIONS)}")
+    _validate_step(step, f"step {index}")
+    kind = step["action"]
     description = f"{kind}" + (f" by seat {step['seat']}" if "seat" in step else "")
     record = StepResult(index, description)
     result.steps.append(record)
@@ -261,6 +326,7 @@ def _run_step(match: Match, log: list[Event], step: Mapping[str, Any], result: S
             record.problems.append(f"expected error {expected_error}, got {error.reason}: {error}")
         if match.round_no == round_before and match.game.fingerprint() != before:
             record.problems.append("a refused action changed the state")
+        _check(match, [], step.get("expect", {}), result, index, description, record)
         return
     if expected_error is not None:
         record.problems.append(f"expected error {expected_error}, but the action was applied")
@@ -311,15 +377,19 @@ def _check(
     }
     for key, wanted in expect.items():
         if key == "events":
+            _known_events(wanted, index)
             _check_events(events, wanted, record)
             continue
         if key == "no_events":
+            _known_events(wanted, index)
             names = {type(event).__name__ for event in events}
             for name in wanted:
                 if name in names:
                     record.problems.append(f"event {name} happened but must not")
             continue
         if key == "hand":  # {"seat": n, "cards": [...]} as a multiset
+            if not (isinstance(wanted, dict) and wanted.get("seat") in range(len(game.hands)) and "cards" in wanted):
+                raise ScenarioError(f"step {index}: hand must be {{seat = 0..{len(game.hands) - 1}, cards = [...]}}")
             seat_hand = sorted(str(c) for c in game.hands[int(wanted["seat"])])
             if seat_hand != sorted(wanted["cards"]):
                 record.problems.append(
@@ -334,6 +404,35 @@ def _check(
             wanted = [sorted(hand) for hand in wanted]
         if got != wanted:
             record.problems.append(f"{key}: expected {wanted!r}, got {got!r}")
+
+
+def _event_fields() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for cls in Event.__subclasses__():
+        kind: object = cls
+        if isinstance(kind, type) and is_dataclass(kind):
+            found[kind.__name__] = {f.name for f in fields(kind)}
+    return found
+
+
+_EVENT_FIELDS = _event_fields()
+
+
+def _known_events(wanted: object, index: int) -> None:
+    """Every event named in `events` or `no_events` must exist, with the fields given: a misspelt name
+    in `no_events` would otherwise always pass."""
+    if not isinstance(wanted, list):
+        raise ScenarioError(f"step {index}: events and no_events are lists, not {wanted!r}")
+    for spec in wanted:
+        name = spec if isinstance(spec, str) else spec.get("type") if isinstance(spec, dict) else None
+        if name not in _EVENT_FIELDS:
+            raise ScenarioError(f"step {index}: unknown event {spec!r}; events: {', '.join(sorted(_EVENT_FIELDS))}")
+        unknown = set(spec) - {"type"} - _EVENT_FIELDS[name] if isinstance(spec, dict) else set()
+        if unknown:
+            raise ScenarioError(
+                f"step {index}: {name} has no field {', '.join(sorted(unknown))}; "
+                f"its fields: {', '.join(sorted(_EVENT_FIELDS[name]))}"
+            )
 
 
 def _check_events(events: list[Event], wanted: Sequence[str | Mapping[str, Any]], record: StepResult) -> None:
