@@ -253,6 +253,11 @@ class Game:
         """
         if not discard:
             raise MalformedAction("a position needs at least one discard", reason="BAD_POSITION")
+        for name, seat in (("current", current), ("dealer", dealer)):
+            if not 0 <= seat < len(hands):
+                raise MalformedAction(
+                    f"{name} seat {seat} is not one of seats 0 to {len(hands) - 1}", reason="BAD_POSITION"
+                )
         game = cls.__new__(cls)
         game._init_state(ruleset, len(hands), rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
         game.hands = [list(hand) for hand in hands]

@@ -81,6 +81,11 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
     swap = game._swap  # `game.to_act`, inlined (the round is not over)
     to_act = None if game._blocking else swap[1] if phase is _GIVE_CARD and swap is not None else game.current
     if to_act != seat:
+        pending = game._pending_black
+        if pending is not None and pending.seat == seat and phase is _CHOOSE_COLOR:
+            # Naming the colour is part of the play: a blocking window opened by that play (an UNO
+            # slap) does not hold it, as it does not hold the turn passing on after any other card.
+            actions += _CHOOSE_COLORS[seat]
         _out_of_turn(game, seat, actions)
     elif phase is _TURN and game.obligation is None:  # the usual turn
         _turn_plays(game, seat, game.hands[seat], actions)
