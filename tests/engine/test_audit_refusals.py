@@ -268,3 +268,13 @@ def test_no_colour_is_named_while_a_slap_window_blocks(black: str) -> None:
     match.apply(choose)
     assert game.color is Color.GREEN
     assert game.has_blocking_window and game.to_act is None  # the window still holds the next turn
+
+
+@pytest.mark.parametrize("seat", [3, -1])
+def test_a_match_refuses_to_list_or_show_a_seat_outside_the_table(seat: int) -> None:
+    match = Match(find_ruleset("standard"), 3, random.Random(0))
+    match.start()
+    for ask in (match.legal_actions, match.view_for):
+        with pytest.raises(MalformedAction) as refused:
+            ask(seat)
+        assert refused.value.reason == "BAD_SEAT"

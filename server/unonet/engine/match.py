@@ -176,11 +176,19 @@ class Match:
         return self._settle(out)
 
     def legal_actions(self, seat: int) -> list[Action]:
+        """Every action `seat` may take now; raises MalformedAction for a seat not at the table."""
+        self._check_seat(seat)
         return [] if self.is_over else legal_actions(self.game, seat)
 
     def view_for(self, seat: int | None) -> SeatView:
         """What `seat` may know (None: a spectator): own hand, public facts, legal actions."""
+        if seat is not None:
+            self._check_seat(seat)
         return build_view(self, seat)
+
+    def _check_seat(self, seat: int) -> None:
+        if not 0 <= seat < self.num_players:
+            raise MalformedAction(f"seat {seat!r} is not one of seats 0 to {self.num_players - 1}", reason="BAD_SEAT")
 
     # ------------------------------------------------------------------------------------------
 
