@@ -721,9 +721,9 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     if args.profile:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         mode = ["--native"] if args.native else ["--nonblocking"]  # py-spy refuses the two together
-        profiler = await procs.start("py-spy", py_spy, "record", *mode, "--pid", str(host.pid), "--duration",
-                                     str(int(args.warmup + args.duration)), "--format", "raw", "--output",
-                                     str(tmp / "host.folded"))
+        profiler = await procs.start("py-spy", py_spy, "record", *mode, "--rate", "250", "--pid", str(host.pid),
+                                     "--duration", str(int(args.warmup + args.duration)), "--format", "raw",
+                                     "--output", str(tmp / "host.folded"))
     cpu0 = cpu_s(host.pid)
     client_cpu0 = sum(cpu_s(proc.pid) for proc in clients)
     go(clients)
