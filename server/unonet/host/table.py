@@ -438,7 +438,7 @@ class Table:
         now = self.clock_ns() if time_ns is None else time_ns
         produced = self._apply(entry, now)
         self.races.after_record(self, entry, produced, now)  # before anything renders or journals them
-        self._stamp_deadlines(produced)
+        self._settle(produced)
         self._seq += 1
         if not self._replaying:
             watched = bool(self.subscribers)
@@ -448,27 +448,19 @@ class Table:
         self.wake_driver()
         return produced
 
-    def _stamp_deadlines(self, produced: list[LogEntry]) -> None:
-        """Put the clocks where the seats look: the TurnStarted of the seat being timed and its legal
-        actions carry its turn deadline; legal actions that answer a blocking window, the window's.
-        Done once the input is applied, when the clocks are armed, and before anything renders."""
-        if not produced or self.shuffle is not None:  # a shuffle's legal actions carry their own
+    def _settle(self, produced: list[LogEntry]) -> None:
+        """Once an input is applied, its clocks armed and its races registered, and before anything
+        renders: the last event carries every seat's legal actions (where each seat's wait ends), with
+        their deadlines, and the TurnStarted of the seat being timed carries its turn deadline."""
+        match = self.match
+        if not produced or match is None or not (match.round_no or self.shuffle is not None):
             return
         seat, deadline = self._clock_seat, self.turn_deadline_ns
-        if deadline is not None:
+        if deadline is not None and self.shuffle is None:
             for entry in produced:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns = deadline
-        legal = produced[-1].legal
-        if not legal:
-            return
-        for owner, actions in list(legal.items()):
-            when = self._legal_deadline(owner, actions)
-            if when is not None:  # a copy: the shared "nothing to do" messages never change
-                stamped = actions_pb2.LegalActions()
-                stamped.CopyFrom(actions)
-                stamped.deadline.FromNanoseconds(when)
-                legal[owner] = stamped
+        produced[-1].legal = self._legal_for_all()
 
     def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
         """When `seat`'s listed options run out: its turn clock, else the soonest blocking window it
@@ -527,8 +519,6 @@ class Table:
                 for extra in follow:  # a new pile's DeckCommitted, the ShuffleRevealed after RoundEnded
                     self.log.append(LogEntry(len(self.log) + 1, now, extra))
                     produced.append(self.log[-1])
-        if produced and self.match is not None and (self.match.round_no or self.shuffle is not None):
-            produced[-1].legal = self._legal_for_all()
         for old in self.log[max(0, len(self.log) - WIRE_CACHE_ENTRIES - len(produced)):-WIRE_CACHE_ENTRIES]:
             old.wire = old.legal_wire = None  # only the recent entries' serialized copies are kept
         return produced
@@ -549,7 +539,7 @@ class Table:
             if not actions:  # most seats, most of the time: one shared message (never mutated)
                 out[seat] = _NOTHING_TO_DO[game.to_act == seat]
                 continue
-            out[seat] = convert.legal_actions_to_pb(
+            out[seat] = legal = convert.legal_actions_to_pb(
                 actions, required=game.to_act == seat, current_seat=game.current,
                 run_cut_window=run_window if run is not None else None,
                 jump_in_window=game.jump_window,
@@ -557,6 +547,9 @@ class Table:
                 obligation_amount=obligation.amount if obligation is not None else 0,
                 draw_to_match=self.ruleset.draw_to_match,
             )
+            deadline = self._legal_deadline(seat, legal)
+            if deadline is not None:
+                legal.deadline.seconds, legal.deadline.nanos = divmod(deadline, 1_000_000_000)
         return out
 
     def _host_event(self, **payload: Any) -> events_pb2.Event:
