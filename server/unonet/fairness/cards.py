@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from operator import attrgetter
 
 from unonet.fairness.errors import InvalidInput
 
@@ -118,7 +119,14 @@ def canonical_order(cards: Iterable[CardCode]) -> list[CardCode]:
     The shuffle starts from this order, so a verifier needs only the deck's contents (from the ruleset)
     and never the order in which some engine happened to build it.
     """
+    cards = list(cards)
+    if set(map(type, cards)) <= {CardCode}:  # the same order, by a C key instead of dataclass `<`
+        cards.sort(key=_BYTE_ORDER)
+        return cards
     return sorted(cards)
+
+
+_BYTE_ORDER = attrgetter("color", "rank")
 
 
 def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[CardCode]:

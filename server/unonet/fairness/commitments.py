@@ -9,12 +9,13 @@ table can never be replayed for another.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from unonet.fairness.cards import CardCode
-from unonet.fairness.encoding import HASH_BYTES, exact_bytes, tagged_hash, text, u64
+from unonet.fairness.encoding import HASH_BYTES, U64_PREFIX, encode, exact_bytes, tagged_hash, text, u64
 from unonet.fairness.errors import InvalidInput
 
 CARD_TAG = "unonet/v1/card"
@@ -87,10 +88,30 @@ def commit_cards(
     """
     if len(cards) != len(salts):
         raise InvalidInput(f"{len(cards)} cards but {len(salts)} salts")
-    return [
-        commit(table_id, round_no, position, card, salt, deck_no=deck_no)
-        for position, (card, salt) in enumerate(zip(cards, salts, strict=True))
-    ]
+    if not cards:
+        return []
+    # What `commit` does per card, with the fields every card shares encoded once. The checks run in
+    # the order `commit` runs them for position 0, so the same bad input raises the same error.
+    if not isinstance(cards[0], CardCode):
+        raise InvalidInput(f"commit needs a CardCode, got {cards[0]!r}")
+    prefix = encode(CARD_TAG, text(table_id), u64(round_no, "round_no"), u64(deck_no, "deck_no")) + U64_PREFIX
+    sha256 = hashlib.sha256
+    out = []
+    for position, (card, salt) in enumerate(zip(cards, salts, strict=True)):
+        if not isinstance(card, CardCode):
+            raise InvalidInput(f"commit needs a CardCode, got {card!r}")
+        if type(salt) is not bytes or len(salt) != SALT_BYTES:
+            salt = exact_bytes(salt, "salt", SALT_BYTES)
+        out.append(
+            sha256(
+                b"".join((prefix, position.to_bytes(8, "big"), _CARD_PREFIX, card.to_bytes(), _SALT_PREFIX, salt))
+            ).digest()
+        )
+    return out
+
+
+_CARD_PREFIX = (2).to_bytes(4, "big")
+_SALT_PREFIX = SALT_BYTES.to_bytes(4, "big")
 
 
 def new_salt(rng: RandomBytes) -> bytes:

@@ -47,8 +47,22 @@ def _root_of_hashes(hashes: Sequence[bytes]) -> bytes:
 
 
 def merkle_root(leaves: Sequence[bytes]) -> bytes:
-    """The RFC 6962 Merkle Tree Hash of `leaves` (raw leaf data: here, the commitments in deck order)."""
-    return _root_of_hashes([leaf_hash(leaf) for leaf in leaves])
+    """The RFC 6962 Merkle Tree Hash of `leaves` (raw leaf data: here, the commitments in deck order).
+
+    Computed level by level, pairing neighbours and carrying an odd last hash up unchanged: the same
+    tree as RFC 6962's split at the largest power of two (its left subtrees are always complete), in
+    one loop instead of a recursion that slices the list at every node.
+    """
+    sha256 = hashlib.sha256
+    level = [sha256(b"\x00" + leaf).digest() for leaf in leaves]
+    if not level:
+        return sha256(b"").digest()
+    while len(level) > 1:
+        paired = [sha256(b"\x01" + level[i] + level[i + 1]).digest() for i in range(0, len(level) - 1, 2)]
+        if len(level) & 1:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
 
 
 def _path(index: int, hashes: Sequence[bytes]) -> list[bytes]:

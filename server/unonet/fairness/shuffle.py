@@ -10,11 +10,13 @@ docs/fairness.md so that a verifier in another language gets the same deck.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from unonet.fairness.encoding import HASH_BYTES, exact_bytes, tagged_hash, text, u64
+from unonet.fairness.encoding import HASH_BYTES, U64_PREFIX, encode, exact_bytes, tagged_hash, text, u64
 from unonet.fairness.errors import EntropyMismatch, InvalidInput, SeedMismatch
 
 HOST_SEED_TAG = "unonet/v1/host-seed"
@@ -124,15 +126,17 @@ class Drbg:
     stretch a weak seed, only to turn a strong 32-byte seed into as many bytes as a shuffle needs.
     """
 
-    __slots__ = ("_buffer", "_counter", "_seed")
+    __slots__ = ("_buffer", "_counter", "_offset", "_prefix", "_seed")
 
     def __init__(self, seed: bytes) -> None:
         self._seed = exact_bytes(seed, "DRBG seed")
+        self._prefix = _drbg_prefix(self._seed)
         self._counter = 0
         self._buffer = b""
+        self._offset = 0  # bytes of `_buffer` already read
 
     def _block(self) -> bytes:
-        block = tagged_hash(DRBG_TAG, self._seed, u64(self._counter, "DRBG counter"))
+        block = hashlib.sha256(self._prefix + u64(self._counter, "DRBG counter")).digest()
         self._counter += 1
         return block
 
@@ -140,10 +144,15 @@ class Drbg:
         """The next n bytes of the stream."""
         if n < 0:
             raise InvalidInput(f"cannot read {n} bytes")
-        while len(self._buffer) < n:
-            self._buffer += self._block()
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
-        return out
+        start = self._offset
+        end = start + n
+        if end > len(self._buffer):
+            buffer = self._buffer[start:]
+            while len(buffer) < n:
+                buffer += self._block()
+            self._buffer, start, end = buffer, 0, n
+        self._offset = end
+        return self._buffer[start:end]
 
     def uniform_below(self, bound: int) -> int:
         """A uniform integer in [0, bound), see `uniform_below`."""
@@ -174,9 +183,26 @@ def shuffled(items: Sequence[T], seed: bytes) -> list[T]:
     on the pile's contents and the seed.
     """
     out = list(items)
-    drbg = Drbg(seed)
+    # `Drbg(seed).uniform_below` inlined: a fresh stream read 4 bytes at a time never straddles a
+    # 32-byte block, so each block is eight big-endian draws.
+    prefix = _drbg_prefix(exact_bytes(seed, "DRBG seed"))
+    sha256, unpack = hashlib.sha256, _EIGHT_DRAWS.unpack
+    counter = 0
+    draws: tuple[int, ...] = ()
+    k = 0
     for i in range(len(out) - 1, 0, -1):
-        j = drbg.uniform_below(i + 1)
+        bound = i + 1
+        limit = _TWO_32 - _TWO_32 % bound
+        while True:
+            if k == len(draws):
+                draws = unpack(sha256(prefix + counter.to_bytes(8, "big")).digest())
+                counter += 1
+                k = 0
+            draw = draws[k]
+            k += 1
+            if draw < limit:
+                break
+        j = draw % bound
         out[i], out[j] = out[j], out[i]
     return out
 
@@ -190,5 +216,15 @@ def derive_salts(seed: bytes, n: int) -> list[bytes]:
     """
     if n < 0:
         raise InvalidInput(f"cannot derive {n} salts")
-    drbg = Drbg(seed)
-    return [drbg.read(SEED_BYTES) for _ in range(n)]
+    prefix = _drbg_prefix(exact_bytes(seed, "DRBG seed"))
+    sha256 = hashlib.sha256
+    return [sha256(prefix + counter.to_bytes(8, "big")).digest() for counter in range(n)]
+
+
+_TWO_32 = 2**32
+_EIGHT_DRAWS = struct.Struct(">8I")
+
+
+def _drbg_prefix(seed: bytes) -> bytes:
+    """What every DRBG block of `seed` hashes before its counter: block i is SHA-256(prefix || u64 i)."""
+    return encode(DRBG_TAG, seed) + U64_PREFIX

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from unonet.engine import events as ev
-from unonet.engine.cards import Card, Rank
+from unonet.engine.cards import Card, Color, Rank
 from unonet.fairness import (
     CardCode,
     ColorCode,
@@ -54,9 +55,27 @@ class ShuffleRefused(ValueError):
         self.malformed = malformed
 
 
+def _code_table() -> dict[Card, CardCode]:
+    table: dict[Card, CardCode] = {}
+    for color in Color:
+        for rank in Rank:
+            try:
+                card = Card.of(color, rank)
+            except ValueError:
+                continue  # no such card (a coloured wild, a black 5)
+            table[card] = CardCode(ColorCode[color.name], RankCode[rank.name])
+    return table
+
+
+_CODES = _code_table()
+"""Every engine card's fairness encoding, one shared CardCode per card."""
+
+_CARDS = {code: card for card, code in _CODES.items()}
+
+
 def card_code(card: Card) -> CardCode:
     """The fairness encoding of an engine card (docs/fairness.md section 3: enum member names match)."""
-    return CardCode(ColorCode[card.color.name], RankCode[card.rank.name])
+    return _CODES[card]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +102,69 @@ class EventRefs:
 
     groups: tuple[tuple[Ref, ...], ...]
     played_event: int = 0
+
+
+class Hand:
+    """One seat's committed cards in the order the seat got them, indexed by card.
+
+    The index makes finding the committed copy of a played card cost the cards played, not the hand.
+    The list and its index live in one object that moves as a whole when hands are swapped or rotated,
+    and every change goes through `add` and `remove`, so they cannot drift apart.
+    """
+
+    __slots__ = ("_by_card", "refs")
+
+    def __init__(self) -> None:
+        self.refs: list[Ref] = []
+        self._by_card: dict[Card, list[Ref]] = {}
+
+    def add(self, ref: Ref) -> None:
+        self.refs.append(ref)
+        same = self._by_card.get(ref.card)
+        if same is None:
+            self._by_card[ref.card] = [ref]
+        else:
+            same.append(ref)
+
+    def remove(self, ref: Ref) -> None:
+        """Take out exactly `ref` (by identity: every committed card is one Ref). Raises MirrorError."""
+        _remove_identical(self.refs, ref)
+        same = self._by_card[ref.card]
+        if same[0] is ref:  # the usual case: `find` hands out the earliest held first
+            del same[0]
+        else:
+            _remove_identical(same, ref)
+        if not same:
+            del self._by_card[ref.card]
+
+    def find(self, cards: Sequence[Card]) -> list[Ref] | None:
+        """One distinct ref per card, each the earliest held of its card that is not taken yet (what a
+        scan of the hand in order picks); None if the hand does not hold them all."""
+        if len(cards) == 1:
+            same = self._by_card.get(cards[0])
+            return [same[0]] if same else None
+        chosen: list[Ref] = []
+        taken: dict[Card, int] = {}
+        for card in cards:
+            same = self._by_card.get(card)
+            n = taken.get(card, 0)
+            if same is None or n >= len(same):
+                return None
+            chosen.append(same[n])
+            taken[card] = n + 1
+        return chosen
+
+
+_NO_HAND = Hand()
+"""What `_find` searches for a seat the round has no hand for (never changed)."""
+
+
+def _remove_identical(refs: list[Ref], ref: Ref) -> None:
+    for i, held in enumerate(refs):
+        if held is ref:
+            del refs[i]
+            return
+    raise MirrorError(f"the mirror has no committed {ref.card} to take out there")
 
 
 @dataclass
@@ -287,6 +369,10 @@ _Out = tuple[EventRefs | None, list[events_pb2.Event]]
 """What following one event gives: its committed cards, and the fairness events that follow it."""
 
 
+_HANDLERS: dict[type[ev.Event], Callable[[RoundCards, Any, int], _Out] | None] = {}
+"""`RoundCards._on_<event type>` per event type (None: the event moves no committed card), found once."""
+
+
 class MirrorError(RuntimeError):
     """The commitment mirror disagrees with the engine: a bug in this module, never a player's doing."""
 
@@ -304,7 +390,7 @@ class RoundCards:
         self.piles: list[Pile] = []
         self._pending: list[Pile] = []
         self.draw: list[Ref] = []  # the top of the pile is the end of the list, as in the engine
-        self.hands: dict[int, list[Ref]] = {}
+        self.hands: dict[int, Hand] = {}
         self.discard: list[Ref] = []
         self.aside: Ref | None = None
         self.bluff: tuple[int, tuple[Ref, ...], int] | None = None
@@ -326,39 +412,40 @@ class RoundCards:
         cards[:] = [ref.card for ref in reversed(pile.refs)]
 
     def _derive(self, cards: list[Card], purpose: str) -> Pile:
-        by_code = {card_code(card): card for card in cards}
         deck_no = len(self.piles) + len(self._pending)
-        codes = [card_code(card) for card in cards]
+        codes = [_CODES[card] for card in cards]
         deck = derive_deck(self.table_id, self.round_no, codes, self.round_seed, deck_no=deck_no)
-        refs = tuple(
-            Ref(by_code[code], commitment, salt, deck_no, position)
-            for position, (code, commitment, salt) in enumerate(
-                zip(deck.cards, deck.commitments, deck.salts, strict=True)
-            )
-        )
+        size = len(deck.cards)  # the deck's cards, commitments and salts, position by position
+        faces = map(_CARDS.__getitem__, deck.cards)
+        refs = tuple(map(Ref, faces, deck.commitments, deck.salts, repeat(deck_no, size), range(size)))
         return Pile(deck, refs, purpose)
 
     # ------------------------------------------------------------------------------ following events
 
     def on_event(self, event: ev.Event, number: int) -> tuple[EventRefs | None, list[events_pb2.Event]]:
         """The committed cards of `event` (numbered `number`), and the fairness events that follow it."""
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        kind = type(event)
+        try:
+            handler = _HANDLERS[kind]
+        except KeyError:
+            handler = _HANDLERS[kind] = getattr(RoundCards, f"_on_{kind.__name__}", None)
         if handler is None:
             return None, []
-        result: tuple[EventRefs | None, list[events_pb2.Event]] = handler(event, number)
+        result: _Out = handler(self, event, number)
         return result
 
     def _on_RoundStarted(self, event: ev.RoundStarted, number: int) -> _Out:  # noqa: N802
         self.deal_order = list(event.seats)
-        self.hands = {seat: [] for seat in event.seats}
+        self.hands = {seat: Hand() for seat in event.seats}
         return None, []
 
     def _on_Dealt(self, event: ev.Dealt, number: int) -> _Out:  # noqa: N802
-        if not any(self.hands.values()):  # S3: one card at a time from the dealer's left, dealt once
+        # S3: one card at a time from the dealer's left, dealt once
+        if not any(hand.refs for hand in self.hands.values()):
             for _ in range(event.count):
                 for seat in self.deal_order:
-                    self.hands[seat].append(self._pop_draw())
-        refs = tuple(self.hands[event.seat])
+                    self.hands[seat].add(self._pop_draw())
+        refs = tuple(self.hands[event.seat].refs)
         self._check(refs, event.cards, event)
         return EventRefs((refs,)), []
 
@@ -386,7 +473,7 @@ class RoundCards:
         hand = self.hands[event.seat]
         refs = self._find(event.seat, event.cards)
         if event.cards[0].rank is Rank.WILD_DRAW_FOUR:  # B2: the hand it was played from, less itself
-            rest = [ref for ref in hand if ref is not refs[0]]
+            rest = [ref for ref in hand.refs if ref is not refs[0]]
             self.bluff = (event.seat, tuple(rest), number)
         for ref in refs:
             hand.remove(ref)
@@ -396,13 +483,17 @@ class RoundCards:
     def _on_Drew(self, event: ev.Drew, number: int) -> _Out:  # noqa: N802
         refs = tuple(self._pop_draw() for _ in range(event.count))
         self._check(refs, event.cards, event)
-        self.hands.setdefault(event.seat, []).extend(refs)
+        hand = self.hands.get(event.seat)
+        if hand is None:
+            hand = self.hands[event.seat] = Hand()
+        for ref in refs:
+            hand.add(ref)
         return EventRefs((refs,)), []
 
     def _on_CardTakenBack(self, event: ev.CardTakenBack, number: int) -> _Out:  # noqa: N802
         ref = self.discard.pop()
         self._check((ref,), (event.card,), event)
-        self.hands[event.seat].append(ref)
+        self.hands[event.seat].add(ref)
         return EventRefs(((ref,), (self.discard[-1],) if self.discard else ())), []
 
     def _on_HandsRotated(self, event: ev.HandsRotated, number: int) -> _Out:  # noqa: N802
@@ -410,14 +501,14 @@ class RoundCards:
         old = [self.hands[seat] for seat in seats]
         for i, hand in enumerate(old):
             self.hands[seats[(i + event.direction) % len(seats)]] = hand
-        groups = tuple(tuple(self.hands.get(seat, ())) for seat in range(len(event.hands)))
+        groups = self._hand_groups(len(event.hands))
         for seat, group in enumerate(groups):
             self._check(group, event.hands[seat], event)
         return EventRefs(groups), []
 
     def _on_HandsSwapped(self, event: ev.HandsSwapped, number: int) -> _Out:  # noqa: N802
         self.hands[event.seat], self.hands[event.target] = self.hands[event.target], self.hands[event.seat]
-        mine, theirs = tuple(self.hands[event.seat]), tuple(self.hands[event.target])
+        mine, theirs = tuple(self.hands[event.seat].refs), tuple(self.hands[event.target].refs)
         self._check(mine, event.seat_hand, event)
         self._check(theirs, event.target_hand, event)
         return EventRefs((mine, theirs)), []
@@ -434,8 +525,8 @@ class RoundCards:
         assert given is not None and event.received is not None
         (received,) = self._find(event.target, (event.received,))
         self.hands[event.target].remove(received)
-        self.hands[event.target].append(given)
-        self.hands[event.seat].append(received)
+        self.hands[event.target].add(given)
+        self.hands[event.seat].add(received)
         self.aside = None
         return EventRefs(((given,), (received,))), []
 
@@ -453,7 +544,7 @@ class RoundCards:
         return EventRefs((refs,), played_event=played), []
 
     def _on_RoundEnded(self, event: ev.RoundEnded, number: int) -> _Out:  # noqa: N802
-        groups = tuple(tuple(self.hands.get(seat, ())) for seat in range(len(event.hands)))
+        groups = self._hand_groups(len(event.hands))
         for seat, group in enumerate(groups):
             self._check(group, event.hands[seat], event)
         self.is_over = True
@@ -480,17 +571,29 @@ class RoundCards:
         return pile
 
     def _find(self, seat: int, cards: Sequence[Card]) -> tuple[Ref, ...]:
-        """One distinct committed card of `seat`'s hand per card (identical cards are interchangeable)."""
-        hand = self.hands.get(seat, [])
-        chosen: list[Ref] = []
-        for card in cards:
-            ref = next((r for r in hand if r.card == card and all(r is not c for c in chosen)), None)
-            if ref is None:
-                raise MirrorError(f"seat {seat} holds no committed {card}")
-            chosen.append(ref)
-        return tuple(chosen)
+        """One distinct committed card of `seat`'s hand per card (identical cards are interchangeable:
+        the earliest held is taken, as the public record has always done). Raises MirrorError."""
+        hand = self.hands.get(seat, _NO_HAND)
+        chosen = hand.find(cards)
+        if chosen is not None:
+            return tuple(chosen)
+        held = Counter(ref.card for ref in hand.refs)
+        missing = cards[0]
+        for card in cards:  # name the first card a scan of the hand in order would have missed
+            held[card] -= 1
+            if held[card] < 0:
+                missing = card
+                break
+        raise MirrorError(f"seat {seat} holds no committed {missing}")
+
+    def _hand_groups(self, seats: int) -> tuple[tuple[Ref, ...], ...]:
+        """Every seat's committed hand, seat 0 first (empty for a seat the round has no hand for)."""
+        return tuple(tuple(self.hands[seat].refs) if seat in self.hands else () for seat in range(seats))
 
     @staticmethod
     def _check(refs: Sequence[Ref], cards: Sequence[Card], event: ev.Event) -> None:
-        if Counter(ref.card for ref in refs) != Counter(cards):
+        if len(refs) == 1 == len(cards):
+            if refs[0].card is not cards[0]:  # cards are interned: identity is equality
+                raise MirrorError(f"the commitment mirror disagrees with the engine at {type(event).__name__}")
+        elif Counter(ref.card for ref in refs) != Counter(cards):
             raise MirrorError(f"the commitment mirror disagrees with the engine at {type(event).__name__}")
