@@ -446,6 +446,12 @@ def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = N
     return msg
 
 
+def set_timestamp(target: Any, ns: int) -> None:
+    """`target.FromNanoseconds(ns)` for a non-negative time, without its Python-level checks: every
+    rendered event has one."""
+    target.seconds, target.nanos = divmod(ns, 1_000_000_000)
+
+
 def ref_to_pb(ref: Ref, *, show: bool) -> cards_pb2.CardRef:
     """One committed card: commitment, pile and position always; face and salt (the opening) if `show`."""
     msg = cards_pb2.CardRef(commitment=ref.commitment, deck_number=ref.deck_no, position=ref.position)
@@ -460,10 +466,17 @@ def _fill_refs(target: Any, group: Sequence[Ref], *, hidden_too: bool = True) ->
     list (left empty by the converter) gets one commitment per card."""
     if len(target) == 0:
         if hidden_too:
-            target.extend(ref_to_pb(ref, show=False) for ref in group)
+            add = target.add
+            for ref in group:
+                add(commitment=ref.commitment, deck_number=ref.deck_no, position=ref.position)
         return
-    for msg, ref in zip(target, group, strict=True):
-        msg.CopyFrom(ref_to_pb(ref, show=msg.HasField("card")))
+    for msg, ref in zip(target, group, strict=True):  # set in place: what ref_to_pb would give
+        msg.commitment, msg.deck_number, msg.position = ref.commitment, ref.deck_no, ref.position
+        if msg.HasField("card"):
+            msg.card.color, msg.card.rank = _COLOR_TO_PB[ref.card.color], _RANK_TO_PB[ref.card.rank]
+            msg.salt = ref.salt
+        else:
+            msg.ClearField("salt")
 
 
 def _fill_ref(target: cards_pb2.CardRef, group: Sequence[Ref], *, show: bool | None = None) -> None:

@@ -214,6 +214,7 @@ class Table:
         self.table_id = table_id
         self.settings = settings
         self.ruleset = settings.ruleset()
+        self._settings_pb: table_pb2.TableSettings | None = None
         self.owner_token = owner_token
         self.seed = seed
         self.fair_shuffle = fair_shuffle
@@ -317,6 +318,13 @@ class Table:
         return info
 
     def settings_pb(self) -> table_pb2.TableSettings:
+        """The settings as the protocol shows them, built once: a table's settings never change, and
+        every caller passes the message into another's constructor, which copies it."""
+        if self._settings_pb is None:
+            self._settings_pb = self._build_settings_pb()
+        return self._settings_pb
+
+    def _build_settings_pb(self) -> table_pb2.TableSettings:
         s = self.settings
         pb = table_pb2.TableSettings(
             name=s.name, seat_count=s.seat_count, ruleset=convert.ruleset_to_pb(self.ruleset),
@@ -348,7 +356,7 @@ class Table:
         else:
             out = convert.event_to_pb(entry.event, seat, refs=entry.refs)
         out.number = entry.number
-        out.time.FromNanoseconds(entry.time_ns)
+        convert.set_timestamp(out.time, entry.time_ns)
         if entry.deadline_ns is not None:
             out.turn_started.deadline.FromNanoseconds(entry.deadline_ns)
         return out
