@@ -868,13 +868,11 @@ def legal_actions_to_pb(
             msg.choose_color = True
         elif isinstance(action, Draw):
             accepts = obligation_target is not None and obligation_target == action.seat
-            msg.draw.CopyFrom(
-                actions_pb2.DrawOption(
-                    count=obligation_amount if accepts else 1,
-                    accepts_obligation=accepts,
-                    until_playable=draw_to_match and not accepts,
-                )
-            )
+            draw = msg.draw
+            draw.SetInParent()  # present even with every field at its default
+            draw.count = obligation_amount if accepts else 1
+            draw.accepts_obligation = accepts
+            draw.until_playable = draw_to_match and not accepts
         elif isinstance(action, Pass):
             msg.pass_turn = True
         elif isinstance(action, CallUno):
@@ -892,29 +890,32 @@ def legal_actions_to_pb(
             five_cards.append(action.card)
         elif isinstance(action, GiveCard):
             give_cards.append(action.card)
+    add_play = msg.plays.add  # options built in place: no message built, then copied in
     for play in plays.values():
-        option = actions_pb2.PlayOption(
-            cards=[card_to_pb(card) for card in play.cards], needs_color=_needs_color(play.cards[-1])
-        )
-        if run_cut_window is not None and play.seat != current_seat:
-            option.kind = actions_pb2.PLAY_KIND_RUN_CUT
-            option.reaction_window_id = run_cut_window
-        elif play.seat != current_seat:
-            option.kind = actions_pb2.PLAY_KIND_JUMP_IN
-            option.reaction_window_id = jump_in_window or 0
+        if play.seat == current_seat:
+            kind, window = actions_pb2.PLAY_KIND_TURN, 0
+        elif run_cut_window is not None:
+            kind, window = actions_pb2.PLAY_KIND_RUN_CUT, run_cut_window
         else:
-            option.kind = actions_pb2.PLAY_KIND_TURN
-        msg.plays.append(option)
-    msg.catch_uno_targets.extend(_distinct(catch_targets))
-    msg.react_window_ids.extend(_distinct(react_windows))
-    msg.swap_target_seats.extend(_distinct(swap_targets))
+            kind, window = actions_pb2.PLAY_KIND_JUMP_IN, jump_in_window or 0
+        option = add_play(kind=kind, reaction_window_id=window, needs_color=_needs_color(play.cards[-1]))
+        add_card = option.cards.add
+        for card in play.cards:
+            add_card(color=_COLOR_TO_PB[card.color], rank=_RANK_TO_PB[card.rank])
+    if catch_targets:
+        msg.catch_uno_targets.extend(_distinct(catch_targets))
+    if react_windows:
+        msg.react_window_ids.extend(_distinct(react_windows))
+    if swap_targets:
+        msg.swap_target_seats.extend(_distinct(swap_targets))
     if five_targets:
         msg.five_swap.CopyFrom(
             actions_pb2.FiveSwapOption(
                 target_seats=_distinct(five_targets), cards=[card_to_pb(card) for card in _distinct(five_cards)]
             )
         )
-    msg.give_cards.extend(card_to_pb(card) for card in _distinct(give_cards))
+    if give_cards:
+        msg.give_cards.extend(card_to_pb(card) for card in _distinct(give_cards))
     return msg
 
 
