@@ -23,7 +23,8 @@ from unonet.host import convert
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
 from unonet.host.host import Host
-from unonet.host.table import DEFAULT_REACTION_TIME_S, Subscriber, Table, TableSettings, length_delimited
+from unonet.host.table import DEFAULT_REACTION_TIME_S, Subscriber, Table, TableSettings
+from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -58,8 +59,6 @@ SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from
 STORE_FAILED_MESSAGE = "the host could not store the table's latest inputs; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
-# WatchEventsResponse.event (field 1) and WatchEventsResponse.events (field 2) on the wire.
-EVENT_FIELD, EVENTS_FIELD = b"\x0a", b"\x12"
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:

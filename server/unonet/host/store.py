@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from unonet.host.wire import events_blob
+from unonet.v1 import watch_service_pb2
+
 # Under load, at most one commit per 2 ms: measured on bench/host.py (20 tables flat out), it cut the
 # host's CPU per command by about a third; an idle host does not wait at all.
 DEFAULT_COMMIT_INTERVAL_S = 0.002
@@ -34,8 +37,10 @@ CREATE TABLE IF NOT EXISTS journal (
     seq      INTEGER NOT NULL,
     time_ns  INTEGER NOT NULL,
     entry    TEXT NOT NULL,
+    public   BLOB,  -- the input's events as spectators see them: a serialized WatchEventsResponse
     PRIMARY KEY (table_id, seq)
 );
+-- Where databases written before `journal.public` keep their public events; read, no longer written.
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
     number   INTEGER NOT NULL,
@@ -189,14 +194,17 @@ class SqliteStore:
         # cancels nobody else's wait) and the `when_durable` callbacks.
         self._waiters: list[asyncio.Future[None]] = []
         self._callbacks: list[Callable[[bool], None]] = []
-        # The open group's rows, written in one transaction by `_commit` (two executemany calls), so an
-        # input costs the loop two list appends rather than SQLite statements of its own.
+        # The open group's rows, written in one transaction by `_commit` (one executemany), so an input
+        # costs the loop a list append rather than SQLite statements of its own. An input's public
+        # events ride in its journal row: one row per input, one B-tree touched per commit.
         self._journal_rows: list[tuple[Any, ...]] = []
-        self._event_rows: list[tuple[Any, ...]] = []
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across a process kill; WAL keeps it fast
         self._db.executescript(SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
+        if "public" not in columns:  # a database from before journal.public
+            self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         with self._lock:
@@ -206,17 +214,16 @@ class SqliteStore:
             )
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
-        journal_row = (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry))
-        event_rows = [(table_id, number, blob) for number, blob in events]
+        public = events_blob(blob for _, blob in events) if events else None
+        journal_row = (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), public)
         with self._lock:
             last = self._last_seq.get(table_id, 0)
             if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
                 raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
             if self._join_group():
                 self._journal_rows.append(journal_row)
-                self._event_rows.extend(event_rows)
             else:
-                self._write([journal_row], event_rows)
+                self._write([journal_row])
             self._last_seq[table_id] = entry.seq
 
     def _join_group(self) -> bool:
@@ -237,13 +244,13 @@ class SqliteStore:
             loop.call_at(due, self._commit)
         return True
 
-    def _write(self, journal_rows: list[tuple[Any, ...]], event_rows: list[tuple[Any, ...]]) -> None:
+    def _write(self, journal_rows: list[tuple[Any, ...]]) -> None:
         """One transaction: every row or none (the caller holds the lock)."""
         self._db.execute("BEGIN")
         try:
-            self._db.executemany("INSERT INTO journal (table_id, seq, time_ns, entry) VALUES (?, ?, ?, ?)",
-                                 journal_rows)
-            self._db.executemany("INSERT INTO events (table_id, number, public) VALUES (?, ?, ?)", event_rows)
+            self._db.executemany(
+                "INSERT INTO journal (table_id, seq, time_ns, entry, public) VALUES (?, ?, ?, ?, ?)", journal_rows
+            )
             self._db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
@@ -258,11 +265,10 @@ class SqliteStore:
                 return
             self._group_open = False
             journal_rows, self._journal_rows = self._journal_rows, []
-            event_rows, self._event_rows = self._event_rows, []
             waiters, self._waiters = self._waiters, []
             callbacks, self._callbacks = self._callbacks, []
             try:
-                self._write(journal_rows, event_rows)
+                self._write(journal_rows)
             except BaseException as error:  # nothing of the group may be acknowledged
                 for waiter in waiters:
                     if not waiter.done():
@@ -346,10 +352,16 @@ class SqliteStore:
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
         with self._lock:
-            rows = self._db.execute(
+            old = self._db.execute(  # written before journal.public
                 "SELECT number, public FROM events WHERE table_id = ? ORDER BY number", (table_id,)
             ).fetchall()
-        yield from ((int(number), bytes(blob)) for number, blob in rows)
+            blobs = self._db.execute(
+                "SELECT public FROM journal WHERE table_id = ? AND public IS NOT NULL ORDER BY seq", (table_id,)
+            ).fetchall()
+        yield from ((int(number), bytes(blob)) for number, blob in old)
+        for (blob,) in blobs:
+            for event in watch_service_pb2.WatchEventsResponse.FromString(blob).events:
+                yield event.number, event.SerializeToString()
 
     def close(self) -> None:
         self._commit()

@@ -36,6 +36,7 @@ from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.races import RaceBook
 from unonet.host.store import JournalEntry, Store
+from unonet.host.wire import LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
 SUBSCRIBER_QUEUE = 2048
@@ -44,27 +45,10 @@ PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
 # Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
 _PUBLIC = object()
 _HIDDEN = object()
-# Event.your_legal_actions (field 3, length-delimited) on the wire.
-LEGAL_ACTIONS_TAG = b"\x1a"
 # A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
 _NOTHING_TO_DO = {False: actions_pb2.LegalActions(), True: actions_pb2.LegalActions(required=True)}
 # How many of a table's latest log entries keep their serialized copies (LogEntry.wire).
 WIRE_CACHE_ENTRIES = 256
-
-
-def varint(value: int) -> bytes:
-    """A protobuf base-128 varint."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def length_delimited(tag: bytes, payload: bytes) -> bytes:
-    """One length-delimited protobuf field (a message or bytes) with its tag, ready to concatenate."""
-    return tag + varint(len(payload)) + payload
 
 
 @dataclass

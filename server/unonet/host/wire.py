@@ -1,0 +1,36 @@
+"""Protobuf wire-format pieces for the bytes the host concatenates itself instead of re-serializing.
+
+A serialized message followed by more serialized fields parses as one message (repeated fields
+append, the last value of a singular field wins), so cached renderings can be joined: an event with a
+seat's legal actions appended, several events framed as one WatchEventsResponse, an input's public
+events kept in the journal as one blob.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# Event.your_legal_actions (field 3, length-delimited).
+LEGAL_ACTIONS_TAG = b"\x1a"
+# WatchEventsResponse.event (field 1) and WatchEventsResponse.events (field 2, repeated).
+EVENT_FIELD, EVENTS_FIELD = b"\x0a", b"\x12"
+
+
+def varint(value: int) -> bytes:
+    """A protobuf base-128 varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def length_delimited(tag: bytes, payload: bytes) -> bytes:
+    """One length-delimited protobuf field (a message or bytes) with its tag, ready to concatenate."""
+    return tag + varint(len(payload)) + payload
+
+
+def events_blob(events: Iterable[bytes]) -> bytes:
+    """Serialized events as one serialized WatchEventsResponse (its repeated `events`)."""
+    return b"".join(length_delimited(EVENTS_FIELD, event) for event in events)
