@@ -336,7 +336,9 @@ async def run_table(port: int, tally: Tally, send_claims: bool, seed: int) -> No
     lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
     bench = TableBench(tally, send_claims, seed)
     try:
-        clock = table_pb2.ClockSettings()
+        # A whole clock: a ClockSettings is taken as written (an unset turn_time would be no clock).
+        clock = table_pb2.ClockSettings(strikes_before_takeover=3, takeover_policy=table_pb2.TAKEOVER_POLICY_BOT)
+        clock.turn_time.FromNanoseconds(30 * 10**9)
         clock.reaction_time.FromNanoseconds(int(REACTION_TIME_S * 1e9))
         created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
             name=f"race-{seed}", seat_count=4, clock=clock,
