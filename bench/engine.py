@@ -11,6 +11,8 @@ Cases:
 - `floor_2p`: as many rounds of `bench/floor.py`, the fastest plain pure-Python 2-player random playout
   we could write (core rules only, no validation, no events): what any pure-Python engine could reach
   here, and so how much of the 5x target is reachable at all.
+- the policy alone: the 2p option lists recorded, then replayed through the policy with no engine call,
+  beside the 5x target as microseconds per round (`policy_us_per_game_2p`, `budget_us_per_game_5x`).
 
 The policy, the same for every unonet case: the seat the game waits for (`game.to_act`) lists its legal
 actions; if any of them is a `Play` it picks uniformly among the `Play`s (UNO-calling variants included,
@@ -133,6 +135,30 @@ def play_rounds(ruleset: Ruleset, players: int, games: int, seed: int, *, react:
     return Batch(games, actions, time.perf_counter() - start, windows)
 
 
+def policy_us_per_game(games: int, seed: int) -> float:
+    """What the policy alone costs per 2-player game: the option lists of `games` rounds are recorded,
+    then replayed through the policy (keep the plays, pick one uniformly) with no engine call at all.
+    Against the 5x budget (1e6 / (5 x RLCard's games/s) microseconds per game) it shows how little of
+    the budget any engine under this API would have left."""
+    deck_rng, chooser = random.Random(seed), random.Random(seed + 1)
+    recorded: list[list[object]] = []
+    for number in range(games):
+        game = Game(STANDARD, 2, deck_rng, dealer=number % 2)
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None  # standard rules open no blocking window
+            options = legal_actions(game, seat)
+            recorded.append(options)
+            plays = [action for action in options if type(action) is Play]
+            game.apply(chooser.choice(plays or options))
+    choice = random.Random(seed + 2).choice
+    start = time.perf_counter()
+    for options in recorded:
+        plays = [action for action in options if type(action) is Play]
+        choice(plays or options)
+    return (time.perf_counter() - start) / games * 1e6
+
+
 def measure(size: str, windows: str) -> dict[str, float | int | str]:
     """Warm up, then time every case; returns the figures the JSON line carries."""
     from rlcard_peer import play_rlcard
@@ -156,6 +182,7 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     house_closed = play_rounds(HOUSE, 4, n_house, SEED)
     house_react = play_rounds(HOUSE, 4, n_house_react, SEED, react=True)
     house = house_react if windows == "react" else house_closed
+    policy_us = policy_us_per_game(n_2p // SLICES, SEED)
 
     import rlcard
 
@@ -168,6 +195,10 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
         "floor_games_per_s_2p": round(floor_2p.games_per_s, 1),
         "floor_ratio_2p": round(floor_2p.games_per_s / theirs_2p.games_per_s, 3),
         "floor_actions_per_game_2p": round(floor_2p.actions_per_game, 1),
+        # The 5x target as time per game, and what the policy alone (no engine) spends of it.
+        "budget_us_per_game_5x": round(1e6 / (5 * theirs_2p.games_per_s), 1),
+        "policy_us_per_game_2p": round(policy_us, 1),
+        "us_per_game_2p": round(1e6 / ours_2p.games_per_s, 1),
         "actions_per_game_2p": round(ours_2p.actions_per_game, 1),
         "actions_per_game_4p": round(ours_4p.actions_per_game, 1),
         "actions_per_game_4p_house": round(house.actions_per_game, 1),
@@ -213,6 +244,10 @@ def print_table(figures: dict[str, float | int | str]) -> None:
     print(
         f"ratio floor/RLCard, 2 players: {floor:.2f}x games/s, the fastest pure-Python playout we could write: "
         f"{min(floor / 5, 1):.0%} of the target"
+    )
+    print(
+        f"5x RLCard means {figures['budget_us_per_game_5x']} us per 2-player game; the random policy alone "
+        f"(no engine) spends {figures['policy_us_per_game_2p']} us of it; unonet takes {figures['us_per_game_2p']} us"
     )
     seats = "seats react" if figures["house_windows"] == "react" else "windows closed"
     print(f"games_per_s_4p_house reports the house case with {seats} (--windows)")
