@@ -65,8 +65,7 @@ def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R
     @functools.wraps(handler)
     async def wrapper(self: Any, request: Any, context: Context) -> R:
         try:
-            if request.ByteSize() > MAX_REQUEST_BYTES:
-                raise exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes")
+            _check_size(request)
             response = await handler(self, request, context)
         except (HostError, UnoError) as error:
             await self.host.store.durable()
@@ -88,6 +87,11 @@ def _name(value: str, field: str, limit: int) -> str:
     if not value.isprintable():
         raise invalid("INVALID_FIELD", f"{field} must be printable characters")
     return value
+
+
+def _check_size(request: Any) -> None:
+    if request.ByteSize() > MAX_REQUEST_BYTES:
+        raise exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes")
 
 
 def _bot_kind(name: str) -> str:
@@ -381,13 +385,11 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
     async def WatchEvents(self, request: Any, context: Context) -> None:  # type: ignore[override]  # noqa: N802
         # Streams by `context.write` (of pre-serialized bytes), not by yielding: grpc.aio allows both.
         try:
+            _check_size(request)  # first, as for every unary call
             table = self.host.table(request.table_id)
             seat = table.seat_for(request.token) if request.token else None
         except (HostError, UnoError) as error:
             await abort(context, error)
-            return
-        if request.ByteSize() > MAX_REQUEST_BYTES:
-            await abort(context, exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes"))
             return
         limit = min(request.batch, MAX_BATCH) if request.batch > 1 else 1
         tag = EVENTS_FIELD if limit > 1 else EVENT_FIELD

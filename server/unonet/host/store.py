@@ -127,12 +127,10 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._tables: dict[str, StoredTable] = {}
-        self._events: dict[str, list[tuple[int, bytes]]] = {}
         self._archived: dict[str, tuple[int, str, bytes]] = {}
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         self._tables[table_id] = StoredTable(table_id, record, created_ns, [])
-        self._events[table_id] = []
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
         self._tables[table_id].journal.append(entry)
@@ -155,7 +153,8 @@ class MemoryStore:
         return [row for row in rows if before is None or row[:2] < before][:limit]
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
-        yield from self._events.get(table_id, [])
+        """None: a throwaway store keeps no public log to audit (`append` ignores the events)."""
+        yield from ()
 
     in_transaction = False
 
@@ -176,8 +175,8 @@ class SqliteStore:
     written in one transaction by a callback scheduled when the first of them opened the group: on the
     loop's next turn if the last commit is at least `commit_interval_s` old, else that long after it.
     If that transaction fails, no input of the group is acknowledged. The host awaits
-    `durable()` before it answers any RPC, and a stream checks `in_transaction` before it writes, so
-    nothing leaves the host before its input is committed. Outside an event loop each append commits
+    `durable()` before it answers any RPC, and tables hand events to streams through `when_durable`,
+    so nothing leaves the host before its input is committed. Outside an event loop each append commits
     at once (and always with `group_commit=False`), and `close` commits whatever is pending.
     """
 

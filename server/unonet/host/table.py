@@ -40,6 +40,7 @@ from unonet.host.wire import LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
 SUBSCRIBER_QUEUE = 2048
+MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
 # Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
@@ -342,7 +343,7 @@ class Table:
         out.number = entry.number
         convert.set_timestamp(out.time, entry.time_ns)
         if entry.deadline_ns is not None:
-            out.turn_started.deadline.FromNanoseconds(entry.deadline_ns)
+            convert.set_timestamp(out.turn_started.deadline, entry.deadline_ns)
         return out
 
     def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
@@ -541,7 +542,7 @@ class Table:
             )
             deadline = self._legal_deadline(seat, legal)
             if deadline is not None:
-                legal.deadline.seconds, legal.deadline.nanos = divmod(deadline, 1_000_000_000)
+                convert.set_timestamp(legal.deadline, deadline)
         return out
 
     def _host_event(self, **payload: Any) -> events_pb2.Event:
@@ -836,8 +837,7 @@ class Table:
         """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
         if not command_id:
             raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
-        if len(command_id) > 64:
-            raise invalid("COMMAND_ID_TOO_LONG", "command ids are at most 64 characters")
+        _check_command_id(command_id)
         request = {"commit": commitment.hex()} if commitment is not None else {"reveal": (value or b"").hex()}
         previous = self.commands.get((seat, command_id))
         if previous is not None:
@@ -853,8 +853,7 @@ class Table:
         """Apply a seat's command once: a retried command id returns the first result unchanged."""
         if not command_id:
             raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
-        if len(command_id) > 64:
-            raise invalid("COMMAND_ID_TOO_LONG", "command ids are at most 64 characters")
+        _check_command_id(command_id)
         request = {"actions": [dump_action(a) for a in actions]}
         previous = self.commands.get((seat, command_id))
         if previous is not None:
@@ -869,8 +868,7 @@ class Table:
     def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
         """A chat message from a seat or a spectator, shown once per command id (a retry gets the first
         result). Under silent_two (H14) a seat's message may draw a penalty."""
-        if len(command_id) > 64:
-            raise invalid("COMMAND_ID_TOO_LONG", "command ids are at most 64 characters")
+        _check_command_id(command_id)
         seat = self.seat_for(token)
         by = token if seat is None else None  # a spectator's retries are told apart by its token
         if command_id:
@@ -882,7 +880,9 @@ class Table:
         name = self.seats[seat].name if seat is not None else self.spectators[token]
         entry: dict[str, Any] = {"k": "chat", "seat": seat, "name": name, "text": text}
         if command_id:
-            entry.update({"cid": command_id, **({"by": by} if by is not None else {})})
+            entry["cid"] = command_id
+            if by is not None:
+                entry["by"] = by
         produced = self.record(entry)
         return self.commands[_chat_key(seat, by, command_id)].result if command_id else self._chat_result(produced)
 
@@ -934,10 +934,7 @@ class Table:
         numbers, self._unpublished = self._unpublished, []
         for subscriber in list(self.subscribers):
             if not durable:  # the store failed: these events may never leave, so the stream ends
-                subscriber.store_failed = True
-                self.unsubscribe(subscriber)
-                if subscriber.task is not None:
-                    subscriber.task.cancel()
+                self.cut_off(subscriber, store_failed=True)
                 continue
             mine = numbers
             if numbers[0] < subscriber.first_queued:  # it subscribed after some of them: its backlog
@@ -945,13 +942,22 @@ class Table:
             if mine and not subscriber.queue.put(mine):
                 self.cut_off(subscriber)
 
-    def cut_off(self, subscriber: Subscriber) -> None:
-        """A reader too slow to keep up: drop its queue (memory stays flat) and end its stream."""
-        subscriber.overflowed = True
+    def cut_off(self, subscriber: Subscriber, *, store_failed: bool = False) -> None:
+        """End a stream and drop its queue (memory stays flat): a reader too slow to keep up, or, with
+        `store_failed`, one waiting for events whose inputs the store could not write."""
+        if store_failed:
+            subscriber.store_failed = True
+        else:
+            subscriber.overflowed = True
         self.unsubscribe(subscriber)
         subscriber.queue.clear()
         if subscriber.task is not None:
             subscriber.task.cancel()
+
+
+def _check_command_id(command_id: str) -> None:
+    if len(command_id) > MAX_COMMAND_ID:
+        raise invalid("COMMAND_ID_TOO_LONG", f"command ids are at most {MAX_COMMAND_ID} characters")
 
 
 def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) -> tuple[int, str]:
