@@ -687,9 +687,11 @@ def go(clients: list[asyncio.subprocess.Process]) -> None:
         proc.stdin.write(b"go\n")
 
 
-async def start_host(procs: Procs, name: str, db: Path) -> tuple[asyncio.subprocess.Process, int]:
+async def start_host(procs: Procs, name: str, db: Path,
+                     commit_interval_ms: float | None = None) -> tuple[asyncio.subprocess.Process, int]:
+    interval = [] if commit_interval_ms is None else ["--commit-interval", str(commit_interval_ms)]
     proc = await procs.start(name, sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
-                             "--db", str(db), "--bot-delay", "0")
+                             "--db", str(db), "--bot-delay", "0", *interval)
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), READY_TIMEOUT_S)
     text = line.decode().strip()
@@ -710,7 +712,7 @@ def split(total: int, parts: int) -> list[int]:
 
 
 async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str = "games") -> dict[str, Any]:
-    host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db")
+    host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms)
     clients = []
     for i, tables in enumerate(split(args.tables, args.clients)):
         clients.append(await procs.start(f"{name}-client{i}",
@@ -912,6 +914,7 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "client_cpu_ms_per_command": round(games["client_cpu_ms_per_command"], 3),
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
+        "commit_interval_ms": args.commit_interval_ms,
         "commands_per_game": round(games["commands_per_game"], 1),
         "think_ms": args.think_ms,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
@@ -966,6 +969,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--profile-out", help="with --profile: keep py-spy's folded stacks in this file")
     parser.add_argument("--batch", type=int, default=64,
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")
+    parser.add_argument("--commit-interval-ms", type=float,
+                        help="the host's --commit-interval (default: the host's own default)")
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean thinking time before each command (uniform 0.5x..1.5x); 0: play flat out")
     parser.add_argument("--latency-tables", type=int, default=100,

@@ -32,7 +32,8 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
                       bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
-                      keep_finished_s=args.keep_finished))
+                      keep_finished_s=args.keep_finished,
+                      commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3))
     return 0
 
 
@@ -105,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--keep-finished", type=float, default=60.0, metavar="SECONDS",
                        help="how long a finished table nobody watches stays in memory before it is archived "
                             "(still answerable: it is loaded back from its journal when named)")
+    serve.add_argument("--commit-interval", type=float, metavar="MS",
+                       help="under load, the least time between two group commits (default: the host's, see "
+                            "store.py): more gathers more inputs per commit and more replies per write, for at "
+                            "most that much more latency")
     serve.set_defaults(func=_serve)
     demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
     demo.add_argument("--players", type=int, default=4)

@@ -19,6 +19,8 @@ from unonet.v1 import (
     lobby_service_pb2_grpc,
     play_service_pb2,
     play_service_pb2_grpc,
+    time_service_pb2,
+    time_service_pb2_grpc,
     watch_service_pb2,
     watch_service_pb2_grpc,
 )
@@ -149,6 +151,36 @@ async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_
                         reader.close()
                     assert on_disk >= seen  # a streamed event is never ahead of the journal
         stream.cancel()
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        store.close()
+
+
+async def test_a_ping_answers_without_waiting_for_the_open_group_commit(tmp_path) -> None:
+    """A ping shows no table state, so it need not wait for durability; waiting would add the commit's
+    wait to the round trip the host measures as network time (the latency that races forgive)."""
+    store = SqliteStore(tmp_path / "p.db", commit_interval_s=3600.0)
+    server, port, host = await create_server("127.0.0.1:0", host=Host(store))
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+        time_service = time_service_pb2_grpc.TimeServiceStub(channel)
+        created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+            name="p", preset="standard", seat_count=2), timeout=TIMEOUT)  # idle store: committed at once
+        joined = await lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+            table_id=created.table.table_id, name="ann", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
+        store.append("other", JournalEntry(1, 0, {"k": "x"}), [])  # opens a group due in an hour
+        assert store.in_transaction
+        request = time_service_pb2.PingRequest(sequence=1, table_id=created.table.table_id, token=joined.token)
+        request.client_send_time.GetCurrentTime()
+        reply = await time_service.Ping(request, timeout=TIMEOUT)
+        assert reply.sequence == 1 and reply.send_time.ToNanoseconds() >= reply.receive_time.ToNanoseconds()
+        assert store.in_transaction  # answered while the group was still open
+        store._commit()  # the interval would end it; let close() find nothing pending
+        await store.durable()
     finally:
         await channel.close()
         await host.stop()

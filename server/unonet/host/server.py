@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.service import add_services
-from unonet.host.store import SqliteStore, Store
+from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SqliteStore, Store
 
 log = logging.getLogger(__name__)
 # What the transport accepts: well above the 64 KiB the handlers allow (service.MAX_REQUEST_BYTES),
@@ -74,11 +74,13 @@ def tune_garbage_collector() -> None:
 
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
                 bot_delay_s: float = 0.0, fair_shuffle: bool = True,
-                keep_finished_s: float = DEFAULT_KEEP_FINISHED_S) -> None:
+                keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
+                commit_interval_s: float | None = None) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
     `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs)."""
-    store: Store = SqliteStore(db) if db else SqliteStore("unonet.db")
+    interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
+    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval)
     host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s)
     restored = host.restore()
     tune_garbage_collector()

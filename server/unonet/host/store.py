@@ -22,12 +22,14 @@ from typing import Any, Protocol
 from unonet.host.wire import events_blob
 from unonet.v1 import watch_service_pb2
 
-# Under load, at most one commit per 3 ms; an idle host does not wait at all. Measured on bench/host.py
-# (20 tables flat out): host CPU per command 0.66 ms at 1 ms, 0.60 at 2 ms, 0.56-0.57 at 3 ms, 0.55 at
-# 4 ms. A commit costs ~0.1 ms of SQLite, and the replies and stream writes it releases together leave
-# in fewer writes per connection. The price is latency: p50 at 100 active tables 1.7 -> 2.4 ms, p99
-# 5-6 -> 6-7 ms (the issue's bound is 20 ms).
-DEFAULT_COMMIT_INTERVAL_S = 0.003
+# Under load, at most one commit per 5 ms; an idle host does not wait at all. A commit costs ~0.1 ms of
+# SQLite, and the replies and stream writes it releases together leave in fewer writes per connection,
+# so a longer interval costs less CPU per command, for latency. Measured on bench/host.py, 100 tables
+# flat out (ratio to the relay; p50 / p99 at 100 active tables): 3 ms 0.56 (2.6 / 7.0 ms), 4 ms 0.58
+# (3.5 / 7.4), 5 ms 0.65 (4.3 / 9.2), 6 ms 0.65 (5.2 / 10.2). Past 5 ms latency grows and the gain
+# stops; the issue's bound is p99 < 20 ms. Races are not affected: an answer's arrival is timed
+# before it waits for anything, and Ping does not wait for the commit at all.
+DEFAULT_COMMIT_INTERVAL_S = 0.005
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
