@@ -95,7 +95,7 @@ class Dealt(Event):
     cards: tuple[Card, ...] = ()
 
     def visible_to(self, seat: int | None) -> Event | None:
-        return self if seat == self.seat else dataclasses.replace(self, cards=())
+        return self if seat == self.seat else Dealt(self.seat, self.count)  # not replace(): per seat, per render
 
 
 @fast_init
@@ -139,7 +139,7 @@ class Drew(Event):
     cards: tuple[Card, ...] = ()
 
     def visible_to(self, seat: int | None) -> Event | None:
-        return self if seat == self.seat else dataclasses.replace(self, cards=())
+        return self if seat == self.seat else Drew(self.seat, self.count, self.reason)  # as Dealt's
 
 
 @fast_init

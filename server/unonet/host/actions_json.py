@@ -20,6 +20,7 @@ from unonet.engine import (
     Pass,
     Play,
     React,
+    standard_deck,
 )
 
 _SIMPLE: dict[str, type[Draw | Pass | CallUno | Challenge | Chat]] = {
@@ -48,10 +49,21 @@ def dump_action(action: Action) -> dict[str, Any]:
     raise TypeError(f"cannot journal {action!r}")
 
 
+def _card(text: str) -> Card:
+    """`Card.parse` of what `dump_action` wrote (`str(card)`), from a table: once per command replayed."""
+    card = _CARDS_BY_TEXT.get(text)
+    return card if card is not None else Card.parse(text)
+
+
+_CARDS_BY_TEXT: dict[str, Card] = {
+    str(card): card for card in standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)
+}
+
+
 def load_action(seat: int, data: dict[str, Any]) -> Action:
     kind = data["type"]
     if kind == "play":
-        return Play(seat, tuple(Card.parse(c) for c in data["cards"]), bool(data["call_uno"]))
+        return Play(seat, tuple(map(_card, data["cards"])), bool(data["call_uno"]))
     if kind == "choose_color":
         return ChooseColor(seat, Color(data["color"]))
     if kind == "catch":
@@ -59,9 +71,9 @@ def load_action(seat: int, data: dict[str, Any]) -> Action:
     if kind == "swap":
         return ChooseSwapTarget(seat, int(data["target"]))
     if kind == "five_swap":
-        return FiveSwap(seat, int(data["target"]), Card.parse(data["card"]))
+        return FiveSwap(seat, int(data["target"]), _card(data["card"]))
     if kind == "give_card":
-        return GiveCard(seat, Card.parse(data["card"]))
+        return GiveCard(seat, _card(data["card"]))
     if kind == "react":
         return React(seat, int(data["window"]))
     return _SIMPLE[kind](seat)

@@ -595,5 +595,5 @@ class RoundCards:
         if len(refs) == 1 == len(cards):
             if refs[0].card is not cards[0]:  # cards are interned: identity is equality
                 raise MirrorError(f"the commitment mirror disagrees with the engine at {type(event).__name__}")
-        elif Counter(ref.card for ref in refs) != Counter(cards):
+        elif sorted(id(ref.card) for ref in refs) != sorted(map(id, cards)):  # interned, as above
             raise MirrorError(f"the commitment mirror disagrees with the engine at {type(event).__name__}")

@@ -633,7 +633,7 @@ class Table:
         produced = self._append(list(events), now)
         self._after_change(now)
         outcome = actions_pb2.COMMAND_OUTCOME_APPLIED
-        if any(isinstance(e, PENALTY_EVENTS) or (isinstance(e, ev.Drew) and e.reason.value == "broke_silence")
+        if any(isinstance(e, PENALTY_EVENTS) or (isinstance(e, ev.Drew) and e.reason is ev.DrawReason.BROKE_SILENCE)
                for e in events):
             outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED
         if any(isinstance(e, ev.RaceLost) for e in events):
