@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--keep-finished", type=float, default=60.0, metavar="SECONDS",
                        help="how long a finished table nobody watches stays in memory before it is archived "
                             "(still answerable: it is loaded back from its journal when named)")
-    serve.add_argument("--commit-interval", type=float, metavar="MS",
+    serve.add_argument("--commit-interval", type=_commit_interval_ms, metavar="MS",
                        help="under load, the least time between two group commits (default: the host's, see "
                             "store.py): more gathers more inputs per commit and more replies per write, for at "
                             "most that much more latency")
@@ -126,6 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
     return parser
+
+
+def _commit_interval_ms(text: str) -> float:
+    """--commit-interval: milliseconds, from 0 (commit every input at once) to 1000."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of milliseconds") from None
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"{text} ms is outside 0..1000")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
