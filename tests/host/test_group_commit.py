@@ -5,7 +5,9 @@ it is committed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
+from collections.abc import AsyncIterator
 
 import grpc
 
@@ -101,13 +103,24 @@ def test_outside_an_event_loop_each_append_commits_at_once(tmp_path) -> None:
         store.close()
 
 
-async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_path) -> None:
-    path = tmp_path / "host.db"
-    store = SqliteStore(path)
+@contextlib.asynccontextmanager
+async def serving(store: SqliteStore) -> AsyncIterator[tuple[Host, grpc.aio.Channel]]:
+    """A host on 127.0.0.1:0 over `store`, and a channel to it; everything stopped and closed after."""
     server, port, host = await create_server("127.0.0.1:0", host=Host(store))
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
     try:
+        yield host, channel
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        store.close()
+
+
+async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_path) -> None:
+    path = tmp_path / "host.db"
+    async with serving(SqliteStore(path)) as (host, channel):
         lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
         play = play_service_pb2_grpc.PlayServiceStub(channel)
         watch = watch_service_pb2_grpc.WatchServiceStub(channel)
@@ -151,21 +164,13 @@ async def test_replies_and_events_leave_only_after_their_input_is_committed(tmp_
                         reader.close()
                     assert on_disk >= seen  # a streamed event is never ahead of the journal
         stream.cancel()
-    finally:
-        await channel.close()
-        await host.stop()
-        await server.stop(grace=None)
-        store.close()
 
 
 async def test_a_ping_answers_without_waiting_for_the_open_group_commit(tmp_path) -> None:
     """A ping shows no table state, so it need not wait for durability; waiting would add the commit's
     wait to the round trip the host measures as network time (the latency that races forgive)."""
     store = SqliteStore(tmp_path / "p.db", commit_interval_s=3600.0)
-    server, port, host = await create_server("127.0.0.1:0", host=Host(store))
-    await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    try:
+    async with serving(store) as (_, channel):
         lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
         time_service = time_service_pb2_grpc.TimeServiceStub(channel)
         created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
@@ -181,11 +186,6 @@ async def test_a_ping_answers_without_waiting_for_the_open_group_commit(tmp_path
         assert store.in_transaction  # answered while the group was still open
         store._commit()  # the interval would end it; let close() find nothing pending
         await store.durable()
-    finally:
-        await channel.close()
-        await host.stop()
-        await server.stop(grace=None)
-        store.close()
 
 
 class FailingStore(SqliteStore):
