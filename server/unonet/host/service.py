@@ -62,34 +62,30 @@ MAX_BATCH = 64
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    """A handler's refusals become statuses, and it answers once what it recorded (or saw) is durable."""
+    return _answering(handler, wait_durable=True)
+
+
+def _refusals_now(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    """As `_refusals`, for a call that neither records nor shows any table state (Ping): it answers at
+    once instead of with the open group commit, so the commit's wait is not measured as network time."""
+    return _answering(handler, wait_durable=False)
+
+
+def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> Callable[..., Awaitable[R]]:
     @functools.wraps(handler)
     async def wrapper(self: Any, request: Any, context: Context) -> R:
         try:
             _check_size(request)
             response = await handler(self, request, context)
         except (HostError, UnoError) as error:
+            if wait_durable:
+                await self.host.store.durable()
+            await abort(context, error)
+            raise AssertionError("unreachable") from error
+        if wait_durable:  # group commit: nothing the caller hears of may be lost
             await self.host.store.durable()
-            await abort(context, error)
-            raise AssertionError("unreachable") from error
-        # Group commit: whatever this call recorded (or saw) is durable before the caller hears back.
-        await self.host.store.durable()
         return response
-
-    return wrapper
-
-
-def _refusals_now(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-    """As `_refusals`, for a call that neither records nor shows any table state (Ping): it answers at
-    once instead of with the open group commit, so the commit's wait is not measured as network time."""
-
-    @functools.wraps(handler)
-    async def wrapper(self: Any, request: Any, context: Context) -> R:
-        try:
-            _check_size(request)
-            return await handler(self, request, context)
-        except (HostError, UnoError) as error:
-            await abort(context, error)
-            raise AssertionError("unreachable") from error
 
     return wrapper
 
