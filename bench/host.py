@@ -11,9 +11,10 @@ replaced by a new one until time is up.
 
 Measured through the host, in three runs, each with a fresh host:
   * the throughput run (`--tables`, 100, or 20 with --quick; flat out), played twice, once before the
-    ceiling and once after it, so that the machine's drift over the minutes between them moves both
-    sides of the ratio: commands/s, the PlayService commands answered inside the measuring window, all
-    clients summed, as the mean of the two (each in `commands_per_s_runs` and `ratio_runs`); cores
+    ceiling and once after it, each next to one of the ceiling's two relay runs, so that the machine's
+    drift over the minutes between them moves both sides of the ratio: commands/s, the PlayService
+    commands answered inside the measuring window, all clients summed, as the mean of the two (each in
+    `commands_per_s_runs`, and its ratio to the relay run next to it in `ratio_runs`); cores
     used by the host and the clients and CPU milliseconds per command for each; latency at saturation
     (`p99_ms_flat_out`, first run);
   * the latency run (`--latency-tables` 100, each seat thinking `--latency-think-ms` 500 ms on average
@@ -23,7 +24,8 @@ Measured through the host, in three runs, each with a fresh host:
 The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf), with
 the same client processes, tables and seats:
   * the relay, which is `ceiling_per_s` and the denominator of `ratio`: the same number of no-op unary
-    calls and streamed messages as the host run, in the same pattern. Each table plays game after game,
+    calls and streamed messages as the host run, in the same pattern, measured twice (first and last of
+    the ceiling's phases; the mean, each in `ceiling_per_s_runs`). Each table plays game after game,
     as the host clients do: 1 + seats no-op calls one after another (where they call CreateTable and
     JoinTable), a new stream per seat, then the host run's mean number of commands per game. A seat's
     no-op call makes the server queue one message (of the host run's mean message size) for every
@@ -447,6 +449,11 @@ async def role_memory_client(args: argparse.Namespace) -> None:
 # ============================================================================ role: ceiling server and client
 
 CEILING_SERVICE = "bench.Ceiling"
+# The ceiling server's phases, in order. The relay (the ratio's denominator) runs first and last, each
+# next to one of the host's two game runs, and the ratio takes the mean of both: the machine's speed
+# drifts over minutes, and one relay measured between the two game runs was the noisier side of the
+# ratio (±5% between runs, against ±1% for the host's mean).
+CEILING_PHASES = ("relay", "unary", "stream", "relay")
 
 
 async def role_ceiling_server(args: argparse.Namespace) -> None:
@@ -509,122 +516,123 @@ async def role_ceiling_client(args: argparse.Namespace) -> None:
         poke = channel.unary_unary(f"/{CEILING_SERVICE}/Poke")
         await noop(b"", timeout=RPC_TIMEOUT_S)
         emit({"ready": True})
-        await wait_for_go()
 
-        # Phase 1: unary, one caller per table, each sending its next call when the last returns.
-        latencies: list[float] = []
-        count = 0
-        start = time.perf_counter()
-        w0, w1 = start + args.warmup, start + args.warmup + args.duration
+        async def unary_phase() -> dict[str, Any]:
+            """No-op unary calls, one caller per table, each sending its next call when the last returns."""
+            latencies: list[float] = []
+            count = 0
+            start = time.perf_counter()
+            w0, w1 = start + args.warmup, start + args.warmup + args.duration
 
-        async def caller() -> None:
-            nonlocal count
-            while (t0 := time.perf_counter()) < w1:
-                await noop(b"", timeout=RPC_TIMEOUT_S)
-                t1 = time.perf_counter()
-                if t0 >= w0 and t1 <= w1:
-                    count += 1
-                    latencies.append(t1 - t0)
-
-        await asyncio.gather(*(caller() for _ in range(args.tables)))
-        unary = {"calls": count, "p50_ms": percentile(latencies, 50) * 1e3, "p99_ms": percentile(latencies, 99) * 1e3}
-        emit({"phase_done": "unary"})
-        await wait_for_go()
-
-        # Phase 2: server streaming, one stream per seat.
-        received = 0
-        start = time.perf_counter()
-        w0, w1 = start + args.warmup, start + args.warmup + args.duration
-
-        async def reader() -> None:
-            nonlocal received
-            call = flood(b"", timeout=args.warmup + args.duration + RPC_TIMEOUT_S)
-            try:
-                async for _ in call:
-                    now = time.perf_counter()
-                    if now > w1:
-                        break
-                    if now >= w0:
-                        received += 1
-            finally:
-                call.cancel()
-
-        await asyncio.gather(*(reader() for _ in range(args.tables * args.seats)))
-        emit({"phase_done": "stream"})
-        await wait_for_go()
-
-        # Phase 3: the relay, the issue's ceiling: the same number of no-op unary calls and streamed
-        # messages as the host run, in the same pattern. Per table, game after game: the set-up calls
-        # and a new stream per seat, then the host run's mean number of commands per game. One seat
-        # pokes (a no-op command whose "events" are one message on each of the table's streams); the
-        # next seat pokes as soon as its own stream has the message, as a player acts on the event
-        # that gives it the turn.
-        relay: dict[str, Any] = {"calls": 0, "calls_all": 0, "latencies": []}
-        start = time.perf_counter()
-        w0, w1 = start + args.warmup, start + args.warmup + args.duration
-
-        async def relay_table(table: int) -> None:
-            """Game after game, as a host client plays: the set-up calls (CreateTable, then JoinTable per
-            seat: no-op calls here), one new stream per seat, then the game's commands."""
-            game = 0
-            while time.perf_counter() < w1:
-                game += 1
-                for _ in range(1 + args.seats):
+            async def caller() -> None:
+                nonlocal count
+                while (t0 := time.perf_counter()) < w1:
                     await noop(b"", timeout=RPC_TIMEOUT_S)
-                await relay_game(f"{args.seed}-{table}-{game}".encode())
+                    t1 = time.perf_counter()
+                    if t0 >= w0 and t1 <= w1:
+                        count += 1
+                        latencies.append(t1 - t0)
 
-        async def relay_game(key: bytes) -> None:
-            got = [0] * args.seats
-            arrived: list[dict[int, float]] = [{} for _ in range(args.seats)]
-            changed = asyncio.Event()
-            sent: dict[int, float] = {}
+            await asyncio.gather(*(caller() for _ in range(args.tables)))
+            return {"calls": count, "p50_ms": percentile(latencies, 50) * 1e3,
+                    "p99_ms": percentile(latencies, 99) * 1e3}
 
-            async def listen(seat: int) -> None:
-                call = subscribe(key, timeout=args.warmup + args.duration + RPC_TIMEOUT_S)
+        async def stream_phase() -> dict[str, Any]:
+            """Server streaming flat out, one stream per seat."""
+            received = 0
+            start = time.perf_counter()
+            w0, w1 = start + args.warmup, start + args.warmup + args.duration
+
+            async def reader() -> None:
+                nonlocal received
+                call = flood(b"", timeout=args.warmup + args.duration + RPC_TIMEOUT_S)
                 try:
                     async for _ in call:
-                        arrived[seat][got[seat]] = time.perf_counter()
-                        got[seat] += 1
-                        changed.set()
+                        now = time.perf_counter()
+                        if now > w1:
+                            break
+                        if now >= w0:
+                            received += 1
                 finally:
                     call.cancel()
 
-            async def until(seats: range, count: int) -> None:
-                """Until every stream of `seats` has had `count` messages (the subscription's included)."""
-                while any(got[seat] < count for seat in seats):
-                    changed.clear()
-                    await changed.wait()
+            await asyncio.gather(*(reader() for _ in range(args.tables * args.seats)))
+            return {"messages": received}
 
-            listeners = [asyncio.create_task(listen(seat)) for seat in range(args.seats)]
-            try:
-                await until(range(args.seats), 1)  # every stream subscribed (message 0)
-                for number in range(1, args.game_commands + 1):
-                    if (t0 := time.perf_counter()) >= w1:
-                        break
-                    await poke(key, timeout=RPC_TIMEOUT_S)
-                    t1 = time.perf_counter()
-                    relay["calls_all"] += 1
-                    next_seat = number % args.seats
-                    await until(range(next_seat, next_seat + 1), number + 1)
-                    if t0 >= w0 and t1 <= w1:
-                        relay["calls"] += 1
-                        sent[number] = t0
-            finally:
-                for number, t0 in sent.items():  # latency to every seat, as the host run measures it
-                    if all(number in a for a in arrived) and (done := max(a[number] for a in arrived)) <= w1:
-                        relay["latencies"].append(done - t0)
-                for task in listeners:
-                    task.cancel()
-                await asyncio.gather(*listeners, return_exceptions=True)
+        async def relay_phase() -> dict[str, Any]:
+            """The issue's ceiling: the same number of no-op unary calls and streamed messages as the host
+            run, in the same pattern. Per table, game after game: the set-up calls and a new stream per
+            seat, then the host run's mean number of commands per game. One seat pokes (a no-op command
+            whose "events" are one message on each of the table's streams); the next seat pokes as soon
+            as its own stream has the message, as a player acts on the event that gives it the turn."""
+            relay: dict[str, Any] = {"calls": 0, "calls_all": 0, "latencies": []}
+            start = time.perf_counter()
+            w0, w1 = start + args.warmup, start + args.warmup + args.duration
 
-        cpu0 = sum(os.times()[:2])
-        await asyncio.gather(*(relay_table(k) for k in range(args.tables)))
-        relay["cpu_s"] = sum(os.times()[:2]) - cpu0
-        lat = relay["latencies"]
-        emit({"unary": unary, "stream_messages": received, "window_s": args.duration,
-              "relay": {"calls": relay["calls"], "calls_all": relay["calls_all"], "cpu_s": relay["cpu_s"],
-                        "p50_ms": percentile(lat, 50) * 1e3,
-                        "p99_ms": percentile(lat, 99) * 1e3}})
+            async def relay_table(table: int) -> None:
+                """Game after game, as a host client plays: the set-up calls (CreateTable, then JoinTable
+                per seat: no-op calls here), one new stream per seat, then the game's commands."""
+                game = 0
+                while time.perf_counter() < w1:
+                    game += 1
+                    for _ in range(1 + args.seats):
+                        await noop(b"", timeout=RPC_TIMEOUT_S)
+                    await relay_game(f"{args.seed}-{table}-{game}".encode())
+
+            async def relay_game(key: bytes) -> None:
+                got = [0] * args.seats
+                arrived: list[dict[int, float]] = [{} for _ in range(args.seats)]
+                changed = asyncio.Event()
+                sent: dict[int, float] = {}
+
+                async def listen(seat: int) -> None:
+                    call = subscribe(key, timeout=args.warmup + args.duration + RPC_TIMEOUT_S)
+                    try:
+                        async for _ in call:
+                            arrived[seat][got[seat]] = time.perf_counter()
+                            got[seat] += 1
+                            changed.set()
+                    finally:
+                        call.cancel()
+
+                async def until(seats: range, count: int) -> None:
+                    """Until every stream of `seats` has had `count` messages (the subscription's included)."""
+                    while any(got[seat] < count for seat in seats):
+                        changed.clear()
+                        await changed.wait()
+
+                listeners = [asyncio.create_task(listen(seat)) for seat in range(args.seats)]
+                try:
+                    await until(range(args.seats), 1)  # every stream subscribed (message 0)
+                    for number in range(1, args.game_commands + 1):
+                        if (t0 := time.perf_counter()) >= w1:
+                            break
+                        await poke(key, timeout=RPC_TIMEOUT_S)
+                        t1 = time.perf_counter()
+                        relay["calls_all"] += 1
+                        next_seat = number % args.seats
+                        await until(range(next_seat, next_seat + 1), number + 1)
+                        if t0 >= w0 and t1 <= w1:
+                            relay["calls"] += 1
+                            sent[number] = t0
+                finally:
+                    for number, t0 in sent.items():  # latency to every seat, as the host run measures it
+                        if all(number in a for a in arrived) and (done := max(a[number] for a in arrived)) <= w1:
+                            relay["latencies"].append(done - t0)
+                    for task in listeners:
+                        task.cancel()
+                    await asyncio.gather(*listeners, return_exceptions=True)
+
+            cpu0 = sum(os.times()[:2])
+            await asyncio.gather(*(relay_table(k) for k in range(args.tables)))
+            lat = relay.pop("latencies")
+            return {**relay, "cpu_s": sum(os.times()[:2]) - cpu0,
+                    "p50_ms": percentile(lat, 50) * 1e3, "p99_ms": percentile(lat, 99) * 1e3}
+
+        phases = {"relay": relay_phase, "unary": unary_phase, "stream": stream_phase}
+        for phase in CEILING_PHASES:
+            await wait_for_go()
+            emit({"phase": phase, **await phases[phase]()})
 
 
 # ============================================================================ orchestrator
@@ -804,7 +812,7 @@ def fold_hotspots(path: Path, top: int = 15) -> list[tuple[str, float]]:
 
 
 async def run_ceiling(procs: Procs, args: argparse.Namespace, message_bytes: int) -> dict[str, Any]:
-    lifetime = 4 * (args.warmup + args.duration) + 120
+    lifetime = (len(CEILING_PHASES) + 1) * (args.warmup + args.duration) + 120
     server = await procs.start("ceiling", sys.executable, str(Path(__file__).resolve()), "--role", "ceiling-server",
                                "--lifetime", str(lifetime), "--message-bytes", str(message_bytes))
     assert server.stdout is not None
@@ -819,29 +827,36 @@ async def run_ceiling(procs: Procs, args: argparse.Namespace, message_bytes: int
     for i, proc in enumerate(clients):
         await read_json_line(proc, f"ceiling-client{i}", READY_TIMEOUT_S, procs)
     window = args.warmup + args.duration + 60
-    for _phase in ("unary", "stream"):
+    phases: dict[str, list[dict[str, Any]]] = {"relay": [], "unary": [], "stream": []}
+    for phase in CEILING_PHASES:
+        cpu0 = cpu_s(server.pid)
         go(clients)
-        for i, proc in enumerate(clients):
-            await read_json_line(proc, f"ceiling-client{i}", window, procs)
-    cpu0 = cpu_s(server.pid)
-    go(clients)
-    results = [await read_json_line(proc, f"ceiling-client{i}", window, procs) for i, proc in enumerate(clients)]
-    relay_cpu = cpu_s(server.pid) - cpu0
+        results = [await read_json_line(proc, f"ceiling-client{i}", window, procs) for i, proc in enumerate(clients)]
+        phases[phase].append({"results": results, "server_cpu_s": cpu_s(server.pid) - cpu0})
     for proc in clients:
         await procs.stop(proc)
     await procs.stop(server)
+    (unary,), (stream,) = phases["unary"], phases["stream"]
+    relays = [relay_figures(run, args.duration) for run in phases["relay"]]
     return {
-        "unary_per_s": sum(r["unary"]["calls"] for r in results) / args.duration,
-        "unary_p50_ms": max(r["unary"]["p50_ms"] for r in results),
-        "unary_p99_ms": max(r["unary"]["p99_ms"] for r in results),
-        "stream_messages_per_s": sum(r["stream_messages"] for r in results) / args.duration,
-        "relay_per_s": sum(r["relay"]["calls"] for r in results) / args.duration,
-        "relay_p50_ms": max(r["relay"]["p50_ms"] for r in results),
-        "relay_p99_ms": max(r["relay"]["p99_ms"] for r in results),
+        "unary_per_s": sum(r["calls"] for r in unary["results"]) / args.duration,
+        "unary_p50_ms": max(r["p50_ms"] for r in unary["results"]),
+        "unary_p99_ms": max(r["p99_ms"] for r in unary["results"]),
+        "stream_messages_per_s": sum(r["messages"] for r in stream["results"]) / args.duration,
+        "relay_runs": relays,
         "message_bytes": message_bytes,
-        "relay_server_cpu_ms_per_command": relay_cpu * 1e3 / max(1, sum(r["relay"]["calls_all"] for r in results)),
-        "relay_client_cpu_ms_per_command": sum(r["relay"]["cpu_s"] for r in results) * 1e3
-        / max(1, sum(r["relay"]["calls_all"] for r in results)),
+    }
+
+
+def relay_figures(run: dict[str, Any], duration: float) -> dict[str, float]:
+    """One relay phase, all clients summed: commands/s, latency to every seat, CPU per command."""
+    results, calls_all = run["results"], max(1, sum(r["calls_all"] for r in run["results"]))
+    return {
+        "per_s": sum(r["calls"] for r in results) / duration,
+        "p50_ms": max(r["p50_ms"] for r in results),
+        "p99_ms": max(r["p99_ms"] for r in results),
+        "server_cpu_ms_per_command": run["server_cpu_s"] * 1e3 / calls_all,
+        "client_cpu_ms_per_command": sum(r["cpu_s"] for r in results) * 1e3 / calls_all,
     }
 
 
@@ -867,13 +882,16 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else print
         say(f"host bench: {args.tables} tables of {args.seats} seats, {args.clients} client processes, "
             f"{args.duration:.0f} s window after {args.warmup:.0f} s warm-up")
-        # The host's games are played twice, before and after the relay, and the ratio takes their mean:
-        # the machine's speed drifts over minutes, and this way a drift moves both sides of the ratio.
+        # The host's games are played twice, before and after the ceiling server's phases, whose relay
+        # runs first and last: each game run has a relay run next to it, the ratio is of their means,
+        # and a drift of the machine's speed over the minutes moves both sides of it alike.
         games = await run_games(procs, tmp, args)
         say(f"  games done: {games['commands_per_s']:.0f} commands/s")
         relay_args = argparse.Namespace(**{**vars(args), "game_commands": max(1, round(games["commands_per_game"]))})
         ceiling = await run_ceiling(procs, relay_args, round(games["stream_bytes_per_message"]))
-        say(f"  ceiling done: {ceiling['relay_per_s']:.0f} relayed commands/s, {ceiling['unary_per_s']:.0f} unary/s")
+        relays = ceiling["relay_runs"]
+        say(f"  ceiling done: {' and '.join(format(r['per_s'], '.0f') for r in relays)} relayed commands/s, "
+            f"{ceiling['unary_per_s']:.0f} unary/s")
         again = await run_games(procs, tmp, argparse.Namespace(**{**vars(args), "profile": False}), name="again")
         say(f"  games again: {again['commands_per_s']:.0f} commands/s")
         paced_args = argparse.Namespace(**{**vars(args), "tables": args.latency_tables,
@@ -886,16 +904,18 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         await procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
     commands_per_s = (games["commands_per_s"] + again["commands_per_s"]) / 2
+    relay = {key: statistics.fmean(run[key] for run in relays) for key in relays[0]}
     out = {
         "commands_per_s": round(commands_per_s, 1),
         # The issue's ceiling: the same number of no-op unary calls and streamed messages (of the same
         # mean size, in the same pattern) on a bare grpc.aio server: the relay.
-        "ceiling_per_s": round(ceiling["relay_per_s"], 1),
-        "ratio": round(commands_per_s / ceiling["relay_per_s"], 3) if ceiling["relay_per_s"] else None,
-        # The two game runs the mean is of (before and after the relay), and each one's ratio.
+        "ceiling_per_s": round(relay["per_s"], 1),
+        "ratio": round(commands_per_s / relay["per_s"], 3) if relay["per_s"] else None,
+        # The runs each mean is of, in order, and the ratio of each game run to the relay run next to it.
         "commands_per_s_runs": [round(games["commands_per_s"], 1), round(again["commands_per_s"], 1)],
-        "ratio_runs": [round(g["commands_per_s"] / ceiling["relay_per_s"], 3) if ceiling["relay_per_s"] else None
-                       for g in (games, again)],
+        "ceiling_per_s_runs": [round(run["per_s"], 1) for run in relays],
+        "ratio_runs": [round(g["commands_per_s"] / r["per_s"], 3) if r["per_s"] else None
+                       for g, r in zip((games, again), relays, strict=True)],
         # Latency at the issue's load: 100 active tables, each seat thinking ~500 ms before it acts.
         "p50_ms": round(paced["p50_ms"], 2),
         "p99_ms": round(paced["p99_ms"], 2),
@@ -906,12 +926,12 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "p50_ms_flat_out": round(games["p50_ms"], 2),
         "p99_ms_flat_out": round(games["p99_ms"], 2),
         "mem_mb_1000_tables": round(memory["mem_mb_1000_tables"], 1),
-        "ceiling_p50_ms": round(ceiling["relay_p50_ms"], 2),
-        "ceiling_p99_ms": round(ceiling["relay_p99_ms"], 2),
+        "ceiling_p50_ms": round(relay["p50_ms"], 2),
+        "ceiling_p99_ms": round(relay["p99_ms"], 2),
         "ceiling_message_bytes": ceiling["message_bytes"],
         # What the bare server's CPU costs per relayed command, beside host_cpu_ms_per_command.
-        "ceiling_cpu_ms_per_command": round(ceiling["relay_server_cpu_ms_per_command"], 3),
-        "ceiling_client_cpu_ms_per_command": round(ceiling["relay_client_cpu_ms_per_command"], 3),
+        "ceiling_cpu_ms_per_command": round(relay["server_cpu_ms_per_command"], 3),
+        "ceiling_client_cpu_ms_per_command": round(relay["client_cpu_ms_per_command"], 3),
         # Stricter: unary calls alone, with no streamed messages at all.
         "ceiling_unary_per_s": round(ceiling["unary_per_s"], 1),
         "ratio_unary": round(commands_per_s / ceiling["unary_per_s"], 3) if ceiling["unary_per_s"] else None,
@@ -950,8 +970,9 @@ def report(out: dict[str, Any]) -> None:
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "
           f"{out['ceiling_message_bytes']} bytes to each seat; to all p50 {out['ceiling_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_p99_ms']:.2f} ms)")
-    print(f"ratio              {out['ratio']:10.1%}   (target: at least 60%; the mean of two game runs, before "
-          f"and after the relay: {out['ratio_runs'][0]:.1%} and {out['ratio_runs'][1]:.1%})")
+    print(f"ratio              {out['ratio']:10.1%}   (target: at least 60%; of the means of two game runs and "
+          f"two relay runs; each game run to the relay run next to it: {out['ratio_runs'][0]:.1%} and "
+          f"{out['ratio_runs'][1]:.1%})")
     print(f"ceiling (unary)    {out['ceiling_unary_per_s']:10.0f} calls/s      (no streams at all: host at "
           f"{out['ratio_unary']:.0%} of it; p50 {out['ceiling_unary_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_unary_p99_ms']:.2f} ms)")
