@@ -12,6 +12,7 @@ from unonet.host import table as table_module
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.host import Host
 from unonet.host.table import TableSettings
+from unonet.host.wire import EVENTS_FIELD, length_delimited
 from unonet.v1 import events_pb2
 
 RULES = [
@@ -75,6 +76,21 @@ async def test_cached_bytes_equal_the_rendered_event_for_every_seat(preset, over
                 assert not got.HasField("your_legal_actions")
 
 
+@pytest.mark.parametrize(("preset", "overrides"), RULES)
+async def test_an_entry_framed_once_for_every_stream_is_what_each_receiver_would_get(preset, overrides) -> None:
+    table = await _played_table(preset, overrides, 4)
+    shared = [entry for entry in table.log if entry.shared is not None]
+    # Plays and their like; a command's last event carries legal actions, and draws hide cards.
+    assert len(shared) > table.last_number // 4
+    for entry in shared:
+        for seat in (None, 0, 1, 2, 3):
+            assert entry.shared == length_delimited(EVENTS_FIELD, table.render_bytes(entry, seat)), (entry.number, seat)
+    # What differs between receivers is never shared: an event with legal actions, or one hiding cards.
+    differing = [entry for entry in table.log
+                 if len({table.render_bytes(entry, seat) for seat in (None, 0, 1, 2, 3)}) > 1]
+    assert differing and all(entry.shared is None for entry in differing)
+
+
 async def test_only_recent_entries_keep_their_serialized_copies(monkeypatch) -> None:
     monkeypatch.setattr(table_module, "WIRE_CACHE_ENTRIES", 16)
     table = await _played_table("house", {}, 3)
@@ -84,3 +100,4 @@ async def test_only_recent_entries_keep_their_serialized_copies(monkeypatch) -> 
     table.record({"k": "chat", "seat": 0, "name": "p0", "text": "hi"})
     cached = [entry.number for entry in table.log if entry.wire is not None]
     assert cached and len(cached) <= 16 < table.last_number
+    assert len([entry for entry in table.log if entry.shared is not None]) <= 16

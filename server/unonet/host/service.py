@@ -438,7 +438,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                     count = await self._due(log_entries, pending, count, delay_ns)
                 numbers = [pending.popleft() for _ in range(count)]
                 await self._write(context, subscriber, b"".join(
-                    length_delimited(tag, table.render_bytes(log_entries[n - 1], seat)) for n in numbers))
+                    shared if tag is EVENTS_FIELD and (shared := log_entries[n - 1].shared) is not None
+                    else length_delimited(tag, table.render_bytes(log_entries[n - 1], seat)) for n in numbers))
         except asyncio.CancelledError:
             if not (subscriber.overflowed or subscriber.store_failed):
                 raise

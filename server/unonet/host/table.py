@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from unonet.engine import (
     Action,
@@ -36,7 +36,7 @@ from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.races import RaceBook
 from unonet.host.store import JournalEntry, Store
-from unonet.host.wire import LEGAL_ACTIONS_TAG, length_delimited
+from unonet.host.wire import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
 SUBSCRIBER_QUEUE = 2048
@@ -95,7 +95,9 @@ class LogEntry:
     """One numbered event: an engine event (rendered per seat) or a host event (the same for all).
 
     `wire` and `legal_wire` cache serialized renderings (see `Table.render_bytes`); an entry never
-    changes once appended, so neither do they.
+    changes once appended, so neither do they. `shared` is the entry framed as one of a
+    WatchEventsResponse's `events` when every receiver reads it alike (public, no legal actions, as a
+    play is), which each of a table's streams then sends without rendering or framing it again.
     """
 
     number: int
@@ -106,6 +108,7 @@ class LogEntry:
     deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
     wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)
     legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
+    shared: bytes | None = field(default=None, repr=False, compare=False)
 
 
 class Mailbox:
@@ -359,11 +362,11 @@ class Table:
         `cache=False` nothing new is kept (the journal's public copy of a table nobody watches).
         """
         event = entry.event
-        if isinstance(event, events_pb2.Event) or type(event).visible_to is Event.visible_to:
-            key: Any = _PUBLIC
-        else:
-            key = event.visible_to(seat)
+        if _hides_something(event):
+            key: Any = event.visible_to(seat)
             key = _HIDDEN if key is None else key
+        else:
+            key = _PUBLIC
         wire = entry.wire
         base = wire.get(key) if wire is not None else None
         if base is None:
@@ -437,6 +440,10 @@ class Table:
             watched = bool(self.subscribers)
             public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
             self.store.append(self.table_id, JournalEntry(self._seq, now, entry), public)
+            if watched:
+                for produced_entry, (_, payload) in zip(produced, public, strict=True):
+                    if produced_entry.legal is None and not _hides_something(produced_entry.event):
+                        produced_entry.shared = length_delimited(EVENTS_FIELD, payload)
         self._publish(produced)
         self.wake_driver()
         return produced
@@ -513,7 +520,7 @@ class Table:
                     self.log.append(LogEntry(len(self.log) + 1, now, extra))
                     produced.append(self.log[-1])
         for old in self.log[max(0, len(self.log) - WIRE_CACHE_ENTRIES - len(produced)):-WIRE_CACHE_ENTRIES]:
-            old.wire = old.legal_wire = None  # only the recent entries' serialized copies are kept
+            old.wire = old.legal_wire = old.shared = None  # only the recent entries' serialized copies are kept
         return produced
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
@@ -966,3 +973,8 @@ def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) ->
     if seat is not None:
         return seat, f"chat:{command_id}"
     return -1, f"chat:{spectator_token}:{command_id}"
+
+
+def _hides_something(event: Event | events_pb2.Event) -> TypeGuard[Event]:
+    """An engine event that some receivers see less of (else every receiver gets the same rendering)."""
+    return not isinstance(event, events_pb2.Event) and type(event).visible_to is not Event.visible_to
