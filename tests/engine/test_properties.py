@@ -18,12 +18,15 @@ from unonet.engine import (
     Card,
     Color,
     Draw,
+    Game,
     Match,
+    Pass,
     Play,
     Rank,
     Ruleset,
     UnoError,
     find_ruleset,
+    legal_actions,
     standard_deck,
 )
 from unonet.engine.playout import random_step
@@ -141,3 +144,45 @@ def test_refused_actions_change_nothing(ruleset: Ruleset, players: int, seed: in
             break
         if not match.is_over and match.round_no == 1:
             random_step(match, chooser)
+
+
+@settings(max_examples=30, deadline=None)
+@given(ruleset=rulesets(), players=st.integers(2, 6), seed=st.integers(0, 2**32), steps=st.integers(0, 60))
+def test_a_copied_game_goes_on_exactly_as_the_original_and_apart_from_it(
+    ruleset: Ruleset, players: int, seed: int, steps: int
+) -> None:
+    match = Match(ruleset, players, random.Random(seed))
+    match.start()
+    chooser = random.Random(seed)
+    for _ in range(steps):
+        if match.is_over or match.round_no != 1:
+            return
+        random_step(match, chooser)
+    original = match.game
+    before = original.fingerprint()
+    clone = original.copy()
+    # Its random stream (reshuffles) continues the original's, but apart from it.
+    assert clone.rng is not original.rng and clone.rng.getstate() == original.rng.getstate()
+    # The copy plays on alone first (drawing, reshuffling: its random stream is its own) ...
+    clone_log = _play_on(clone, random.Random(seed + 1))
+    assert original.fingerprint() == before, "playing the copy changed the original"
+    # ... then the original, with the same choices: the same events, the same state.
+    assert _play_on(original, random.Random(seed + 1)) == clone_log
+    assert original.fingerprint() == clone.fingerprint()
+
+
+def _play_on(game: Game, chooser: random.Random, max_steps: int = 40) -> list[object]:
+    """Up to `max_steps` random steps of one round on a bare Game (no Match), its events in order."""
+    log: list[object] = []
+    for _ in range(max_steps):
+        if game.is_over:
+            break
+        seat = game.to_act
+        if seat is None:
+            window = next(w for w in game.windows.values() if w.is_blocking)
+            log += game.close_window(window.id)
+            continue
+        actions = legal_actions(game, seat)
+        keen = [a for a in actions if not isinstance(a, Draw | Pass)]
+        log += game.apply(chooser.choice(keen if keen and chooser.random() < 0.8 else actions))
+    return log

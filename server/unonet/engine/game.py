@@ -489,7 +489,8 @@ class Game:
         clone = object.__new__(Game)
         for name in _COPY_SHALLOW:
             setattr(clone, name, getattr(self, name))
-        clone.rng = random.Random()
+        # Not random.Random(): its constructor seeds itself from os.urandom first, half of a copy's cost.
+        clone.rng = random.Random.__new__(random.Random)
         clone.rng.setstate(self.rng.getstate())
         clone.shuffle = clone._shuffle_with_rng  # a search must never advance the host's own shuffles
         clone.hands = [list(hand) for hand in self.hands]
