@@ -1,0 +1,33 @@
+"""`bench/host.py --json` keeps its contract (issue 3, "Speed"): the last line is one JSON object with
+the figures the issue names, both game runs and both relay runs, and no errors. A tiny run (2 tables,
+1 s windows) so the suite stays fast; the figures themselves are the benchmark's business, not a test's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "host.py"
+REQUIRED = ("commands_per_s", "ceiling_per_s", "ratio", "p50_ms", "p99_ms", "mem_mb_1000_tables")
+
+
+def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_line() -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCH), "--json", "--tables", "2", "--duration", "1", "--warmup", "0.3",
+         "--latency-tables", "2", "--latency-think-ms", "20", "--idle-tables", "8"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    for key in REQUIRED:
+        assert isinstance(out[key], int | float) and out[key] > 0, key
+    assert out["errors"] == 0
+    assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2
+    # The ratio is of the means, each side the mean of its two runs (figures rounded as printed).
+    assert out["ceiling_per_s"] == pytest.approx(sum(out["ceiling_per_s_runs"]) / 2, abs=0.1)
+    assert out["commands_per_s"] == pytest.approx(sum(out["commands_per_s_runs"]) / 2, abs=0.1)
+    assert out["ratio"] == pytest.approx(out["commands_per_s"] / out["ceiling_per_s"], abs=0.002)
