@@ -842,9 +842,7 @@ class Table:
     def entropy(self, seat: int, command_id: str, *, commitment: bytes | None = None,
                 value: bytes | None = None) -> actions_pb2.CommandResult:
         """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
-        if not command_id:
-            raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
-        _check_command_id(command_id)
+        _check_command_id(command_id, required=True)
         request = {"commit": commitment.hex()} if commitment is not None else {"reveal": (value or b"").hex()}
         previous = self.commands.get((seat, command_id))
         if previous is not None:
@@ -858,9 +856,7 @@ class Table:
 
     def command(self, seat: int, command_id: str, actions: tuple[Action, ...]) -> actions_pb2.CommandResult:
         """Apply a seat's command once: a retried command id returns the first result unchanged."""
-        if not command_id:
-            raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
-        _check_command_id(command_id)
+        _check_command_id(command_id, required=True)
         request = {"actions": [dump_action(a) for a in actions]}
         previous = self.commands.get((seat, command_id))
         if previous is not None:
@@ -875,7 +871,7 @@ class Table:
     def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
         """A chat message from a seat or a spectator, shown once per command id (a retry gets the first
         result). Under silent_two (H14) a seat's message may draw a penalty."""
-        _check_command_id(command_id)
+        _check_command_id(command_id, required=False)  # a chat message may go without one
         seat = self.seat_for(token)
         by = token if seat is None else None  # a spectator's retries are told apart by its token
         if command_id:
@@ -962,7 +958,9 @@ class Table:
             subscriber.task.cancel()
 
 
-def _check_command_id(command_id: str) -> None:
+def _check_command_id(command_id: str, *, required: bool) -> None:
+    if required and not command_id:
+        raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
     if len(command_id) > MAX_COMMAND_ID:
         raise invalid("COMMAND_ID_TOO_LONG", f"command ids are at most {MAX_COMMAND_ID} characters")
 
