@@ -500,6 +500,10 @@ async def role_ceiling_server(args: argparse.Namespace) -> None:
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port(f"{LOOPBACK}:0")
     await server.start()
+    if args.ceiling_helper_threads == "batch":  # the host's own policy, for a like-for-like ceiling
+        from unonet.host.threads import HelperThreads
+
+        HelperThreads().start()
     print(f"ceiling listening on {LOOPBACK}:{port}", flush=True)
     with contextlib.suppress(asyncio.CancelledError):
         await asyncio.wait_for(server.wait_for_termination(), timeout=args.lifetime)
@@ -698,11 +702,11 @@ def go(clients: list[asyncio.subprocess.Process]) -> None:
         proc.stdin.write(b"go\n")
 
 
-async def start_host(procs: Procs, name: str, db: Path,
-                     commit_interval_ms: float | None = None) -> tuple[asyncio.subprocess.Process, int]:
+async def start_host(procs: Procs, name: str, db: Path, commit_interval_ms: float | None = None,
+                     helper_threads: str = "batch") -> tuple[asyncio.subprocess.Process, int]:
     interval = [] if commit_interval_ms is None else ["--commit-interval", str(commit_interval_ms)]
     proc = await procs.start(name, sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
-                             "--db", str(db), "--bot-delay", "0", *interval)
+                             "--db", str(db), "--bot-delay", "0", "--helper-threads", helper_threads, *interval)
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), READY_TIMEOUT_S)
     text = line.decode().strip()
@@ -723,7 +727,8 @@ def split(total: int, parts: int) -> list[int]:
 
 
 async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str = "games") -> dict[str, Any]:
-    host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms)
+    host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms,
+                                  args.helper_threads)
     clients = []
     for i, tables in enumerate(split(args.tables, args.clients)):
         clients.append(await procs.start(f"{name}-client{i}",
@@ -814,7 +819,8 @@ def fold_hotspots(path: Path, top: int = 15) -> list[tuple[str, float]]:
 async def run_ceiling(procs: Procs, args: argparse.Namespace, message_bytes: int) -> dict[str, Any]:
     lifetime = (len(CEILING_PHASES) + 1) * (args.warmup + args.duration) + 120
     server = await procs.start("ceiling", sys.executable, str(Path(__file__).resolve()), "--role", "ceiling-server",
-                               "--lifetime", str(lifetime), "--message-bytes", str(message_bytes))
+                               "--lifetime", str(lifetime), "--message-bytes", str(message_bytes),
+                               "--ceiling-helper-threads", args.ceiling_helper_threads)
     assert server.stdout is not None
     line = (await asyncio.wait_for(server.stdout.readline(), READY_TIMEOUT_S)).decode()
     if not line.startswith("ceiling listening on"):
@@ -947,6 +953,7 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
         "commit_interval_ms": args.commit_interval_ms,
+        "helper_threads": args.helper_threads, "ceiling_helper_threads": args.ceiling_helper_threads,
         "commands_per_game": round(games["commands_per_game"], 1),
         "think_ms": args.think_ms,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
@@ -967,6 +974,8 @@ def report(out: dict[str, Any]) -> None:
     print(f"CPU per command    host {out['host_cpu_ms_per_command']:.3f} ms, its clients "
           f"{out['client_cpu_ms_per_command']:.3f} ms; bare relay server {out['ceiling_cpu_ms_per_command']:.3f} ms, "
           f"its clients {out['ceiling_client_cpu_ms_per_command']:.3f} ms")
+    print(f"gRPC threads       host: {out['helper_threads']}, bare server: {out['ceiling_helper_threads']} "
+          f"(--helper-threads, --ceiling-helper-threads)")
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "
           f"{out['ceiling_message_bytes']} bytes to each seat; to all p50 {out['ceiling_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_p99_ms']:.2f} ms)")
@@ -1005,6 +1014,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")
     parser.add_argument("--commit-interval-ms", type=float,
                         help="the host's --commit-interval (default: the host's own default)")
+    parser.add_argument("--helper-threads", choices=["batch", "default"], default="batch",
+                        help="the host's --helper-threads (the scheduling policy of its gRPC threads)")
+    parser.add_argument("--ceiling-helper-threads", choices=["default", "batch"], default="default",
+                        help="the bare server's: default is stock grpc.aio (the issue's ceiling); batch gives it "
+                             "the host's policy, a stricter like-for-like ceiling")
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean thinking time before each command (uniform 0.5x..1.5x); 0: play flat out")
     parser.add_argument("--latency-tables", type=int, default=100,

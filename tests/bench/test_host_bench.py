@@ -18,7 +18,8 @@ REQUIRED = ("commands_per_s", "ceiling_per_s", "ratio", "p50_ms", "p99_ms", "mem
 def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_line() -> None:
     run = subprocess.run(
         [sys.executable, str(BENCH), "--json", "--tables", "2", "--duration", "1", "--warmup", "0.3",
-         "--latency-tables", "2", "--latency-think-ms", "20", "--idle-tables", "8"],
+         "--latency-tables", "2", "--latency-think-ms", "20", "--idle-tables", "8",
+         "--ceiling-helper-threads", "batch"],  # the like-for-like ceiling's path too
         capture_output=True, text=True, timeout=300, check=False,
     )
     assert run.returncode == 0, run.stderr[-3000:]
@@ -26,6 +27,7 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     for key in REQUIRED:
         assert isinstance(out[key], int | float) and out[key] > 0, key
     assert out["errors"] == 0
+    assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
     assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2
     # The ratio is of the means, each side the mean of its two runs (figures rounded as printed).
     assert out["ceiling_per_s"] == pytest.approx(sum(out["ceiling_per_s_runs"]) / 2, abs=0.1)

@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.service import add_services
 from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SqliteStore, Store
+from unonet.host.threads import HelperThreads
 
 log = logging.getLogger(__name__)
 # What the transport accepts: well above the 64 KiB the handlers allow (service.MAX_REQUEST_BYTES),
@@ -75,10 +76,11 @@ def tune_garbage_collector() -> None:
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
                 bot_delay_s: float = 0.0, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
-                commit_interval_s: float | None = None) -> None:
+                commit_interval_s: float | None = None, batch_helper_threads: bool = True) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
-    `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs)."""
+    `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs).
+    `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux)."""
     interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
     store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval)
     host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s)
@@ -87,6 +89,9 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     tls = (Path(tls_cert).read_bytes(), Path(tls_key).read_bytes()) if tls_cert and tls_key else None
     server, port, _ = await create_server(address, host=host, tls=tls)
     await server.start()
+    helpers = HelperThreads()
+    if batch_helper_threads:
+        helpers.start()
     host.start_drivers()
     bound = address.rsplit(":", 1)[0]
     print(f"unonet host listening on {bound}:{port} ({restored} tables restored)", flush=True)
@@ -97,6 +102,7 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
+    helpers.stop()
     await server.stop(grace=5)
     await host.stop()
     store.close()
