@@ -5,10 +5,11 @@ of its work. gRPC runs helper threads beside it (the completion poller that tell
 operation finished, the EventEngine pool that does socket I/O), and each wakes up for a few
 microseconds thousands of times a second. Under Linux's default policy a thread that wakes may
 preempt the one running: on a two-core machine that is mostly the loop thread, which was measured at
-about 18,000 preemptions a second at 100 tables flat out, runnable but waiting for a core 12% of the
-time. SCHED_BATCH tells the kernel a thread is throughput work: it keeps its fair share of the CPU
-but does not preempt on wake-up. With every helper on SCHED_BATCH the loop thread keeps its core, and
-bench/host.py measured about 10% less host CPU per command and 10% more commands per second.
+about 15,000 involuntary context switches a second at 100 tables flat out, runnable but waiting for
+a core 12% of the time. SCHED_BATCH tells the kernel a thread is throughput work: it keeps its fair
+share of the CPU but does not preempt on wake-up. With every helper on SCHED_BATCH the loop thread
+keeps its core: bench/host.py measured 8-10% less host CPU per command and 4-10% more commands per
+second (bench/README.md).
 
 Threads are created lazily (gRPC's pool grows under load, and a new thread inherits the policy of the
 thread that made it, which may be the loop's), so `HelperThreads` looks again now and then. It needs
