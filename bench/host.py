@@ -21,8 +21,9 @@ Measured through the host, in three runs, each with a fresh host:
     before it acts: the issue's "100 active tables"): `p50_ms`, `p99_ms` from sending a command to the
     arrival of its CommandResult.last_event_number at EVERY seat's stream of that table (the slowest
     seat), measured in the client process.
-The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf), with
-the same client processes, tables and seats:
+The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf, stock
+thread scheduling; `--ceiling-helper-threads batch` gives it the host's SCHED_BATCH helper threads, a
+stricter like-for-like ceiling), with the same client processes, tables and seats:
   * the relay, which is `ceiling_per_s` and the denominator of `ratio`: the same number of no-op unary
     calls and streamed messages as the host run, in the same pattern, measured twice (first and last of
     the ceiling's phases; the mean, each in `ceiling_per_s_runs`). Each table plays game after game,
