@@ -22,9 +22,9 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
-from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
+from unonet.engine.errors import REASONS, GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
-from unonet.engine.game import BluffRecord, Game, Obligation, Phase
+from unonet.engine.game import BluffRecord, Game, Obligation, Phase, RefusedReaction, WindowOutcome
 from unonet.engine.legal import legal_actions
 from unonet.engine.match import Match, choose_dealer
 from unonet.engine.ruleset import (
@@ -44,6 +44,7 @@ from unonet.engine.views import ObligationView, SeatView
 __all__ = [
     "PLAYABLE_COLORS",
     "PRESETS",
+    "REASONS",
     "STANDARD",
     "Action",
     "BlankEffect",
@@ -77,6 +78,7 @@ __all__ = [
     "Play",
     "Rank",
     "React",
+    "RefusedReaction",
     "Ruleset",
     "RulesetError",
     "Scoring",
@@ -85,6 +87,7 @@ __all__ = [
     "WildDrawFourRule",
     "Window",
     "WindowKind",
+    "WindowOutcome",
     "choose_dealer",
     "find_ruleset",
     "legal_actions",

@@ -45,3 +45,49 @@ class GameOver(IllegalAction):
     """An action arrived after the round or match had ended."""
 
     default_reason = "GAME_OVER"
+
+
+# Every `reason` the engine raises, defaults included. Scenario files name them (`error = "..."`), so a
+# misspelt reason is a mistake in the file, not a rules failure; tests/engine/test_reasons.py keeps
+# this set equal to the reasons written in the engine's source.
+REASONS: frozenset[str] = frozenset(
+    {
+        UnoError.default_reason,
+        RulesetError.default_reason,
+        MalformedAction.default_reason,
+        IllegalAction.default_reason,
+        NotYourTurn.default_reason,
+        GameOver.default_reason,
+        "ALREADY_REACTED",
+        "BAD_COLOR",
+        "BAD_PLAYER_COUNT",
+        "BAD_POSITION",
+        "BAD_SEAT",
+        "BAD_SEATS",
+        "BAD_TARGET",
+        "BAD_TOTALS",
+        "CARD_DOES_NOT_MATCH",
+        "CARD_NOT_IN_HAND",
+        "CATCH_SELF",
+        "DECK_TOO_SMALL",
+        "MUST_ANSWER_OBLIGATION",
+        "MUST_DRAW",
+        "NOTHING_TO_CALL",
+        "NOTHING_TO_CHALLENGE",
+        "NOT_A_GROUP",
+        "NOT_CATCHABLE",
+        "NOT_ELIGIBLE",
+        "NO_CARDS",
+        "NO_COLOR_TO_CHOOSE",
+        "NO_SWAP",
+        "OBLIGATION_OPEN",
+        "ONE_CARD_ONLY",
+        "ONLY_DRAWN_CARD",
+        "UNKNOWN_ACTION",
+        "WAIT_FOR_EFFECT",
+        "WILD_DRAW_FOUR_NOT_ALLOWED",
+        "WINDOW_CLOSED",
+        "WINDOW_OPEN",
+        "WRONG_PHASE",
+    }
+)

@@ -156,6 +156,24 @@ class BluffRecord:
     previous_color: Color | None
 
 
+@dataclass(frozen=True, slots=True)
+class RefusedReaction:
+    """A reaction `Game.resolve_window_outcome` did not apply: the action and the `UnoError` reason and
+    message the rules refused it with (the state is as if it had never been sent)."""
+
+    action: Action
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class WindowOutcome:
+    """What resolving a reaction window did: its events, and the reactions the rules refused, in order."""
+
+    events: list[Event]
+    refused: tuple[RefusedReaction, ...] = ()
+
+
 @dataclass(slots=True)
 class Obligation:
     """An open draw obligation: `target` draws `amount` unless they answer it (H1, H3, B1)."""
@@ -246,10 +264,14 @@ class Game:
         dealer: int = 0,
         round_no: int = 1,
         seats_in_play: Iterable[int] | None = None,
+        obligation: Obligation | None = None,
     ) -> Game:
         """A round set up mid-play (scenario files, puzzles): `draw_pile` top first, `discard` top last.
 
-        The colour in force defaults to the top card's. Raises MalformedAction for an impossible set-up.
+        The colour in force defaults to the top card's. `obligation` opens a draw obligation on `current`,
+        who must be its target (a Draw Two or Wild Draw Four played just before the position; with a
+        `bluff` record the Wild Draw Four can be challenged). Raises MalformedAction for an impossible
+        set-up.
         """
         if not discard:
             raise MalformedAction("a position needs at least one discard", reason="BAD_POSITION")
@@ -272,8 +294,31 @@ class Game:
             raise MalformedAction(f"seat {current} is not in play", reason="BAD_POSITION")
         game.current = current
         game.first_card_on_top = False
+        if obligation is not None:
+            game._check_position_obligation(obligation)
+            game._set_obligation(dataclasses.replace(obligation))
         game._emit(ev.TurnStarted(current))
         return game
+
+    def _check_position_obligation(self, obligation: Obligation) -> None:
+        """`from_position`: an open obligation falls on the seat to act and was set by another seat."""
+        if obligation.target != self.current:
+            raise MalformedAction(
+                f"the obligation's target {obligation.target} must be the seat to act ({self.current})",
+                reason="BAD_POSITION",
+            )
+        setter = obligation.setter
+        if not (0 <= setter < self.num_players) or setter == obligation.target:
+            raise MalformedAction(f"the obligation's setter {setter} is not another seat", reason="BAD_POSITION")
+        if obligation.amount < 1 or obligation.kind not in (_DRAW_TWO, _WILD_DRAW_FOUR, _BLANK):
+            raise MalformedAction(
+                f"an obligation is a positive amount of a Draw Two, Wild Draw Four or Blank, "
+                f"not {obligation.amount} of {obligation.kind.value}",
+                reason="BAD_POSITION",
+            )
+        bluff = obligation.bluff
+        if bluff is not None and (obligation.kind is not _WILD_DRAW_FOUR or bluff.accused != setter):
+            raise MalformedAction("only the setter of a Wild Draw Four can be challenged", reason="BAD_POSITION")
 
     def _init_state(
         self,
@@ -552,23 +597,34 @@ class Game:
     def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
         """Apply reactions in the order the host ruled they happened, then close the window.
 
-        Reactions arriving after the window was decided lose the race at no cost (RaceLost). Reactions
-        the rules refuse are skipped: the host already answered each when it arrived.
+        The events of `resolve_window_outcome`, without its record of the reactions the rules refused.
+        Raises IllegalAction for a window that is not open.
+        """
+        return self.resolve_window_outcome(window_id, reactions).events
+
+    def resolve_window_outcome(self, window_id: int, reactions: Sequence[Action]) -> WindowOutcome:
+        """Apply reactions in the order the host ruled they happened, then close the window.
+
+        Reactions arriving after the window was decided lose the race at no cost (RaceLost). A reaction
+        the rules refuse changes nothing and does not stop the others; it is listed in
+        `WindowOutcome.refused` with its reason, so a caller that did not already answer it (a scenario
+        file, a replay check) can say so. Raises IllegalAction for a window that is not open.
         """
         if window_id not in self.windows:
             raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
         out: list[Event] = []
+        refused: list[RefusedReaction] = []
         for reaction in reactions:
             if window_id not in self.windows or self.phase is _ROUND_OVER:
                 out.append(ev.RaceLost(reaction.seat, window_id))
                 continue
             try:
                 out += self.apply(reaction)
-            except (IllegalAction, MalformedAction):
-                continue
+            except (IllegalAction, MalformedAction) as error:
+                refused.append(RefusedReaction(reaction, error.reason, str(error)))
         if window_id in self.windows and self.phase is not _ROUND_OVER:
             out += self.close_window(window_id)
-        return out
+        return WindowOutcome(out, tuple(refused))
 
     # ------------------------------------------------------------------------------ handlers
 

@@ -14,7 +14,7 @@ from unonet.engine.actions import Action
 from unonet.engine.cards import Card, Rank, standard_deck
 from unonet.engine.errors import GameOver, MalformedAction
 from unonet.engine.events import Event
-from unonet.engine.game import Game, Shuffle
+from unonet.engine.game import Game, Shuffle, WindowOutcome
 from unonet.engine.legal import legal_actions
 from unonet.engine.ruleset import Ruleset, Scoring
 from unonet.engine.views import SeatView, build_view
@@ -152,7 +152,14 @@ class Match:
         return self._settle(self.game.close_window(window_id))
 
     def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
+        """`Game.resolve_window` on the current round; scores and deals on when the round ends."""
         return self._settle(self.game.resolve_window(window_id, reactions))
+
+    def resolve_window_outcome(self, window_id: int, reactions: Sequence[Action]) -> WindowOutcome:
+        """`Game.resolve_window_outcome` on the current round: the events (scored and dealt on as by
+        `resolve_window`) and the reactions the rules refused."""
+        outcome = self.game.resolve_window_outcome(window_id, reactions)
+        return WindowOutcome(self._settle(outcome.events), outcome.refused)
 
     def forfeit(self, seat: int) -> list[Event]:
         """Take a player out of the match for good (a table's forfeit policy); the last one left wins.
