@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 
 def _rules_check(args: argparse.Namespace) -> int:
+    """Run scenario files. Exit 0 when all pass, 1 when some scenario fails a rule, 2 when some file
+    cannot be run as written (a scenario error) or none was found: a broken file is never a rules verdict."""
     from unonet.scenarios import run_file, scenario_files
 
     files = scenario_files(args.paths)
@@ -18,9 +20,9 @@ def _rules_check(args: argparse.Namespace) -> int:
     for result in results:
         if not result.passed or args.verbose:
             print(result.report())
-    failed = sum(not result.passed for result in results)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    counts = {status: sum(result.status == status for result in results) for status in ("pass", "fail", "error")}
+    print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} scenario errors")
+    return 2 if counts["error"] else 1 if counts["fail"] else 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -91,7 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="unonet", description="UNO over the network.")
     commands = parser.add_subparsers(dest="command", required=True)
     rules = commands.add_parser("rules", help="the rules engine").add_subparsers(dest="rules_command", required=True)
-    check = rules.add_parser("check", help="run scenario files and report each pass or failure")
+    check = rules.add_parser(
+        "check", help="run scenario files and report each pass or failure",
+        epilog="exit status: 0 all passed; 1 some scenario failed a rule; 2 some file could not be run "
+               "(a scenario error: its report says ERROR) or no file was found",
+    )
     check.add_argument("paths", nargs="+", help="scenario files or folders of them (.toml or .json)")
     check.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
     check.set_defaults(func=_rules_check)

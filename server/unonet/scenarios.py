@@ -3,20 +3,30 @@
 A scenario sets up a game (a stacked deck or an explicit position), lists actions by seat, and states
 what must hold after any step, or which error a step must raise. `run_scenario` returns a readable
 report; `unonet rules check PATH...` runs files and exits non-zero on any failure.
+
+Two kinds of bad outcome are kept apart: a *rules failure* (the engine did something the file says it
+must not) and a *scenario error* (the file cannot be run as written: a typo, an unknown card, event,
+field or reason). Everything the file names is read strictly, so a typo can never pass silently.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 import tomllib
+import types
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from unonet.engine import (
+    REASONS,
     Action,
+    BluffRecord,
     CallUno,
     Card,
     Catch,
@@ -31,13 +41,19 @@ from unonet.engine import (
     Game,
     GiveCard,
     Match,
+    Obligation,
     Pass,
+    Phase,
     Play,
+    Rank,
     React,
+    RefusedReaction,
+    Ruleset,
     UnoError,
     WindowKind,
     find_ruleset,
 )
+from unonet.engine.rules import is_wild_draw_four_fair
 
 
 class ScenarioError(ValueError):
@@ -60,17 +76,23 @@ class ScenarioResult:
     error: str | None = None
 
     @property
+    def status(self) -> str:
+        """`"pass"`, `"fail"` (a rules failure) or `"error"` (a scenario error: the file cannot run)."""
+        if self.error is not None:
+            return "error"
+        return "fail" if any(step.problems for step in self.steps) else "pass"
+
+    @property
     def passed(self) -> bool:
-        return self.error is None and all(not step.problems for step in self.steps)
+        return self.status == "pass"
 
     def report(self) -> str:
-        head = f"{'PASS' if self.passed else 'FAIL'} {self.path} [{self.rule}] {self.title}"
-        lines = [head]
-        if self.error:
-            lines.append(f"    scenario error: {self.error}")
+        lines = [f"{self.status.upper()} {self.path} [{self.rule}] {self.title}"]
         for step in self.steps:
             for problem in step.problems:
                 lines.append(f"    step {step.index} ({step.description}): {problem}")
+        if self.error:
+            lines.append(f"    scenario error: {self.error}")
         return "\n".join(lines)
 
 
@@ -105,38 +127,39 @@ def run_file(path: Path) -> ScenarioResult:
 
 
 def run_scenario(data: Mapping[str, Any], *, name: str = "<scenario>") -> ScenarioResult:
-    """Play a scenario and compare every expectation. Never raises for rule failures: it reports them."""
-    rule = str(data.get("rule", "?"))
-    result = ScenarioResult(name, rule, str(data.get("title", "")), [])
+    """Play a scenario and compare every expectation. Never raises: rules failures are listed per step,
+    and a file that cannot be run sets `error`."""
+    result = ScenarioResult(name, str(data.get("rule", "?")), str(data.get("title", "")), [])
     try:
-        match = _build_match(data)
-        try:
-            log = list(match.start())
-        except UnoError as error:
-            raise ScenarioError(f"bad set-up: {error}") from error
-        _check(match, log, data.get("expect_start", {}), result, 0, "set-up")
-        for index, step in enumerate(data.get("steps", []), start=1):
-            _run_step(match, log, step, result, index)
+        match = _start(data, result)
+        if match is not None:
+            for index, step in enumerate(data.get("steps", []), start=1):
+                _run_step(match, step, result, index)
     except ScenarioError as error:
         result.error = str(error)
     return result
 
 
-# ------------------------------------------------------------------------------------- building
+# ------------------------------------------------------------------------------------- reading
 
 
-def card(text: str) -> Card:
+def card(text: object) -> Card:
+    """A card written as in set-up (`"red 5"`, `"wild"`). Raises ScenarioError for anything else."""
+    if not isinstance(text, str):
+        raise ScenarioError(f"a card is written as text such as 'red 5', not {text!r}")
     try:
         return Card.parse(text)
     except ValueError as error:
         raise ScenarioError(str(error)) from error
 
 
-def cards(texts: Sequence[str]) -> list[Card]:
+def cards(texts: object) -> list[Card]:
+    if not isinstance(texts, list):
+        raise ScenarioError(f"expected a list of cards, not {texts!r}")
     return [card(text) for text in texts]
 
 
-def _color(text: str | None) -> Color | None:
+def _color(text: object) -> Color | None:
     if text is None or text == "none":
         return None
     try:
@@ -145,65 +168,13 @@ def _color(text: str | None) -> Color | None:
         raise ScenarioError(f"unknown colour {text!r}") from None
 
 
-def _build_match(data: Mapping[str, Any]) -> Match:
-    known = {"rule", "title", "description", "players", "ruleset", "options", "setup", "steps", "expect_start"}
-    unknown = set(data) - known
-    if unknown:
-        raise ScenarioError(f"unknown top-level keys: {sorted(unknown)}")
-    for key in ("options", "setup", "expect_start"):
-        _table(data.get(key, {}), key)
-    steps = data.get("steps", [])
-    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
-        raise ScenarioError("steps must be a list of tables ([[steps]])")
-    try:
-        ruleset = find_ruleset(str(data.get("ruleset", "standard")), **dict(data.get("options", {})))
-    except UnoError as error:
-        raise ScenarioError(str(error)) from error
-    players = data.get("players", 2)
-    if not isinstance(players, int) or isinstance(players, bool):
-        raise ScenarioError(f"players must be a whole number from 2 to 10, not {players!r}")
-    setup = dict(data.get("setup", {}))
-    rng = random.Random(setup.pop("seed", 0))
-    totals = setup.pop("totals", None)
-    dealer = setup.pop("dealer", None)
-    dealer_pile = cards(setup.pop("dealer_draws", []))
-    decks = [cards(deck) for deck in setup.pop("decks", [])]
-    if "deck" in setup:
-        decks.insert(0, cards(setup.pop("deck")))
-    first_round: Game | None = None
-    if "hands" in setup:
-        for key in ("current", "dealer"):
-            value = setup.get(key) if key == "current" else dealer
-            if value is not None and value not in range(players):
-                raise ScenarioError(f"bad position: {key} must be a seat from 0 to {players - 1}, not {value!r}")
-        try:
-            first_round = Game.from_position(
-                ruleset,
-                rng,
-                hands=[cards(hand) for hand in setup.pop("hands")],
-                draw_pile=cards(setup.pop("draw_pile", [])),
-                discard=cards(setup.pop("discard")),
-                color=_color(setup.pop("color", None)),
-                current=int(setup.pop("current", 0)),
-                direction=int(setup.pop("direction", 1)),
-                dealer=int(dealer if dealer is not None else 0),
-                seats_in_play=setup.pop("seats_in_play", None),
-            )
-        except KeyError as error:
-            raise ScenarioError(f"bad position: setup needs {error}") from error
-        except (UnoError, IndexError, TypeError, ValueError) as error:
-            raise ScenarioError(f"bad position: {error}") from error
-        if len(first_round.hands) != players:
-            raise ScenarioError(f"{players} players but {len(first_round.hands)} hands")
-    if setup:
-        raise ScenarioError(f"unknown setup keys: {sorted(setup)}")
-    try:
-        return Match(
-            ruleset, players, rng, dealer=dealer, decks=decks, totals=totals, dealer_pile=dealer_pile,
-            first_round=first_round,
-        )
-    except UnoError as error:
-        raise ScenarioError(f"bad set-up: {error}") from error
+def _reason(value: object, where: str) -> str:
+    """A refusal reason the engine can give (`REASONS`): a misspelt one would otherwise fail forever."""
+    if not isinstance(value, str) or value not in REASONS:
+        close = difflib.get_close_matches(str(value), sorted(REASONS), n=1)
+        hint = f"; did you mean {close[0]}?" if close else f"; the engine's reasons: {', '.join(sorted(REASONS))}"
+        raise ScenarioError(f"{where}: unknown reason {value!r}{hint}")
+    return value
 
 
 def _table(value: object, where: str) -> Mapping[str, Any]:
@@ -212,17 +183,184 @@ def _table(value: object, where: str) -> Mapping[str, Any]:
     return value
 
 
-_ACTIONS = {
-    "play", "choose_color", "draw", "pass", "call_uno", "catch", "challenge", "swap", "five_swap",
-    "give_card", "react", "chat", "close_window", "resolve_window",
+def _seat_number(value: object, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ScenarioError(f"{where} must be a seat number, not {value!r}")
+    return value
+
+
+# ------------------------------------------------------------------------------------- building
+
+_TOP_KEYS = {
+    "rule", "title", "description", "players", "ruleset", "options", "setup", "steps", "expect_start",
+    "setup_error",
+}
+_SETUP_KEYS = {
+    "seed", "totals", "dealer", "dealer_draws", "decks", "deck", "hands", "draw_pile", "discard", "color",
+    "current", "direction", "seats_in_play", "obligation",
 }
 
+
+def _start(data: Mapping[str, Any], result: ScenarioResult) -> Match | None:
+    """Build and start the match (dealing the first round), and check `expect_start`.
+
+    Returns None when the scenario ends at its set-up: `setup_error` names the refusal the engine must
+    give, and the result records whether it did. Without `setup_error`, a refused set-up means the file
+    cannot be run: a ScenarioError.
+    """
+    _check_top_level(data)
+    wanted = data.get("setup_error")
+    record = StepResult(0, "set-up")
+    result.steps.append(record)
+    try:
+        match = _build_match(data)
+        events = match.start()
+        if match.is_awaiting_deal:
+            events += match.deal()
+    except UnoError as error:
+        if wanted is None:
+            raise ScenarioError(f"bad set-up: {error}") from error
+        if error.reason != wanted:
+            record.problems.append(f"expected the set-up to be refused with {wanted}, got {error.reason}: {error}")
+        return None
+    if wanted is not None:
+        record.problems.append(f"expected the set-up to be refused with {wanted}, but it was accepted")
+        return None
+    _check(match, events, _table(data.get("expect_start", {}), "expect_start"), record, 0)
+    return match
+
+
+def _check_top_level(data: Mapping[str, Any]) -> None:
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown top-level keys: {sorted(unknown)}")
+    for key in ("options", "setup", "expect_start"):
+        _table(data.get(key, {}), key)
+    steps = data.get("steps", [])
+    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+        raise ScenarioError("steps must be a list of tables ([[steps]])")
+    if "setup_error" in data:
+        _reason(data["setup_error"], "setup_error")
+        if steps or "expect_start" in data:
+            raise ScenarioError("a scenario whose set-up must be refused has no steps and no expect_start")
+    unknown = set(data.get("setup", {})) - _SETUP_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown setup keys: {sorted(unknown)}; set-up keys: {sorted(_SETUP_KEYS)}")
+
+
+def _build_match(data: Mapping[str, Any]) -> Match:
+    """The match the file describes, not started. The engine's own refusals (UnoError) pass through;
+    a file the runner cannot read raises ScenarioError."""
+    ruleset = find_ruleset(str(data.get("ruleset", "standard")), **dict(data.get("options", {})))
+    players = data.get("players", 2)
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise ScenarioError(f"players must be a whole number from 2 to 10, not {players!r}")
+    setup = dict(data.get("setup", {}))
+    rng = random.Random(setup.get("seed", 0))
+    dealer = setup.get("dealer")
+    decks = [cards(deck) for deck in setup.get("decks", [])]
+    if "deck" in setup:
+        decks.insert(0, cards(setup["deck"]))
+    first_round = _position(setup, ruleset, rng, players) if "hands" in setup else None
+    # Rounds are dealt by the runner (`start` and `next_round` steps), so a round-ending step leaves
+    # the finished round in view instead of the next one's deal.
+    return Match(
+        ruleset, players, rng, dealer=dealer, decks=decks, totals=setup.get("totals"),
+        dealer_pile=cards(setup.get("dealer_draws", [])), first_round=first_round, auto_deal=False,
+    )
+
+
+def _position(setup: Mapping[str, Any], ruleset: Ruleset, rng: random.Random, players: int) -> Game:
+    """An explicit position (`hands`, `discard`, ...). Raises ScenarioError or the engine's UnoError."""
+    for key in ("current", "dealer"):
+        value = setup.get(key)
+        if value is not None and value not in range(players):
+            raise ScenarioError(f"bad position: {key} must be a seat from 0 to {players - 1}, not {value!r}")
+    if "discard" not in setup:
+        raise ScenarioError("bad position: setup needs 'discard'")
+    discard = cards(setup["discard"])
+    obligation = None
+    if "obligation" in setup:
+        obligation = _obligation(setup["obligation"], setup, ruleset, discard, players)
+    current = setup.get("current", obligation.target if obligation is not None else 0)
+    try:
+        game = Game.from_position(
+            ruleset,
+            rng,
+            hands=[cards(hand) for hand in setup["hands"]],
+            draw_pile=cards(setup.get("draw_pile", [])),
+            discard=discard,
+            color=_color(setup.get("color")),
+            current=int(current),
+            direction=int(setup.get("direction", 1)),
+            dealer=int(setup.get("dealer") or 0),
+            seats_in_play=setup.get("seats_in_play"),
+            obligation=obligation,
+        )
+    except UnoError:
+        raise
+    except (IndexError, TypeError, ValueError) as error:
+        raise ScenarioError(f"bad position: {error}") from error
+    if len(game.hands) != players:
+        raise ScenarioError(f"{players} players but {len(game.hands)} hands")
+    return game
+
+
+_OBLIGATION_KEYS = {"target", "amount", "setter", "kind", "bluff"}
+_OBLIGATION_KINDS = {"draw_two": Rank.DRAW_TWO, "wild_draw_four": Rank.WILD_DRAW_FOUR, "blank": Rank.BLANK}
+
+
+def _obligation(
+    value: object, setup: Mapping[str, Any], ruleset: Ruleset, discard: list[Card], players: int
+) -> Obligation:
+    """`setup.obligation`: a draw obligation open on the seat to act, as just after its card was played."""
+    spec = _table(value, "setup.obligation")
+    unknown = set(spec) - _OBLIGATION_KEYS
+    if unknown or "target" not in spec:
+        raise ScenarioError(f"setup.obligation has target and optionally {sorted(_OBLIGATION_KEYS - {'target'})}")
+    target = _seat_number(spec["target"], "setup.obligation.target")
+    kind_name = spec.get("kind", discard[-1].rank.value if discard else "")
+    if kind_name not in _OBLIGATION_KINDS:
+        raise ScenarioError(
+            f"setup.obligation.kind is one of {sorted(_OBLIGATION_KINDS)} (default: the top card's), "
+            f"not {kind_name!r}"
+        )
+    kind = _OBLIGATION_KINDS[kind_name]
+    default_amount = {Rank.DRAW_TWO: 2, Rank.WILD_DRAW_FOUR: 4, Rank.BLANK: ruleset.blank_draw}[kind]
+    amount = spec.get("amount", default_amount)
+    setter = _seat_number(spec.get("setter", (target - int(setup.get("direction", 1))) % players), "setter")
+    skips = kind is Rank.BLANK or ruleset.draw_penalty_skips_turn
+    bluff = _bluff(spec["bluff"], ruleset, discard, setter) if "bluff" in spec else None
+    return Obligation(amount, kind, target, setter, skips, bluff)
+
+
+def _bluff(value: object, ruleset: Ruleset, discard: list[Card], setter: int) -> BluffRecord:
+    """`setup.obligation.bluff`: the setter's other cards and the colour in force when the Wild Draw Four
+    landed, judged fair or not by T2 as the engine judges a play."""
+    spec = _table(value, "setup.obligation.bluff")
+    if set(spec) != {"hand", "color"}:
+        raise ScenarioError("setup.obligation.bluff has exactly hand (the setter's other cards) and color")
+    if len(discard) < 2:
+        raise ScenarioError("setup.obligation.bluff needs the card below the Wild Draw Four in discard")
+    hand, color = tuple(cards(spec["hand"])), _color(spec["color"])
+    fair = is_wild_draw_four_fair(hand, color, discard[-2], ruleset.wild_draw_four)
+    return BluffRecord(setter, hand, fair, discard[-1], color)
+
+
+# ------------------------------------------------------------------------------------- steps
+
+_SEAT_ACTIONS = {
+    "play", "choose_color", "draw", "pass", "call_uno", "catch", "challenge", "swap", "five_swap",
+    "give_card", "react", "chat",
+}
+_HOST_ACTIONS = {"close_window", "resolve_window", "next_round"}
+_ACTIONS = _SEAT_ACTIONS | _HOST_ACTIONS
 
 # The keys a step may have; anything else is a typo that would otherwise assert nothing.
 _STEP_KEYS = {
     "action", "seat", "card", "cards", "call_uno", "color", "target", "window", "reactions", "error", "expect",
 }
-# The arguments each action needs (besides `seat`, which every action but the host's needs).
+# The arguments each action needs (besides `seat`, which every seat action needs).
 _NEEDS = {
     "play": (), "choose_color": ("color",), "catch": ("target",), "swap": ("target",),
     "five_swap": ("target", "card"), "give_card": ("card",), "react": ("window",), "close_window": ("window",),
@@ -231,7 +369,7 @@ _NEEDS = {
 
 
 def _validate_step(step: Mapping[str, Any], where: str) -> None:
-    """Refuse a step the runner would misread: unknown keys, missing or mistyped arguments."""
+    """Refuse a step the runner would misread: unknown keys, missing or mistyped arguments or reasons."""
     kind = step.get("action")
     if kind not in _ACTIONS:
         raise ScenarioError(f"{where}: unknown action {kind!r}; known: {sorted(_ACTIONS)}")
@@ -241,22 +379,33 @@ def _validate_step(step: Mapping[str, Any], where: str) -> None:
     missing = [key for key in _NEEDS.get(kind, ()) if key not in step]
     if kind == "play" and "card" not in step and "cards" not in step:
         missing.append("card (or cards)")
-    if kind not in ("close_window", "resolve_window") and "seat" not in step:
+    if kind in _SEAT_ACTIONS and "seat" not in step:
         missing.append("seat")
     if missing:
         raise ScenarioError(f"{where}: {kind} needs {', '.join(missing)}")
     for key in ("seat", "target"):
-        if key in step and (not isinstance(step[key], int) or isinstance(step[key], bool)):
-            raise ScenarioError(f"{where}: {key} must be a seat number, not {step[key]!r}")
+        if key in step:
+            _seat_number(step[key], f"{where}: {key}")
     if "cards" in step and not (isinstance(step["cards"], list) and step["cards"]):
         raise ScenarioError(f"{where}: cards must be a non-empty list of cards")
+    if "error" in step:
+        _reason(step["error"], where)
     if "expect" in step:
         _table(step["expect"], f"{where}: expect")
+    _validate_reactions(step, where)
+
+
+def _validate_reactions(step: Mapping[str, Any], where: str) -> None:
     reactions = step.get("reactions", [])
     if not isinstance(reactions, list) or not all(isinstance(reaction, dict) for reaction in reactions):
         raise ScenarioError(f"{where}: reactions must be a list of step tables")
     for number, reaction in enumerate(reactions, start=1):
-        _validate_step(reaction, f"{where}, reaction {number}")
+        place = f"{where}, reaction {number}"
+        _validate_step(reaction, place)
+        if reaction["action"] not in _SEAT_ACTIONS:
+            raise ScenarioError(f"{place}: a reaction is a seat's action, not {reaction['action']!r}")
+        if "expect" in reaction:
+            raise ScenarioError(f"{place}: expect belongs to the resolve_window step, after every reaction")
 
 
 def _action(match: Match, step: Mapping[str, Any]) -> Action:
@@ -302,7 +451,7 @@ def _window_id(match: Match, ref: int | str) -> int:
     return -1
 
 
-def _run_step(match: Match, log: list[Event], step: Mapping[str, Any], result: ScenarioResult, index: int) -> None:
+def _run_step(match: Match, step: Mapping[str, Any], result: ScenarioResult, index: int) -> None:
     _validate_step(step, f"step {index}")
     kind = step["action"]
     description = f"{kind}" + (f" by seat {step['seat']}" if "seat" in step else "")
@@ -311,153 +460,349 @@ def _run_step(match: Match, log: list[Event], step: Mapping[str, Any], result: S
     expected_error = step.get("error")
     before = match.game.fingerprint()
     round_before = match.round_no
+    reactions = [_action(match, reaction) for reaction in step.get("reactions", [])]
     try:
-        if kind == "close_window":
-            events = match.close_window(_window_id(match, step["window"]))
-        elif kind == "resolve_window":
-            reactions = [_action(match, reaction) for reaction in step.get("reactions", [])]
-            events = match.resolve_window(_window_id(match, step["window"]), reactions)
-        else:
-            events = match.apply(_action(match, step))
+        events, refused = _perform(match, step, reactions)
     except UnoError as error:
         if expected_error is None:
-            record.problems.append(f"refused with {error.reason}: {error}")
+            hint = " (the round is over: a next_round step deals the next)" if match.is_awaiting_deal else ""
+            record.problems.append(f"refused with {error.reason}: {error}{hint}")
         elif error.reason != expected_error:
             record.problems.append(f"expected error {expected_error}, got {error.reason}: {error}")
         if match.round_no == round_before and match.game.fingerprint() != before:
             record.problems.append("a refused action changed the state")
-        _check(match, [], step.get("expect", {}), result, index, description, record)
+        _check(match, [], step.get("expect", {}), record, index)
         return
     if expected_error is not None:
         record.problems.append(f"expected error {expected_error}, but the action was applied")
-    log += events
-    _check(match, events, step.get("expect", {}), result, index, description, record)
+    record.problems += _reaction_problems(step.get("reactions", []), reactions, refused)
+    _check(match, events, step.get("expect", {}), record, index)
+
+
+def _perform(
+    match: Match, step: Mapping[str, Any], reactions: list[Action]
+) -> tuple[list[Event], tuple[RefusedReaction, ...]]:
+    """Apply one step; the events it caused and the reactions the engine refused inside it."""
+    kind = step["action"]
+    if kind == "close_window":
+        return match.close_window(_window_id(match, step["window"])), ()
+    if kind == "resolve_window":
+        outcome = match.resolve_window_outcome(_window_id(match, step["window"]), reactions)
+        return outcome.events, outcome.refused
+    if kind == "next_round":
+        return match.deal(), ()
+    return match.apply(_action(match, step)), ()
+
+
+def _reaction_problems(
+    specs: Sequence[Mapping[str, Any]], reactions: Sequence[Action], refused: Sequence[RefusedReaction]
+) -> list[str]:
+    """A reaction the engine refused must say `error = "REASON"`, and one that says so must be refused."""
+    by_action = {id(refusal.action): refusal for refusal in refused}
+    problems = []
+    for number, (spec, reaction) in enumerate(zip(specs, reactions, strict=True), start=1):
+        refusal, wanted = by_action.get(id(reaction)), spec.get("error")
+        label = f"reaction {number} ({spec['action']} by seat {spec['seat']})"
+        if refusal is None and wanted is not None:
+            problems.append(f"{label}: expected error {wanted}, but it was not refused")
+        elif refusal is not None and wanted is None:
+            problems.append(f"{label}: refused with {refusal.reason}: {refusal.message}")
+        elif refusal is not None and refusal.reason != wanted:
+            problems.append(f"{label}: expected error {wanted}, got {refusal.reason}: {refusal.message}")
+    return problems
 
 
 # ------------------------------------------------------------------------------------- checking
 
 
-def _check(
-    match: Match,
-    events: list[Event],
-    expect: Mapping[str, Any],
-    result: ScenarioResult,
-    index: int,
-    description: str,
-    record: StepResult | None = None,
-) -> None:
-    if record is None:
-        record = StepResult(index, description)
-        result.steps.append(record)
-    game = match.game
-    actual: dict[str, Callable[[], Any]] = {
-        "hands": lambda: [[str(c) for c in hand] for hand in game.hands],
-        "hand_sizes": lambda: [len(hand) for hand in game.hands],
-        "top": lambda: str(game.top),
-        "color": lambda: game.color.value if game.color else "none",
-        "direction": lambda: game.direction,
-        "current": lambda: game.current,
-        "to_act": lambda: game.to_act,
-        "phase": lambda: game.phase.value,
-        "obligation": lambda: "none" if game.obligation is None else {
-            "target": game.obligation.target, "amount": game.obligation.amount,
+def _hand_multiset(hand: Iterable[Card]) -> list[str]:
+    return sorted(str(c) for c in hand)
+
+
+def _nullable(value: object) -> object:
+    """TOML has no null: `"none"` stands for it (no winner, nobody to act, no silence)."""
+    return None if value == "none" else value
+
+
+def _known(values: Iterable[str], what: str) -> Callable[[object], object]:
+    allowed = set(values)
+
+    def read(value: object) -> object:
+        if value not in allowed:
+            raise ScenarioError(f"unknown {what} {value!r}; one of {', '.join(sorted(allowed))}")
+        return value
+
+    return read
+
+
+def _color_name(value: object) -> object:
+    _color(value)  # raises ScenarioError for an unknown colour
+    return value
+
+
+def _windows(value: object) -> object:
+    if not isinstance(value, list):
+        raise ScenarioError(f"windows is a list of window kinds, not {value!r}")
+    return sorted(str(_known([k.value for k in WindowKind], "window kind")(kind)) for kind in value)
+
+
+def _obligation_wanted(value: object) -> object:
+    if value == "none":
+        return value
+    if not (isinstance(value, dict) and set(value) == {"target", "amount"}):
+        raise ScenarioError(f'obligation is {{target = SEAT, amount = N}} or "none", not {value!r}')
+    return value
+
+
+# Each checkable key: what the game shows now, and how the file's value is read (strictly: a typo in a
+# card, colour, phase or window kind is a scenario error, not a failed comparison).
+_STATE: dict[str, tuple[Callable[[Match], object], Callable[[object], object]]] = {
+    "hands": (
+        lambda m: [_hand_multiset(hand) for hand in m.game.hands],
+        lambda v: [_hand_multiset(cards(hand)) for hand in v] if isinstance(v, list) else cards(v),
+    ),
+    "hand_sizes": (lambda m: [len(hand) for hand in m.game.hands], lambda v: v),
+    "top": (lambda m: str(m.game.top), lambda v: str(card(v))),
+    "draw_pile": (lambda m: [str(c) for c in reversed(m.game.draw_pile)], lambda v: [str(c) for c in cards(v)]),
+    "discard": (lambda m: [str(c) for c in m.game.discard], lambda v: [str(c) for c in cards(v)]),
+    "color": (lambda m: m.game.color.value if m.game.color else "none", lambda v: _color_name(v)),
+    "direction": (lambda m: m.game.direction, lambda v: v),
+    "current": (lambda m: m.game.current, lambda v: v),
+    "to_act": (lambda m: m.game.to_act, _nullable),
+    "phase": (lambda m: m.game.phase.value, _known([p.value for p in Phase], "phase")),
+    "obligation": (
+        lambda m: "none" if m.game.obligation is None else {
+            "target": m.game.obligation.target, "amount": m.game.obligation.amount,
         },
-        "totals": lambda: list(match.totals),
-        "winner": lambda: game.winner,
-        "match_winners": lambda: list(match.winners),
-        "round_no": lambda: match.round_no,
-        "dealer": lambda: game.dealer,
-        "draw_pile_size": lambda: len(game.draw_pile),
-        "discard_size": lambda: len(game.discard),
-        "catchable": lambda: sorted(game.catchable),
-        "windows": lambda: sorted(w.kind.value for w in game.windows.values()),
-        "penalty_points": lambda: list(game.penalty_points),
-        "silence": lambda: game.silence,
-        "eliminated": lambda: sorted(match.eliminated),
-    }
+        _obligation_wanted,
+    ),
+    "totals": (lambda m: list(m.totals), lambda v: v),
+    "winner": (lambda m: m.game.winner, _nullable),
+    "match_winners": (lambda m: list(m.winners), lambda v: v),
+    "round_no": (lambda m: m.round_no, lambda v: v),
+    "dealer": (lambda m: m.game.dealer, lambda v: v),
+    "draw_pile_size": (lambda m: len(m.game.draw_pile), lambda v: v),
+    "discard_size": (lambda m: len(m.game.discard), lambda v: v),
+    "catchable": (lambda m: sorted(m.game.catchable), lambda v: v),
+    "windows": (lambda m: sorted(w.kind.value for w in m.game.windows.values()), _windows),
+    "penalty_points": (lambda m: list(m.game.penalty_points), lambda v: v),
+    "silence": (lambda m: m.game.silence, _nullable),
+    "eliminated": (lambda m: sorted(m.eliminated), lambda v: v),
+}
+
+
+def _show(value: object) -> object:
+    """A value as a scenario file writes it: cards as text, enums by value, None as "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (tuple, list)):
+        return [_show(item) for item in value]
+    if isinstance(value, _AnyOrder):
+        return {"any_order": _show(value.items)}
+    if isinstance(value, _Fields):
+        return {name: _show(item) for name, item in value.wanted.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _show(getattr(value, f.name)) for f in fields(value)}
+    return value
+
+
+def _check(match: Match, events: list[Event], expect: Mapping[str, Any], record: StepResult, index: int) -> None:
+    """Compare every key of `expect` with the game after a step; each mismatch is a problem of `record`."""
     for key, wanted in expect.items():
         if key == "events":
-            _known_events(wanted, index)
-            _check_events(events, wanted, record)
-            continue
-        if key == "no_events":
-            _known_events(wanted, index)
-            names = {type(event).__name__ for event in events}
-            for name in wanted:
-                if name in names:
-                    record.problems.append(f"event {name} happened but must not")
-            continue
-        if key == "hand":  # {"seat": n, "cards": [...]} as a multiset
-            if not (isinstance(wanted, dict) and wanted.get("seat") in range(len(game.hands)) and "cards" in wanted):
-                raise ScenarioError(f"step {index}: hand must be {{seat = 0..{len(game.hands) - 1}, cards = [...]}}")
-            seat_hand = sorted(str(c) for c in game.hands[int(wanted["seat"])])
-            if seat_hand != sorted(wanted["cards"]):
-                record.problems.append(
-                    f"hand of seat {wanted['seat']}: expected {sorted(wanted['cards'])}, got {seat_hand}"
-                )
-            continue
-        if key not in actual:
-            raise ScenarioError(f"step {index}: cannot check unknown key {key!r}; known: {sorted(actual)}")
-        got = actual[key]()
-        if key == "hands":
-            got = [sorted(hand) for hand in got]
-            wanted = [sorted(hand) for hand in wanted]
-        if got != wanted:
-            record.problems.append(f"{key}: expected {wanted!r}, got {got!r}")
+            record.problems += _missing_events(events, _event_specs(wanted, index))
+        elif key == "no_events":
+            for spec in _event_specs(wanted, index):
+                if any(spec.matches(event) for event in events):
+                    record.problems.append(f"event {spec.text} happened but must not")
+        elif key == "hand":
+            record.problems += _hand_problems(match, wanted, index)
+        elif key in _STATE:
+            actual, read = _STATE[key]
+            got, expected = actual(match), read(wanted)
+            if got != expected:
+                record.problems.append(f"{key}: expected {_show(expected)!r}, got {_show(got)!r}")
+        else:
+            raise ScenarioError(f"step {index}: cannot check unknown key {key!r}; known: {sorted(_STATE)}")
 
 
-def _event_fields() -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {}
+def _hand_problems(match: Match, wanted: object, index: int) -> list[str]:
+    """`hand = {seat = n, cards = [...]}`: one hand as a multiset."""
+    seats = range(len(match.game.hands))
+    if not (isinstance(wanted, dict) and set(wanted) == {"seat", "cards"} and wanted["seat"] in seats):
+        raise ScenarioError(f"step {index}: hand must be {{seat = 0..{len(seats) - 1}, cards = [...]}}")
+    expected = _hand_multiset(cards(wanted["cards"]))
+    got = _hand_multiset(match.game.hands[int(wanted["seat"])])
+    return [] if got == expected else [f"hand of seat {wanted['seat']}: expected {expected}, got {got}"]
+
+
+# ------------------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class _AnyOrder:
+    """`{any_order = [...]}`: a list field compared as a multiset."""
+
+    items: tuple[Any, ...]
+
+    def matches(self, actual: object) -> bool:
+        return isinstance(actual, tuple) and sorted(map(repr, actual)) == sorted(map(repr, self.items))
+
+
+@dataclass(frozen=True)
+class _Fields:
+    """A table of some fields of a nested value (a `Window`); the fields not named may be anything."""
+
+    wanted: dict[str, Any]
+
+    def matches(self, actual: object) -> bool:
+        return all(_field_matches(getattr(actual, name), value) for name, value in self.wanted.items())
+
+
+def _field_matches(actual: object, expected: object) -> bool:
+    if isinstance(expected, (_AnyOrder, _Fields)):
+        return expected.matches(actual)
+    return actual == expected
+
+
+@dataclass(frozen=True)
+class _EventSpec:
+    """One entry of `events` / `no_events`: an event type and the fields it must have, read as engine values."""
+
+    name: str
+    wanted: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        if not self.wanted:
+            return self.name
+        return f"{self.name} {{{', '.join(f'{k} = {_show(v)!r}' for k, v in self.wanted.items())}}}"
+
+    def matches(self, event: Event) -> bool:
+        return type(event).__name__ == self.name and not self.differences(event)
+
+    def differences(self, event: Event) -> list[str]:
+        return [
+            f"{name}: expected {_show(value)!r}, got {_show(getattr(event, name))!r}"
+            for name, value in self.wanted.items()
+            if not _field_matches(getattr(event, name), value)
+        ]
+
+
+def _event_hints() -> dict[str, dict[str, Any]]:
+    """Each event type's fields and their types, from the engine's own declarations."""
+    found: dict[str, dict[str, Any]] = {}
     for cls in Event.__subclasses__():
-        kind: object = cls
-        if isinstance(kind, type) and is_dataclass(kind):
-            found[kind.__name__] = {f.name for f in fields(kind)}
+        if is_dataclass(cls):
+            hints = typing.get_type_hints(cls)
+            found[cls.__name__] = {f.name: hints[f.name] for f in fields(cls)}
     return found
 
 
-_EVENT_FIELDS = _event_fields()
+_EVENT_HINTS = _event_hints()
 
 
-def _known_events(wanted: object, index: int) -> None:
-    """Every event named in `events` or `no_events` must exist, with the fields given: a misspelt name
-    in `no_events` would otherwise always pass."""
+def _event_specs(wanted: object, index: int) -> list[_EventSpec]:
+    """Read `events` or `no_events`. Every event must exist with the fields given, and every value must
+    read as that field's type: a misspelt name in `no_events` would otherwise always pass."""
     if not isinstance(wanted, list):
         raise ScenarioError(f"step {index}: events and no_events are lists, not {wanted!r}")
-    for spec in wanted:
-        name = spec if isinstance(spec, str) else spec.get("type") if isinstance(spec, dict) else None
-        if name not in _EVENT_FIELDS:
-            raise ScenarioError(f"step {index}: unknown event {spec!r}; events: {', '.join(sorted(_EVENT_FIELDS))}")
-        unknown = set(spec) - {"type"} - _EVENT_FIELDS[name] if isinstance(spec, dict) else set()
+    specs = []
+    for entry in wanted:
+        name = entry if isinstance(entry, str) else entry.get("type") if isinstance(entry, dict) else None
+        if name not in _EVENT_HINTS:
+            raise ScenarioError(f"step {index}: unknown event {entry!r}; events: {', '.join(sorted(_EVENT_HINTS))}")
+        hints = _EVENT_HINTS[name]
+        given = {k: v for k, v in entry.items() if k != "type"} if isinstance(entry, dict) else {}
+        unknown = set(given) - set(hints)
         if unknown:
             raise ScenarioError(
-                f"step {index}: {name} has no field {', '.join(sorted(unknown))}; "
-                f"its fields: {', '.join(sorted(_EVENT_FIELDS[name]))}"
+                f"step {index}: {name} has no field {', '.join(sorted(unknown))}; its fields: {', '.join(hints)}"
             )
+        read = {k: _read_value(v, hints[k], f"step {index}: {name}.{k}") for k, v in given.items()}
+        specs.append(_EventSpec(name, read))
+    return specs
 
 
-def _check_events(events: list[Event], wanted: Sequence[str | Mapping[str, Any]], record: StepResult) -> None:
-    """Each wanted event (a type name, or a table with `type` and fields) must appear, in this order."""
+def _read_value(value: object, hint: Any, where: str) -> Any:
+    """Read a file's value as an engine value of type `hint`: cards as in set-up, enums by value, lists
+    as tuples (or `{any_order = [...]}` for a multiset), a nested value as a table of its fields."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        if value == "none" and type(None) in args:
+            return None
+        return _read_value(value, next(arg for arg in args if arg is not type(None)), where)
+    if origin is tuple:
+        return _read_tuple(value, args, where)
+    if hint is Card:
+        return card(value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return _read_enum(value, hint, where)
+    if hint is bool or hint is int:
+        if type(value) is not hint:
+            raise ScenarioError(f"{where} is {'true or false' if hint is bool else 'a whole number'}, not {value!r}")
+        return value
+    if is_dataclass(hint) and isinstance(hint, type):
+        return _read_fields(value, hint, where)
+    raise ScenarioError(f"{where} cannot be checked from a scenario file")
+
+
+def _read_tuple(value: object, args: tuple[Any, ...], where: str) -> Any:
+    if isinstance(value, dict) and set(value) == {"any_order"} and len(args) == 2 and args[1] is Ellipsis:
+        return _AnyOrder(_read_tuple(value["any_order"], args, where))
+    if not isinstance(value, list):
+        raise ScenarioError(f"{where} is a list (or {{any_order = [...]}}), not {value!r}")
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_read_value(item, args[0], where) for item in value)
+    if len(value) != len(args):
+        raise ScenarioError(f"{where} is a list of {len(args)} values, not {value!r}")
+    return tuple(_read_value(item, hint, where) for item, hint in zip(value, args, strict=True))
+
+
+def _read_enum(value: object, hint: type[Enum], where: str) -> Enum:
+    try:
+        return hint(value)
+    except ValueError:
+        known = ", ".join(str(member.value) for member in hint)
+        raise ScenarioError(f"{where}: unknown value {value!r}; one of {known}") from None
+
+
+def _read_fields(value: object, hint: type, where: str) -> _Fields:
+    """A nested value (a `Window`) as a table of some of its fields; a bare text names its `kind`."""
+    hints = typing.get_type_hints(hint)
+    if isinstance(value, str) and "kind" in hints:
+        value = {"kind": value}
+    if not isinstance(value, dict) or set(value) - set(hints):
+        raise ScenarioError(f"{where} is a table of some of {', '.join(hints)}, not {value!r}")
+    return _Fields({k: _read_value(v, hints[k], f"{where}.{k}") for k, v in value.items()})
+
+
+def _missing_events(events: list[Event], specs: list[_EventSpec]) -> list[str]:
+    """Each spec must match an event, in this order (others may come between). On the first that does
+    not, say what the step's events of that type held instead, field by field."""
     position = 0
-    for spec in wanted:
-        name = spec if isinstance(spec, str) else spec["type"]
-        fields = {} if isinstance(spec, str) else {k: v for k, v in spec.items() if k != "type"}
-        while position < len(events):
-            event = events[position]
-            position += 1
-            if type(event).__name__ == name and all(_field(event, k) == v for k, v in fields.items()):
-                break
-        else:
-            got = ", ".join(type(event).__name__ for event in events)
-            record.problems.append(f"expected event {spec!r} (in order); events were: {got}")
-            return
+    for spec in specs:
+        found = next((i for i in range(position, len(events)) if spec.matches(events[i])), None)
+        if found is None:
+            return [_explain_missing(spec, events, position)]
+        position = found + 1
+    return []
 
 
-def _field(event: Event, name: str) -> Any:
-    value = getattr(event, name)
-    if isinstance(value, Card):
-        return str(value)
-    if isinstance(value, tuple):
-        return [str(v) if isinstance(v, Card) else v for v in value]
-    if hasattr(value, "value"):
-        return value.value
-    return value
+def _explain_missing(spec: _EventSpec, events: list[Event], position: int) -> str:
+    listed = ", ".join(f"{i + 1} {type(e).__name__}" for i, e in enumerate(events)) or "none"
+    same = [(i, e) for i, e in enumerate(events) if type(e).__name__ == spec.name]
+    if not same:
+        return f"expected event {spec.text} (in order): this step has no {spec.name}; its events: {listed}"
+    notes = []
+    for i, event in same:
+        differences = spec.differences(event)
+        if differences:
+            notes.append(f"event {i + 1} differs in {'; '.join(differences)}")
+        elif i < position:
+            notes.append(f"event {i + 1} matches but comes before the previous expected event")
+    return f"expected event {spec.text} (in order): {'; '.join(notes)}; the step's events: {listed}"
