@@ -319,12 +319,12 @@ def _obligation(
     if unknown or "target" not in spec:
         raise ScenarioError(f"setup.obligation has target and optionally {sorted(_OBLIGATION_KEYS - {'target'})}")
     target = _seat_number(spec["target"], "setup.obligation.target")
-    kind_name = spec.get("kind", discard[-1].rank.value if discard else "")
+    top = discard[-1] if discard else None
+    kind_name = spec.get("kind", top.rank.value if top is not None else None)
     if kind_name not in _OBLIGATION_KINDS:
-        raise ScenarioError(
-            f"setup.obligation.kind is one of {sorted(_OBLIGATION_KINDS)} (default: the top card's), "
-            f"not {kind_name!r}"
-        )
+        source = f"kind = {kind_name!r}" if "kind" in spec else f"the top card {top}"
+        kinds = sorted(_OBLIGATION_KINDS)
+        raise ScenarioError(f"setup.obligation: {source} sets no obligation; kind is one of {kinds}")
     kind = _OBLIGATION_KINDS[kind_name]
     default_amount = {Rank.DRAW_TWO: 2, Rank.WILD_DRAW_FOUR: 4, Rank.BLANK: ruleset.blank_draw}[kind]
     amount = spec.get("amount", default_amount)
