@@ -7,13 +7,16 @@ resolved window are reported; a set-up may be expected to be refused.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from unonet.cli import main
-from unonet.scenarios import ScenarioResult, run_scenario
+from unonet.scenarios import ScenarioResult, run_file, run_scenario
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
 
 POSITION: dict[str, Any] = {
     "hands": [["red 5", "red 7"], ["blue 3", "blue 4"]],
@@ -343,3 +346,11 @@ def test_the_exit_status_tells_a_rules_failure_from_a_scenario_error(
     out = capsys.readouterr().out
     assert f"ERROR {broken}" in out and "scenario error: setup_error: unknown reason" in out
     assert "1 passed, 1 failed, 1 scenario errors" in out
+
+
+def test_every_toml_example_in_the_format_doc_passes(tmp_path: Path) -> None:
+    examples = re.findall(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+    assert len(examples) >= 2
+    for number, text in enumerate(examples):
+        result = run_file(Path(write(tmp_path, f"example_{number}.toml", text)))
+        assert result.passed, result.report()
