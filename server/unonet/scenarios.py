@@ -199,6 +199,8 @@ _SETUP_KEYS = {
     "seed", "totals", "dealer", "dealer_draws", "decks", "deck", "hands", "draw_pile", "discard", "color",
     "current", "direction", "seats_in_play", "obligation",
 }
+# Keys that only an explicit position (`hands`) reads: elsewhere they would be silently ignored.
+_POSITION_KEYS = {"draw_pile", "discard", "color", "current", "direction", "seats_in_play", "obligation"}
 
 
 def _start(data: Mapping[str, Any], result: ScenarioResult) -> Match | None:
@@ -243,9 +245,15 @@ def _check_top_level(data: Mapping[str, Any]) -> None:
         _reason(data["setup_error"], "setup_error")
         if steps or "expect_start" in data:
             raise ScenarioError("a scenario whose set-up must be refused has no steps and no expect_start")
-    unknown = set(data.get("setup", {})) - _SETUP_KEYS
+    setup = set(data.get("setup", {}))
+    unknown = setup - _SETUP_KEYS
     if unknown:
         raise ScenarioError(f"unknown setup keys: {sorted(unknown)}; set-up keys: {sorted(_SETUP_KEYS)}")
+    if "hands" in setup and "deck" in setup:
+        raise ScenarioError("setup has hands (a position) or deck (a deal), not both; decks stacks later rounds")
+    stray = setup & _POSITION_KEYS if "hands" not in setup else set()
+    if stray:
+        raise ScenarioError(f"setup keys {sorted(stray)} describe a position and need hands")
 
 
 def _build_match(data: Mapping[str, Any]) -> Match:

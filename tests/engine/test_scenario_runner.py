@@ -354,3 +354,14 @@ def test_every_toml_example_in_the_format_doc_passes(tmp_path: Path) -> None:
     for number, text in enumerate(examples):
         result = run_file(Path(write(tmp_path, f"example_{number}.toml", text)))
         assert result.passed, result.report()
+
+
+@pytest.mark.parametrize(
+    ("setup", "phrase"),
+    [
+        ({**POSITION, "deck": ["red 1"] * 15}, "not both"),
+        ({"deck": DEAL["deck"], "dealer": 1, "current": 1}, "['current'] describe a position and need hands"),
+    ],
+)
+def test_set_up_keys_that_would_be_ignored_are_a_scenario_error(setup: dict[str, Any], phrase: str) -> None:
+    errored(run_scenario({"rule": "S3", "players": 2, "setup": setup}), phrase)
