@@ -270,8 +270,8 @@ def _build_match(data: Mapping[str, Any]) -> Match:
     if "deck" in setup:
         decks.insert(0, cards(setup["deck"]))
     first_round = _position(setup, ruleset, rng, players) if "hands" in setup else None
-    # Rounds are dealt by the runner (`start` and `next_round` steps), so a round-ending step leaves
-    # the finished round in view instead of the next one's deal.
+    # Rounds are dealt by the runner (the first at set-up, the others by `next_round` steps), so a
+    # round-ending step leaves the finished round in view instead of the next one's deal.
     return Match(
         ruleset, players, rng, dealer=dealer, decks=decks, totals=setup.get("totals"),
         dealer_pile=cards(setup.get("dealer_draws", [])), first_round=first_round, auto_deal=False,
