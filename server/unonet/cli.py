@@ -21,7 +21,8 @@ def _rules_check(args: argparse.Namespace) -> int:
         if not result.passed or args.verbose:
             print(result.report())
     counts = {status: sum(result.status == status for result in results) for status in ("pass", "fail", "error")}
-    print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} scenario errors")
+    errors = f"{counts['error']} scenario error" + ("" if counts["error"] == 1 else "s")
+    print(f"{counts['pass']} passed, {counts['fail']} failed, {errors}")
     return 2 if counts["error"] else 1 if counts["fail"] else 0
 
 

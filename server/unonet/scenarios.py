@@ -653,12 +653,20 @@ def _hand_problems(match: Match, wanted: object, index: int) -> list[str]:
 
 @dataclass(frozen=True)
 class _AnyOrder:
-    """`{any_order = [...]}`: a list field compared as a multiset."""
+    """`{any_order = [...]}`: a list field compared as a multiset (each item may itself be a pattern)."""
 
     items: tuple[Any, ...]
 
     def matches(self, actual: object) -> bool:
-        return isinstance(actual, tuple) and sorted(map(repr, actual)) == sorted(map(repr, self.items))
+        if not isinstance(actual, tuple) or len(actual) != len(self.items):
+            return False
+        left = list(actual)
+        for item in self.items:
+            found = next((i for i, candidate in enumerate(left) if _field_matches(candidate, item)), None)
+            if found is None:
+                return False
+            del left[found]
+        return True
 
 
 @dataclass(frozen=True)
@@ -672,8 +680,16 @@ class _Fields:
 
 
 def _field_matches(actual: object, expected: object) -> bool:
+    """Whether an event's value matches what the file asked, patterns (`any_order`, a table of fields)
+    included at any depth, such as one hand of `RoundEnded.hands` in any order."""
     if isinstance(expected, (_AnyOrder, _Fields)):
         return expected.matches(actual)
+    if isinstance(expected, tuple):
+        return (
+            isinstance(actual, tuple)
+            and len(actual) == len(expected)
+            and all(_field_matches(a, e) for a, e in zip(actual, expected, strict=True))
+        )
     return actual == expected
 
 
