@@ -336,6 +336,8 @@ def _obligation(
     kind = _OBLIGATION_KINDS[kind_name]
     default_amount = {Rank.DRAW_TWO: 2, Rank.WILD_DRAW_FOUR: 4, Rank.BLANK: ruleset.blank_draw}[kind]
     amount = spec.get("amount", default_amount)
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise ScenarioError(f"setup.obligation.amount is a whole number of cards, not {amount!r}")
     setter = _seat_number(spec.get("setter", (target - int(setup.get("direction", 1))) % players), "setter")
     skips = kind is Rank.BLANK or ruleset.draw_penalty_skips_turn
     bluff = _bluff(spec["bluff"], ruleset, discard, setter) if "bluff" in spec else None
@@ -368,6 +370,13 @@ _ACTIONS = _SEAT_ACTIONS | _HOST_ACTIONS
 _STEP_KEYS = {
     "action", "seat", "card", "cards", "call_uno", "color", "target", "window", "reactions", "error", "expect",
 }
+# The arguments each action may take; any other argument would be silently ignored, so it is refused.
+_ARGUMENTS: dict[str, frozenset[str]] = {
+    "play": frozenset({"card", "cards", "call_uno"}), "choose_color": frozenset({"color"}),
+    "catch": frozenset({"target"}), "swap": frozenset({"target"}), "five_swap": frozenset({"target", "card"}),
+    "give_card": frozenset({"card"}), "react": frozenset({"window"}), "close_window": frozenset({"window"}),
+    "resolve_window": frozenset({"window", "reactions"}),
+}
 # The arguments each action needs (besides `seat`, which every seat action needs).
 _NEEDS = {
     "play": (), "choose_color": ("color",), "catch": ("target",), "swap": ("target",),
@@ -384,6 +393,12 @@ def _validate_step(step: Mapping[str, Any], where: str) -> None:
     unknown = set(step) - _STEP_KEYS
     if unknown:
         raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}; a step may have {sorted(_STEP_KEYS)}")
+    allowed = _ARGUMENTS.get(kind, frozenset()) | {"action", "error", "expect"}
+    if kind in _SEAT_ACTIONS:
+        allowed |= {"seat"}
+    stray = set(step) - allowed
+    if stray:
+        raise ScenarioError(f"{where}: {kind} takes no {', '.join(sorted(stray))}")
     missing = [key for key in _NEEDS.get(kind, ()) if key not in step]
     if kind == "play" and "card" not in step and "cards" not in step:
         missing.append("card (or cards)")
@@ -396,6 +411,10 @@ def _validate_step(step: Mapping[str, Any], where: str) -> None:
             _seat_number(step[key], f"{where}: {key}")
     if "cards" in step and not (isinstance(step["cards"], list) and step["cards"]):
         raise ScenarioError(f"{where}: cards must be a non-empty list of cards")
+    if "card" in step and "cards" in step:
+        raise ScenarioError(f"{where}: a play has card or cards, not both")
+    if not isinstance(step.get("call_uno", False), bool):
+        raise ScenarioError(f"{where}: call_uno is true or false, not {step['call_uno']!r}")
     if "error" in step:
         _reason(step["error"], where)
     if "expect" in step:

@@ -376,3 +376,23 @@ def test_every_toml_example_in_the_format_doc_passes(tmp_path: Path) -> None:
 )
 def test_set_up_keys_that_would_be_ignored_are_a_scenario_error(setup: dict[str, Any], phrase: str) -> None:
     errored(run_scenario({"rule": "S3", "players": 2, "setup": setup}), phrase)
+
+
+@pytest.mark.parametrize(
+    ("step", "phrase"),
+    [
+        ({"action": "draw", "seat": 0, "card": "red 5"}, "draw takes no card"),
+        ({**PLAY, "reactions": []}, "play takes no reactions"),
+        ({**PLAY, "target": 1}, "play takes no target"),
+        ({"action": "next_round", "seat": 0}, "next_round takes no seat"),
+        ({"action": "close_window", "window": "uno_catch", "seat": 1}, "close_window takes no seat"),
+        ({**PLAY, "cards": ["red 5"]}, "card or cards, not both"),
+        ({**PLAY, "call_uno": "yes"}, "call_uno is true or false"),
+    ],
+)
+def test_an_argument_the_action_would_ignore_is_a_scenario_error(step: dict[str, Any], phrase: str) -> None:
+    errored(run_scenario(scenario(step)), phrase)
+
+
+def test_an_obligation_amount_must_be_a_number() -> None:
+    errored(run_scenario(owed({"target": 1, "amount": "2"})), "amount is a whole number")
