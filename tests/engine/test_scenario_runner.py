@@ -396,3 +396,10 @@ def test_an_argument_the_action_would_ignore_is_a_scenario_error(step: dict[str,
 
 def test_an_obligation_amount_must_be_a_number() -> None:
     errored(run_scenario(owed({"target": 1, "amount": "2"})), "amount is a whole number")
+
+
+def test_the_format_doc_lists_every_reason_the_engine_gives() -> None:
+    from unonet.engine import REASONS
+
+    listed = set(re.findall(r"`([A-Z][A-Z_]+)`", DOCS.read_text(encoding="utf-8")))
+    assert REASONS - listed == set(), "docs/scenarios.md's reason table misses these"
