@@ -624,9 +624,7 @@ class Game:
     def _is_judged_late(self, window: Window, reaction: Action) -> bool:
         """U4: a catch ruled after its window closed is still a catch the rules judge (a false catch
         under `false_call_penalty`); every other late answer to an exclusive window lost the race."""
-        return (
-            window.kind is _UNO_CATCH_WINDOW and isinstance(reaction, Catch) and self.ruleset.false_call_penalty
-        )
+        return window.kind is _UNO_CATCH_WINDOW and isinstance(reaction, Catch) and self.ruleset.false_call_penalty
 
     # ------------------------------------------------------------------------------ handlers
 

@@ -62,6 +62,7 @@ RULED_KEPT = 256  # windows remembered after their ruling, to answer late answer
 RULING_VERSION = 2
 EXCLUSIVE = frozenset({WindowKind.UNO_CATCH, WindowKind.JUMP_IN, WindowKind.RUN_CUT, WindowKind.SKIP_ESCAPE})
 FIRST_ANSWER_STARTS_CLOCK = frozenset({WindowKind.JUMP_IN, WindowKind.SKIP_ESCAPE})
+REACTED_TO = frozenset({WindowKind.UNO_SLAP, WindowKind.SOUND_WILD})  # the windows a React answers
 
 
 @dataclass
@@ -569,7 +570,8 @@ def answered_window(game: Game, seat: int, action: Action) -> Window | None:
     catch window of a Catch's target (or of the caller, for CallUno), the run-cut window for any play
     while a run waits, and for a play out of turn the seat's skip-escape window, else the jump-in one."""
     if isinstance(action, React):
-        return game.windows.get(action.window)
+        window = game.windows.get(action.window)
+        return window if window is not None and window.kind in REACTED_TO else None
     if isinstance(action, Catch):
         return _catch_window(game, action.target)
     if isinstance(action, CallUno):
