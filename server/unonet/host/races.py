@@ -1,22 +1,24 @@
-"""Reaction windows as races the host referees (issue 4; docs/fairness.md section 10 and docs/protocol.md).
+"""Reaction windows as races the host referees (docs/fairness.md section 10, docs/protocol.md "Races
+step by step").
 
 Every window the engine opens (UNO catch U2, slap U5, jump-in H6/H7, skip escape H8, run cut H4, Sound
 Wild H12) becomes a `Race`. The host sends it to every seat at once (ReactionWindowOpened is an event
 every subscriber receives) with its deadline and latency allowance. The answers to it (React,
-CatchUno/CallUno, an out-of-turn PlayCards) are *collected* with their arrival time, not applied. When
-the race is due, the host rules it with `unonet.fairness.order_reactions`: each answer's reaction time
-is its arrival, measured from when that seat's copy of the window was sent, less the latency the seat
-is forgiven (capped; a client's own timing is believed within what the host can check). Ties within
-the tolerance are broken by a draw seeded from the round's committed shuffle seed and the window
-(from the table seed where shuffles are not committed). The ruling is
-journalled (`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the
-ruling instead of recomputing it from clocks; then the answers are applied with `Match.resolve_window`
-in the ruled order (later ones lose the race at no cost) and every answering RPC is answered.
+CatchUno/CallUno, an out-of-turn PlayCards naming the window) are *collected* with their arrival time,
+not applied. When the race is due, the host rules it with `unonet.fairness.order_reactions`: each
+answer's reaction time is its arrival, measured from when that seat's copy of the window was sent, less
+the latency the seat is forgiven (capped; a client's own timing is believed within what the host can
+check). Ties within the tolerance are broken by a draw seeded from the round's committed shuffle seed
+and the window (from the table seed where shuffles are not committed). The ruling is journalled
+(`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the ruling instead
+of recomputing it from clocks; then the answers are applied with `Match.resolve_window` in the ruled
+order, which gives what applying them one after another would, except that the losers of an exclusive
+window lose at no cost; and every answering RPC is answered.
 
 When a race is due (and play meanwhile):
 - slap, Sound Wild, run cut (blocking: the engine already holds the turn): at
   `window_close_time(opened, reaction_time, allowances)`, the deadline plus the largest allowance of
-  the seats in the race;
+  the seats in the race. A command the open window would refuse (a turn's draw) waits for the ruling;
 - UNO catch: at the same time. Every other command (the next player's turn, a bot's move) is *held*
   until then, so a far player's catch is never beaten by the next player simply acting first;
 - jump-in and skip escape: these have no deadline (they close when the next turn begins), and most
@@ -26,10 +28,18 @@ When a race is due (and play meanwhile):
 - any race: at once when every seat in it has answered, since nothing can change the order any more.
   Host bots answer at once, so a table of bots never waits.
 
+A command names the window it answers (React, or `reaction_window_id`) and is judged against that
+window only (`submit`): a play out of turn that names none was meant for the seat's own turn and is
+refused NOT_YOUR_TURN, never judged as a wrong jump-in (H6).
+
 The seats in a race are the window's eligible seats, plus for an UNO catch the seat that may be caught
 (its CallUno races the catches). Latency is measured per seat from the four timestamps of
 `TimeService.Ping` (the client is the initiator; it reports each ping's arrival in the next one); the
 figures used are those held when the window opened.
+
+The race book owns the races and the seats' latency; its table owns the log, the clocks and the
+command records. It reaches the table only through `RaceTable` and hands back what a ruling produced
+(`Ruled`) for the table to log and remember.
 """
 
 from __future__ import annotations
