@@ -172,3 +172,15 @@ def test_the_truly_faster_far_player_wins_most_simulated_races(client_timed, cap
             estimators[seat].add(PingSample(k, k + down, k + down, k + down + up))
     wins = sum(_race(rng, estimators, client_timed=client_timed, cap=cap) == FAR for _ in range(500))
     assert at_least <= wins / 500 <= at_most
+
+
+def test_a_reaction_time_is_never_negative() -> None:
+    """A message faster than the seat's typical round trip, or a claim below 0, means "at once": the
+    ruling shows 0 and credits only the network time the answer took, and two such answers tie."""
+    quick = Reaction(seat=0, arrived_at=0.030, rtt_s=0.080)  # 50 ms faster than its usual round trip
+    claims = Reaction(seat=1, arrived_at=0.010, rtt_s=0.0, max_rtt_s=0.050, claimed_reaction_s=-0.5)
+    ruling = order_reactions(0.0, [quick, claims], seed=SEED, max_forgiven_s=0.100)
+    by_seat = {entry.seat: entry for entry in ruling.ranked}
+    assert by_seat[0].reaction_time_s == 0.0 and by_seat[0].forgiven_s == pytest.approx(0.030)
+    assert by_seat[1].reaction_time_s == 0.0 and by_seat[1].forgiven_s == pytest.approx(0.010)
+    assert {entry.tie_group for entry in ruling.ranked} == {0}

@@ -8,6 +8,8 @@ answer to be collected before moving the clock on, and every await has a timeout
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import grpc
 import pytest
 
-from unonet.engine import Play, Rank, legal_actions
+from unonet.engine import Color, Play, Rank, legal_actions
 from unonet.fairness import derive_seed, shuffled
 from unonet.host.host import Host
 from unonet.host.races import Race
@@ -25,6 +27,7 @@ from unonet.host.table import Table, TableSettings
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
+    errors_pb2,
     lobby_service_pb2,
     lobby_service_pb2_grpc,
     play_service_pb2,
@@ -329,3 +332,236 @@ async def test_a_second_answer_by_the_same_seat_is_refused(rig: Rig) -> None:
     await react(rig, table, tokens[1], race, "other")
     async with asyncio.timeout(TIMEOUT):
         await first
+
+
+# ------------------------------------------------------------------ following the legal actions is safe
+
+
+def reason(error: grpc.aio.AioRpcError) -> str:
+    """The ErrorDetail reason of a refusal."""
+    for key, value in error.trailing_metadata() or ():
+        if key == "unonet-error-bin":
+            return errors_pb2.ErrorDetail.FromString(value).reason
+    raise AssertionError(f"no ErrorDetail in {error!r}")
+
+
+async def seated(rig: Rig, seats: int, overrides: dict[str, Any], fits: Any) -> tuple[Table, list[str]]:
+    """A started table of `seats` players whose deal `fits(table)` (the host shuffles fairly, so tables
+    are dealt until one fits; the loop is bounded)."""
+    settings = {**SETTINGS, "seat_count": seats, "overrides": overrides}
+    for _ in range(TABLES_TRIED):
+        table = rig.host.create_table(TableSettings(**settings))
+        tokens = []
+        for seat in range(seats):
+            joined = await rig.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+                table_id=table.table_id, name=f"p{seat}", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
+            tokens.append(joined.token)
+        if fits(table):
+            return table, tokens
+    raise AssertionError(f"none of {TABLES_TRIED} deals fits")
+
+
+async def legal(rig: Rig, table: Table, token: str) -> actions_pb2.LegalActions:
+    """The seat's latest legal actions, as the host sends them."""
+    view = await rig.watch.GetView(watch_service_pb2.GetViewRequest(table_id=table.table_id, token=token),
+                                   timeout=TIMEOUT)
+    return view.view.legal_actions
+
+
+def play_request(table: Table, token: str, command_id: str, option: actions_pb2.PlayOption, *,
+                 call_uno: bool = False) -> play_service_pb2.PlayCardsRequest:
+    """PlayCards exactly as `option` lists it (a red colour for a card that needs one)."""
+    request = play_service_pb2.PlayCardsRequest(
+        table_id=table.table_id, token=token, command_id=command_id, cards=option.cards, call_uno=call_uno,
+        reaction_window_id=option.reaction_window_id)
+    if option.needs_color:
+        request.color = cards_pb2.COLOR_RED
+    return request
+
+
+def jump_in_deal(table: Table) -> bool:
+    """Three seats: the seat to act can play a number card whose twin the seat after next holds, and
+    the next seat can follow that card (so it has a turn play to send)."""
+    game = table.match.game
+    seat = game.to_act
+    if seat is None or game.obligation is not None:
+        return False
+    nxt, after = (seat + game.direction) % 3, (seat + 2 * game.direction) % 3
+    for action in legal_actions(game, seat):
+        card = action.cards[0] if isinstance(action, Play) and len(action.cards) == 1 else None
+        if card is None or not card.rank.value.isdigit() or card not in game.hands[after]:
+            continue
+        if any(c.color in (card.color, Color.BLACK) or c.rank is card.rank for c in game.hands[nxt]):
+            return True
+    return False
+
+
+async def test_H6_a_turn_play_that_a_jump_in_overtook_is_refused_at_no_cost(rig: Rig) -> None:
+    """B's listed turn play arrives after C's jump-in moved the turn on: NOT_YOUR_TURN, no penalty; it
+    is not judged as a wrong jump-in. A jump-in naming a window closed meanwhile is WINDOW_CLOSED, one
+    naming a window never opened UNKNOWN_WINDOW, and neither costs anything either."""
+    table, tokens = await seated(rig, 3, {"jump_in": True}, jump_in_deal)
+    game = table.match.game
+    a = game.to_act
+    b, c = (a + game.direction) % 3, (a + 2 * game.direction) % 3
+    card = next(x.cards[0] for x in legal_actions(game, a) if isinstance(x, Play) and len(x.cards) == 1
+                and x.cards[0].rank.value.isdigit() and x.cards[0] in game.hands[c])
+    await measure(rig, table, tokens[c], 40)  # so the jump-in's race waits for its allowance
+    option = next(o for o in (await legal(rig, table, tokens[a])).plays
+                  if len(o.cards) == 1 and o.cards[0].rank == cards_pb2.Rank.Value(f"RANK_{card.rank.name}")
+                  and o.cards[0].color == cards_pb2.Color.Value(f"COLOR_{card.color.name}"))
+    await rig.play.PlayCards(play_request(table, tokens[a], "a", option), timeout=TIMEOUT)
+    (race,) = table.races.races.values()
+    jump = next(o for o in (await legal(rig, table, tokens[c])).plays if o.kind == actions_pb2.PLAY_KIND_JUMP_IN)
+    turn = next(o for o in (await legal(rig, table, tokens[b])).plays if o.kind == actions_pb2.PLAY_KIND_TURN)
+    assert jump.reaction_window_id == race.window_id and turn.reaction_window_id == 0
+    jumped = asyncio.ensure_future(rig.play.PlayCards(play_request(table, tokens[c], "c", jump), timeout=TIMEOUT))
+    await answered(race, 1)
+    hand, points = len(game.hands[b]), list(game.penalty_points)
+    late_turn = asyncio.ensure_future(rig.play.PlayCards(play_request(table, tokens[b], "b", turn), timeout=TIMEOUT))
+    rig.clock.advance(200)  # past the allowance: the driver rules the jump-in
+    table.wake_driver(force=True)
+    async with asyncio.timeout(TIMEOUT):
+        assert (await jumped).result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await late_turn
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and reason(refused.value) == "NOT_YOUR_TURN"
+    two_cards = play_service_pb2.PlayCardsRequest(table_id=table.table_id, token=tokens[b], command_id="b2",
+                                                  cards=list(turn.cards) * 2)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:  # a listed run or group: the same true reason
+        await rig.play.PlayCards(two_cards, timeout=TIMEOUT)
+    assert reason(refused.value) == "NOT_YOUR_TURN"
+    game = table.match.game
+    assert game.current == a and len(game.hands[b]) == hand and game.penalty_points == points
+    # C's card opened the next window; A's draw begins A's turn and closes it, unruled.
+    closed_window = game.jump_window
+    assert closed_window is not None
+    await rig.play.Draw(play_service_pb2.DrawRequest(table_id=table.table_id, token=tokens[a], command_id="a2"),
+                        timeout=TIMEOUT)
+    assert closed_window not in table.match.game.windows
+    for window_id, code, why in ((closed_window, grpc.StatusCode.FAILED_PRECONDITION, "WINDOW_CLOSED"),
+                                 (2**64 - 1, grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_WINDOW")):
+        stale = play_request(table, tokens[b], f"b-{window_id}", turn)
+        stale.reaction_window_id = window_id
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await rig.play.PlayCards(stale, timeout=TIMEOUT)
+        assert (refused.value.code(), reason(refused.value)) == (code, why)
+    assert len(table.match.game.hands[b]) == hand and table.match.game.penalty_points == points
+    assert not any(type(entry.event).__name__ == "WrongJumpIn" for entry in table.log)
+
+
+async def play_down_to_two_cards(rig: Rig, table: Table, tokens: list[str]) -> int:
+    """Two seats play their listed options (calling UNO when due) until the seat to act holds two
+    cards, one of them a coloured card it may play, and the other seat more than two. Returns it."""
+    for step in range(400):
+        game = table.match.game
+        seat = game.to_act
+        assert seat is not None and not table.match.is_over
+        options = await legal(rig, table, tokens[seat])
+        singles = [o for o in options.plays if len(o.cards) == 1 and o.kind == actions_pb2.PLAY_KIND_TURN]
+        coloured = [o for o in singles if o.cards[0].color != cards_pb2.COLOR_BLACK
+                    and o.cards[0].rank in (cards_pb2.Rank.Value(f"RANK_{r}") for r in
+                                            ("ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "EIGHT", "NINE"))]
+        if len(game.hands[seat]) == 2 and coloured and len(game.hands[1 - seat]) > 2 and game.obligation is None:
+            return seat
+        cid = f"drive-{step}"
+        if options.choose_color:
+            await rig.play.ChooseColor(play_service_pb2.ChooseColorRequest(
+                table_id=table.table_id, token=tokens[seat], command_id=cid, color=cards_pb2.COLOR_RED),
+                timeout=TIMEOUT)
+        elif singles and len(game.hands[seat]) > 2:
+            await rig.play.PlayCards(play_request(table, tokens[seat], cid, singles[0]), timeout=TIMEOUT)
+        elif options.pass_turn:
+            await rig.play.Pass(play_service_pb2.PassRequest(table_id=table.table_id, token=tokens[seat],
+                                                             command_id=cid), timeout=TIMEOUT)
+        else:
+            await rig.play.Draw(play_service_pb2.DrawRequest(table_id=table.table_id, token=tokens[seat],
+                                                             command_id=cid), timeout=TIMEOUT)
+    raise AssertionError("no seat came down to two cards")
+
+
+async def uno_catch_race(rig: Rig, overrides: dict[str, Any]) -> tuple[Table, list[str], int, Race]:
+    """A two-seat table where the seat to act plays its second-to-last card without calling UNO."""
+    table, tokens = await seated(rig, 2, overrides, lambda table: table.match.game.to_act is not None)
+    seat = await play_down_to_two_cards(rig, table, tokens)
+    option = next(o for o in (await legal(rig, table, tokens[seat])).plays
+                  if len(o.cards) == 1 and o.cards[0].color != cards_pb2.COLOR_BLACK)
+    await rig.play.PlayCards(play_request(table, tokens[seat], "second-to-last", option), timeout=TIMEOUT)
+    (race,) = table.races.races.values()
+    assert race.window.kind.value == "uno_catch" and race.window.target == seat
+    return table, tokens, seat, race
+
+
+async def test_U4_a_catch_ruled_after_the_targets_own_call_costs_the_catcher_2(rig: Rig) -> None:
+    table, tokens, target, race = await uno_catch_race(rig, {"false_call_penalty": True})
+    catcher = 1 - target
+    assert list((await legal(rig, table, tokens[catcher])).catch_uno_targets) == [target]
+    call = asyncio.ensure_future(rig.play.CallUno(play_service_pb2.CallUnoRequest(
+        table_id=table.table_id, token=tokens[target], command_id="call"), timeout=TIMEOUT))
+    await answered(race, 1)
+    rig.clock.advance(50)
+    hand = len(table.match.game.hands[catcher])
+    async with asyncio.timeout(TIMEOUT):
+        caught = await rig.play.CatchUno(play_service_pb2.CatchUnoRequest(
+            table_id=table.table_id, token=tokens[catcher], command_id="catch", target_seat=target,
+            reaction_window_id=race.window_id), timeout=TIMEOUT)
+        assert (await call).result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
+    assert caught.result.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED
+    assert len(table.match.game.hands[catcher]) == hand + 2 and len(table.match.game.hands[target]) == 1
+    assert [r.seat for r in closed_event(table, race.window_id).reactions] == [target, catcher]
+
+
+async def test_U5_a_required_draw_held_behind_a_catch_race_waits_for_the_slap_it_opened(rig: Rig) -> None:
+    """The next player's listed, required Draw is held while the catch race runs; the target's call
+    wins it and opens a slap window (U5). The Draw waits for that window too and then applies: it is
+    never refused WINDOW_OPEN. The slap costs what U5 says: the slowest slapper draws 2."""
+    table, tokens, target, race = await uno_catch_race(rig, {"uno_slap": True})
+    nxt = 1 - target
+    options = await legal(rig, table, tokens[nxt])
+    assert options.required and options.HasField("draw")
+    draw = asyncio.ensure_future(rig.play.Draw(play_service_pb2.DrawRequest(
+        table_id=table.table_id, token=tokens[nxt], command_id="draw"), timeout=TIMEOUT))
+    call = asyncio.ensure_future(rig.play.CallUno(play_service_pb2.CallUnoRequest(
+        table_id=table.table_id, token=tokens[target], command_id="call"), timeout=TIMEOUT))
+    await answered(race, 1)
+    rig.clock.advance(2_000)  # the catch race is due at its deadline: a far catcher may still be faster
+    table.wake_driver(force=True)
+    async with asyncio.timeout(TIMEOUT):
+        called = await call
+    assert called.result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
+    (slap,) = table.races.races.values()
+    assert slap.window.kind.value == "uno_slap" and not draw.done()
+    slapping = await legal(rig, table, tokens[nxt])
+    assert list(slapping.react_window_ids) == [slap.window_id] and slapping.required
+    hand = len(table.match.game.hands[nxt])
+    async with asyncio.timeout(TIMEOUT):
+        slapped = await react(rig, table, tokens[nxt], slap, "slap")
+        drawn = (await draw).result
+    assert slapped.result.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED  # the only slapper is the slowest
+    assert drawn.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
+    assert len(table.match.game.hands[nxt]) == hand + 2 + 1
+    assert drawn.event_number > slapped.result.event_number
+
+
+async def test_a_table_stored_before_ids_were_unique_replays_with_per_round_window_ids(tmp_path) -> None:
+    """ReactionWindow.id is unique within a table; a table stored before kept ids per round, and its
+    journal names them, so it replays numbered as it was played."""
+    path = tmp_path / "host.db"
+    host = Host(SqliteStore(path))
+    old = host.create_table(TableSettings(**SETTINGS))
+    new = host.create_table(TableSettings(**SETTINGS))
+    await host.stop()
+    host.store.close()
+    with sqlite3.connect(path) as db:
+        (record,) = db.execute("SELECT record FROM tables WHERE table_id = ?", (old.table_id,)).fetchone()
+        stored = json.loads(record)
+        assert stored.pop("window_ids") == "table"
+        db.execute("UPDATE tables SET record = ? WHERE table_id = ?", (json.dumps(stored), old.table_id))
+    restarted = Host(SqliteStore(path))
+    try:
+        assert restarted.restore() == 2
+        assert restarted.tables[old.table_id].window_ids_per_round
+        assert not restarted.tables[new.table_id].window_ids_per_round
+    finally:
+        await restarted.stop()
+        restarted.store.close()

@@ -227,8 +227,12 @@ class Game:
         seats_in_play: Iterable[int] | None = None,
         deck: Sequence[Card] | None = None,
         shuffle: Shuffle | None = None,
+        first_window_id: int = 1,
     ) -> None:
         """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
+
+        `first_window_id` numbers the round's first reaction window: a match passes on where the last
+        round stopped, so window ids are unique within a table, as the protocol promises.
 
         `shuffle(cards, purpose)` reorders a pile in place whenever the round shuffles (`"deal"`,
         `"first_card_returned"`, `"rebuild"`); the default uses `rng`. A host proving its shuffles fair
@@ -237,6 +241,9 @@ class Game:
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
         """
         self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
+        if first_window_id < 1:
+            raise MalformedAction(f"window ids start at 1, not {first_window_id}", reason="BAD_POSITION")
+        self._next_window = first_window_id
         if shuffle is not None:
             self.shuffle = shuffle
         if deck is None:
@@ -476,6 +483,11 @@ class Game:
         return self._swap
 
     @property
+    def next_window_id(self) -> int:
+        """The id the next reaction window will get: every id below it was opened at some point."""
+        return self._next_window
+
+    @property
     def jump_window(self) -> int | None:
         """H6: the id of the open jump-in window on the top card, if any."""
         return self._jump_window
@@ -583,6 +595,27 @@ class Game:
         handler(self, action)
         return self._out
 
+    def apply_command(self, actions: Sequence[Action]) -> list[Event]:
+        """Apply one command's actions all or nothing: a play and the colour it names are two.
+
+        A follow-up is moot once the round is over: a Wild that is a player's last card ends the round
+        (T9, P1), so the colour sent with it names nothing and is dropped, as when it is sent alone.
+        Raises what `apply` raises, for any of the actions, and then nothing has changed.
+        """
+        if len(actions) == 1:
+            return self.apply(actions[0])
+        trial = self.copy()  # check the whole command first, so a refused follow-up leaves nothing half done
+        for action in actions:
+            if trial.phase is _ROUND_OVER and action is not actions[0]:
+                break
+            trial.apply(action)
+        out: list[Event] = []
+        for action in actions:
+            if self.phase is _ROUND_OVER and action is not actions[0]:
+                break
+            out += self.apply(action)
+        return out
+
     def close_window(self, window_id: int) -> list[Event]:
         """The host's call when a window's deadline has passed: settle it with the answers it got.
 
@@ -594,37 +627,62 @@ class Game:
         self._close_window(window_id)
         return self._out
 
-    def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
-        """Apply reactions in the order the host ruled they happened, then close the window.
+    def resolve_window(
+        self, window_id: int, reactions: Sequence[Action | Sequence[Action]], *, as_recorded_before: bool = False
+    ) -> list[Event]:
+        """The events of `resolve_window_outcome`, without its record of the answers the rules refused.
 
-        The events of `resolve_window_outcome`, without its record of the reactions the rules refused.
         Raises IllegalAction for a window that is not open.
         """
-        return self.resolve_window_outcome(window_id, reactions).events
+        return self.resolve_window_outcome(window_id, reactions, as_recorded_before=as_recorded_before).events
 
-    def resolve_window_outcome(self, window_id: int, reactions: Sequence[Action]) -> WindowOutcome:
-        """Apply reactions in the order the host ruled they happened, then close the window.
+    def resolve_window_outcome(
+        self, window_id: int, reactions: Sequence[Action | Sequence[Action]], *, as_recorded_before: bool = False
+    ) -> WindowOutcome:
+        """Apply the answers to a window in the order the host ruled they happened, then close it.
 
-        Reactions arriving after the window was decided lose the race at no cost (RaceLost). A reaction
-        the rules refuse changes nothing and does not stop the others; it is listed in
-        `WindowOutcome.refused` with its reason, so a caller that did not already answer it (a scenario
-        file, a replay check) can say so. Raises IllegalAction for a window that is not open.
+        Each answer is an action, or a command of several (a play and the colour it names), whose
+        follow-ups apply right after it. The result is the same as applying the answers one after
+        another with `apply` and then `close_window`, but for the race rule: once an exclusive window
+        (a catch, jump-in, skip escape or run cut) has been decided, the later answers lost the race
+        and change nothing (RaceLost). Penalties stay as the rules give them: under
+        `false_call_penalty` a catch ruled after its target called UNO, or after another catch, is a
+        false catch (U4) and costs its catcher 2, exactly as when applied in order. An answer the rules
+        refuse by its turn in the order also loses at no cost (the host checked each when it arrived);
+        it is listed in `WindowOutcome.refused` with its reason, so a caller that did not answer it
+        already (a scenario file, a replay check) can say so.
+
+        `as_recorded_before` rules as hosts did before that equivalence held (every answer after the
+        window closed lost, a refused answer left no trace), for replaying the rulings they journalled.
+
+        Raises IllegalAction for a window that is not open.
         """
-        if window_id not in self.windows:
+        window = self.windows.get(window_id)
+        if window is None:
             raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
         out: list[Event] = []
         refused: list[RefusedReaction] = []
-        for reaction in reactions:
-            if window_id not in self.windows or self.phase is _ROUND_OVER:
+        for answer in reactions:
+            command = (answer,) if isinstance(answer, Action) else tuple(answer)
+            reaction = command[0]
+            is_judged = window_id in self.windows or (not as_recorded_before and self._is_judged_late(window, reaction))
+            if self.phase is _ROUND_OVER or not is_judged:
                 out.append(ev.RaceLost(reaction.seat, window_id))
                 continue
             try:
-                out += self.apply(reaction)
-            except (IllegalAction, MalformedAction) as error:
+                out += self.apply_command(command)
+            except (IllegalAction, MalformedAction, GameOver) as error:
                 refused.append(RefusedReaction(reaction, error.reason, str(error)))
+                if not as_recorded_before:
+                    out.append(ev.RaceLost(reaction.seat, window_id))
         if window_id in self.windows and self.phase is not _ROUND_OVER:
             out += self.close_window(window_id)
         return WindowOutcome(out, tuple(refused))
+
+    def _is_judged_late(self, window: Window, reaction: Action) -> bool:
+        """U4: a catch ruled after its window closed is still a catch the rules judge (a false catch
+        under `false_call_penalty`); every other late answer to an exclusive window lost the race."""
+        return window.kind is _UNO_CATCH_WINDOW and isinstance(reaction, Catch) and self.ruleset.false_call_penalty
 
     # ------------------------------------------------------------------------------ handlers
 

@@ -67,12 +67,15 @@ class Match:
         dealer_pile: Sequence[Card] = (),
         first_round: Game | None = None,
         auto_deal: bool = True,
+        window_ids_per_round: bool = False,
     ) -> None:
         """`decks` stacks the deck of the first rounds (first card dealt first); `totals` starts the scores.
 
         Nothing is dealt until `start()`, so the caller collects every event from the first. With
         `auto_deal` off, no round is dealt by itself: the caller deals each with `deal()` once it has
-        run whatever must come first (a host's commit-reveal shuffle).
+        run whatever must come first (a host's commit-reveal shuffle). Reaction window ids are unique
+        within the match (each round goes on from the last); `window_ids_per_round` restarts them at 1
+        every round, as matches recorded before did, so their journals replay unchanged.
         Raises MalformedAction for a player count outside 2-10 (S1) or totals for another number of seats.
         """
         if not 2 <= num_players <= 10:
@@ -94,6 +97,7 @@ class Match:
         self._dealer_pile = dealer_pile
         self._game: Game | None = first_round
         self.auto_deal = auto_deal
+        self.window_ids_per_round = window_ids_per_round
 
     @property
     def game(self) -> Game:
@@ -151,14 +155,25 @@ class Match:
     def close_window(self, window_id: int) -> list[Event]:
         return self._settle(self.game.close_window(window_id))
 
-    def resolve_window(self, window_id: int, reactions: Sequence[Action]) -> list[Event]:
-        """`Game.resolve_window` on the current round; scores and deals on when the round ends."""
-        return self._settle(self.game.resolve_window(window_id, reactions))
+    def apply_command(self, actions: Sequence[Action]) -> list[Event]:
+        """Apply one command's actions all or nothing (`Game.apply_command`); scores and deals on when
+        the round ends, after the command, so no follow-up ever lands in the next round."""
+        if self.is_over:
+            raise GameOver(f"the match is over; {actions} was not applied")
+        return self._settle(self.game.apply_command(actions))
 
-    def resolve_window_outcome(self, window_id: int, reactions: Sequence[Action]) -> WindowOutcome:
+    def resolve_window(
+        self, window_id: int, reactions: Sequence[Action | Sequence[Action]], *, as_recorded_before: bool = False
+    ) -> list[Event]:
+        """`Game.resolve_window`, then scoring and the next deal if the round ended."""
+        return self._settle(self.game.resolve_window(window_id, reactions, as_recorded_before=as_recorded_before))
+
+    def resolve_window_outcome(
+        self, window_id: int, reactions: Sequence[Action | Sequence[Action]], *, as_recorded_before: bool = False
+    ) -> WindowOutcome:
         """`Game.resolve_window_outcome` on the current round: the events (scored and dealt on as by
-        `resolve_window`) and the reactions the rules refused."""
-        outcome = self.game.resolve_window_outcome(window_id, reactions)
+        `resolve_window`) and the answers the rules refused."""
+        outcome = self.game.resolve_window_outcome(window_id, reactions, as_recorded_before=as_recorded_before)
         return WindowOutcome(self._settle(outcome.events), outcome.refused)
 
     def forfeit(self, seat: int) -> list[Event]:
@@ -213,8 +228,16 @@ class Match:
             seats_in_play=seats,
             deck=deck,
             shuffle=shuffle,
+            first_window_id=self._first_window_id(),
         )
         return self._game._out
+
+    def _first_window_id(self) -> int:
+        """Where the next round numbers its windows: on from the last round's, unless the match numbers
+        them per round (`window_ids_per_round`, tables recorded before ids were unique per table)."""
+        if self._game is None or self.window_ids_per_round:
+            return 1
+        return self._game.next_window_id
 
     def _settle(self, out: list[Event]) -> list[Event]:
         game = self.game

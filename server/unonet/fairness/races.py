@@ -113,7 +113,12 @@ class Ruling:
 
 
 def compensate(reaction: Reaction, window_opened_at: float, max_forgiven_s: float) -> RulingEntry:
-    """One answer's reaction time, not yet placed in a tie group (`tie_group` is -1)."""
+    """One answer's reaction time, not yet placed in a tie group (`tie_group` is -1).
+
+    Never negative: nobody answers before their copy arrives, so an estimate below 0 (this message was
+    faster than the seat's typical round trip, or a claim below 0) means "at once", and the network time
+    credited is cut to what the answer actually took. Answers at 0 tie, and the seeded draw orders them.
+    """
     if reaction.claimed_reaction_s is None:
         forgiven = forgiven_round_trip(reaction.rtt_s, max_forgiven_s)
         took = reaction_time(window_opened_at, reaction.arrived_at, forgiven)
@@ -124,6 +129,8 @@ def compensate(reaction: Reaction, window_opened_at: float, max_forgiven_s: floa
         took = bounded_reaction_time(window_opened_at, reaction.arrived_at, reaction.claimed_reaction_s, allowance)
         forgiven = reaction.arrived_at - window_opened_at - took
         method = CLIENT_BOUNDED
+    if took < 0:
+        took, forgiven = 0.0, max(reaction.arrived_at - window_opened_at, 0.0)
     return RulingEntry(
         seat=reaction.seat,
         arrived_at=reaction.arrived_at,

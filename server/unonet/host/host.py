@@ -80,6 +80,9 @@ class Host:
             stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
             seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
             fair_shuffle=bool(record.get("fair_shuffle", True)),  # tables stored before the switch: on
+            # Tables stored before window ids were unique per table numbered them per round: their
+            # journals name those ids, so they replay with the numbering they were played with.
+            window_ids_per_round=record.get("window_ids") != "table",
         )
         self._configure(table)
         table.replay(stored.journal)
@@ -133,7 +136,7 @@ class Host:
         seed = secrets.randbits(63) if seed is None else seed
         created = self.clock_ns()
         record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
-                  "fair_shuffle": self.fair_shuffle}
+                  "fair_shuffle": self.fair_shuffle, "window_ids": "table"}
         self.store.create_table(table_id, record, created)
         table = Table(
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,

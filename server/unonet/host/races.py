@@ -1,22 +1,24 @@
-"""Reaction windows as races the host referees (issue 4; docs/fairness.md section 10 and docs/protocol.md).
+"""Reaction windows as races the host referees (docs/fairness.md section 10, docs/protocol.md "Races
+step by step").
 
 Every window the engine opens (UNO catch U2, slap U5, jump-in H6/H7, skip escape H8, run cut H4, Sound
 Wild H12) becomes a `Race`. The host sends it to every seat at once (ReactionWindowOpened is an event
 every subscriber receives) with its deadline and latency allowance. The answers to it (React,
-CatchUno/CallUno, an out-of-turn PlayCards) are *collected* with their arrival time, not applied. When
-the race is due, the host rules it with `unonet.fairness.order_reactions`: each answer's reaction time
-is its arrival, measured from when that seat's copy of the window was sent, less the latency the seat
-is forgiven (capped; a client's own timing is believed within what the host can check). Ties within
-the tolerance are broken by a draw seeded from the round's committed shuffle seed and the window
-(from the table seed where shuffles are not committed). The ruling is
-journalled (`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the
-ruling instead of recomputing it from clocks; then the answers are applied with `Match.resolve_window`
-in the ruled order (later ones lose the race at no cost) and every answering RPC is answered.
+CatchUno/CallUno, an out-of-turn PlayCards naming the window) are *collected* with their arrival time,
+not applied. When the race is due, the host rules it with `unonet.fairness.order_reactions`: each
+answer's reaction time is its arrival, measured from when that seat's copy of the window was sent, less
+the latency the seat is forgiven (capped; a client's own timing is believed within what the host can
+check). Ties within the tolerance are broken by a draw seeded from the round's committed shuffle seed
+and the window (from the table seed where shuffles are not committed). The ruling is journalled
+(`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the ruling instead
+of recomputing it from clocks; then the answers are applied with `Match.resolve_window` in the ruled
+order, which gives what applying them one after another would, except that the losers of an exclusive
+window lose at no cost; and every answering RPC is answered.
 
 When a race is due (and play meanwhile):
 - slap, Sound Wild, run cut (blocking: the engine already holds the turn): at
   `window_close_time(opened, reaction_time, allowances)`, the deadline plus the largest allowance of
-  the seats in the race;
+  the seats in the race. A command the open window would refuse (a turn's draw) waits for the ruling;
 - UNO catch: at the same time. Every other command (the next player's turn, a bot's move) is *held*
   until then, so a far player's catch is never beaten by the next player simply acting first;
 - jump-in and skip escape: these have no deadline (they close when the next turn begins), and most
@@ -26,10 +28,18 @@ When a race is due (and play meanwhile):
 - any race: at once when every seat in it has answered, since nothing can change the order any more.
   Host bots answer at once, so a table of bots never waits.
 
+A command names the window it answers (React, or `reaction_window_id`) and is judged against that
+window only (`submit`): a play out of turn that names none was meant for the seat's own turn and is
+refused NOT_YOUR_TURN, never judged as a wrong jump-in (H6).
+
 The seats in a race are the window's eligible seats, plus for an UNO catch the seat that may be caught
 (its CallUno races the catches). Latency is measured per seat from the four timestamps of
 `TimeService.Ping` (the client is the initiator; it reports each ping's arrival in the next one); the
 figures used are those held when the window opened.
+
+The race book owns the races and the seats' latency; its table owns the log, the clocks and the
+command records. It reaches the table only through `RaceTable` and hands back what a ruling produced
+(`Ruled`) for the table to log and remember.
 """
 
 from __future__ import annotations
@@ -37,10 +47,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from unonet.engine import Action, CallUno, Catch, Phase, Play, React, UnoError, WindowKind
+from unonet.engine import Action, CallUno, Catch, IllegalAction, Phase, Play, React, UnoError, WindowKind
 from unonet.engine import events as ev
 from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S, LatencyEstimator, PingSample
@@ -51,13 +62,17 @@ from unonet.host.errors import invalid, precondition
 from unonet.v1 import actions_pb2, events_pb2
 
 if TYPE_CHECKING:
-    from unonet.engine import Game, Window
-    from unonet.host.table import LogEntry, Table
+    from unonet.engine import Game, Match, Window
+    from unonet.host.fair import RoundCards
 
 PINGS_KEPT = 8  # pings waiting for their arrival report, per seat
 RULED_KEPT = 256  # windows remembered after their ruling, to answer late answers RACE_LOST
+# A ruling entry's "v": 2 rules as the answers applied in order would (Game.resolve_window); entries
+# without it were ruled before that and replay as they were.
+RULING_VERSION = 2
 EXCLUSIVE = frozenset({WindowKind.UNO_CATCH, WindowKind.JUMP_IN, WindowKind.RUN_CUT, WindowKind.SKIP_ESCAPE})
 FIRST_ANSWER_STARTS_CLOCK = frozenset({WindowKind.JUMP_IN, WindowKind.SKIP_ESCAPE})
+REACTED_TO = frozenset({WindowKind.UNO_SLAP, WindowKind.SOUND_WILD})  # the windows a React answers
 
 
 @dataclass
@@ -123,6 +138,53 @@ class Waiting:
     collected: bool
 
 
+class RaceTable(Protocol):
+    """What the race book needs from its table, and nothing more: the table owns its log, its clocks
+    and its command records; the race book reads the match, asks the table to record an input, sets
+    the times its races are due, and wakes the table's driver."""
+
+    match: Match | None
+    cards: RoundCards | None
+    seed: int
+    window_deadlines: dict[int, int]
+
+    @property
+    def reaction_time_ns(self) -> int:
+        """How long a window takes answers, before latency allowances (the table's reaction time)."""
+        ...
+
+    def has_command(self, seat: int, command_id: str) -> bool:
+        """True once the table applied (and remembers the result of) this seat's command id."""
+        ...
+
+    def record(self, entry: dict[str, Any]) -> object:
+        """Apply, journal and publish one input; raises (changing nothing) when it is refused."""
+        ...
+
+    def wake_driver(self, *, force: bool = False) -> None:
+        """Let the table's driver look again at what is due."""
+        ...
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """How one collected answer came out, for the table to remember under its command id."""
+
+    seat: int
+    command_id: str
+    actions: list[dict[str, Any]]
+    outcome: actions_pb2.CommandOutcome.ValueType
+
+
+@dataclass
+class Ruled:
+    """What applying a ruling produced: the events for the table's log (the closing event already in
+    its protocol form, with the ruling's figures) and each answer's outcome."""
+
+    events: list[ev.Event | events_pb2.Event]
+    answers: list[AnswerResult]
+
+
 class RaceBook:
     """One table's races and the latency of its seats. Used under the table's lock."""
 
@@ -181,19 +243,24 @@ class RaceBook:
 
     # ------------------------------------------------------------------------------------- lifecycle
 
-    def after_record(self, table: Table, entry: dict[str, Any], produced: list[LogEntry], now: int) -> None:
+    def after_record(
+        self, table: RaceTable, entry: dict[str, Any], produced: Sequence[tuple[int, ev.Event | events_pb2.Event]],
+        now: int,
+    ) -> dict[int, events_pb2.Event]:
         """Follow the engine's windows after a change: register new races, drop vanished ones, and keep
         `table.window_deadlines` at each race's ruling time (the driver rules a race when it is due).
 
+        `produced` is the change's new log entries as (number, event). Returns, by event number, the
+        protocol form each opened window is sent in (with its timing), for the table to put in its log.
         The latency figures a new window is opened with (each seat's round trip, the allowance) are
         written into the journal `entry` that opened it, under "races", before it is stored; a replay
         reads them back, so the window is sent, and ruled, with the same figures after a restart."""
         match = table.match
         if match is None:
-            return
+            return {}
         game = match.game if match.round_no else None
-        for log_entry in produced:
-            event = log_entry.event
+        opened: dict[int, events_pb2.Event] = {}
+        for number, event in produced:
             if isinstance(event, ev.WindowOpened) and game is not None and event.window.id in game.windows:
                 figures = entry.setdefault("races", {})
                 race = self._open(table, event.window, game, now, figures.get(str(event.window.id)))
@@ -201,9 +268,9 @@ class RaceBook:
                     "allowance_ns": race.allowance_ns,
                     "latency": {str(seat): list(rtts) for seat, rtts in race.latency.items()},
                 }
-                race.opened_number = log_entry.number
-                self._opened_at_number[log_entry.number] = race.window_id
-                log_entry.event = self._opened_pb(table, race)
+                race.opened_number = number
+                self._opened_at_number[number] = race.window_id
+                opened[number] = self._opened_pb(table, race)
         live = game.windows if game is not None and not match.is_over else {}
         for window_id, race in list(self.races.items()):
             if window_id not in live or live[window_id] is not race.window:
@@ -213,9 +280,10 @@ class RaceBook:
                 del table.window_deadlines[window_id]
         for race in self.races.values():
             self._schedule(table, race)
+        return opened
 
     def _open(
-        self, table: Table, window: Window, game: Game, now: int, recorded: dict[str, Any] | None
+        self, table: RaceTable, window: Window, game: Game, now: int, recorded: dict[str, Any] | None
     ) -> Race:
         participants = tuple(window.eligible)
         if window.kind is WindowKind.UNO_CATCH and window.target is not None and window.target not in participants:
@@ -231,7 +299,7 @@ class RaceBook:
             allowance = max((self._allowance_ns(seat) for seat in participants), default=0)
         race = Race(
             window=window, round_no=game.round_no, participants=participants, opened_ns=now,
-            duration_ns=int(table.settings.reaction_time_s * 1e9), allowance_ns=allowance,
+            duration_ns=table.reaction_time_ns, allowance_ns=allowance,
             latency=latency, close_ns=None,
         )
         if window.kind not in FIRST_ANSWER_STARTS_CLOCK:
@@ -239,7 +307,7 @@ class RaceBook:
         self.races[window.id] = race
         return race
 
-    def _schedule(self, table: Table, race: Race) -> None:
+    def _schedule(self, table: RaceTable, race: Race) -> None:
         if race.close_ns is None:
             table.window_deadlines.pop(race.window_id, None)
         else:
@@ -266,33 +334,24 @@ class RaceBook:
 
     def race_for(self, game: Game, seat: int, action: Action) -> Race | None:
         """The open race `action` answers, or None when it is not an answer to one."""
-        window: Window | None = None
-        if isinstance(action, React):
-            window = game.windows.get(action.window)
-        elif isinstance(action, Catch):
-            window = _catch_window(game, action.target)
-        elif isinstance(action, CallUno):
-            window = _catch_window(game, seat)
-        elif isinstance(action, Play):
-            run = game.pending_run
-            if run is not None:
-                window = next((w for w in game.windows.values() if w.kind is WindowKind.RUN_CUT), None)
-            elif seat != game.current or game.phase not in (Phase.TURN, Phase.AFTER_DRAW):
-                window = next((w for w in game.windows.values()
-                               if w.kind is WindowKind.SKIP_ESCAPE and w.target == seat), None)
-                if window is None and game.jump_window is not None:
-                    window = game.windows.get(game.jump_window)
+        window = answered_window(game, seat, action)
         if window is None:
             return None
         race = self.races.get(window.id)
         return race if race is not None and race.window is window else None
 
     def submit(
-        self, table: Table, seat: int, command_id: str, actions: tuple[Action, ...], *,
+        self, table: RaceTable, seat: int, command_id: str, actions: tuple[Action, ...], *,
         arrived_ns: int, claimed_s: float | None = None, window_hint: int = 0,
     ) -> Waiting | None:
         """Route a seat's command: collect it if it answers an open race, hold it behind a race, or
         return None for the caller to apply it now (also for a late answer, recorded as RACE_LOST).
+
+        A command that names a window (React, or `reaction_window_id`) is judged against that window
+        only: a window already ruled makes it a late answer (RACE_LOST, no cost); one that closed
+        unruled is refused WINDOW_CLOSED; an id never opened, UNKNOWN_WINDOW; an open window it cannot
+        answer, WRONG_WINDOW. A play out of turn that names no window was meant for the seat's own turn,
+        which another seat's jump-in overtook (H6): it is refused NOT_YOUR_TURN, never judged as a jump-in.
 
         Raises FAILED_PRECONDITION (ALREADY_ANSWERED) for a second answer by one seat, and whatever
         the engine raises for an answer the rules refuse now (it is checked on arrival, on a copy).
@@ -300,45 +359,50 @@ class RaceBook:
         match = table.match
         if match is None or match.is_over or not match.round_no or not actions:
             return None
-        if (seat, command_id) in table.commands:
+        if table.has_command(seat, command_id):
             return None  # a retry of an applied command: the table answers it with the first result
         for open_race in self.races.values():
             pending = next((a for a in open_race.answers if a.seat == seat and a.command_id == command_id), None)
             if pending is not None:
                 return Waiting(open_race, collected=True)
         game = match.game
-        late = self._late_window(game, seat, actions[0], window_hint)
-        if late:
-            table.record({"k": "late", "seat": seat, "cid": command_id, "window": late,
+        named = _named_window(actions[0], window_hint)
+        if named and named not in game.windows and (game.round_no, named) in self._ruled:
+            table.record({"k": "late", "seat": seat, "cid": command_id, "window": named,
                           "actions": [dump_action(a) for a in actions]})
             return None
+        _check_named_window(game, seat, actions[0], named)
         race = self.race_for(game, seat, actions[0])
         if race is None:
-            held = self.holding()
-            return None if held is None else Waiting(held, collected=False)
+            return self._held(game, actions)
         if race.has_answered(seat):
             raise precondition("ALREADY_ANSWERED", f"seat {seat} already answered window {race.window_id}")
-        trial = game.copy()
-        for action in actions:
-            trial.apply(action)
+        game.copy().apply_command(actions)  # refused now: refused on arrival, and nothing is collected
         self.collect(table, race, seat, command_id, [dump_action(a) for a in actions], arrived_ns, claimed_s)
         return Waiting(race, collected=True)
 
-    def _late_window(self, game: Game, seat: int, action: Action, window_hint: int) -> int:
-        """The ruled window an answer names (React's window, or the request's reaction_window_id), or 0."""
-        if isinstance(action, React):
-            window = action.window
-        elif isinstance(action, Catch | CallUno) or (
-            isinstance(action, Play) and (seat != game.current or game.pending_run is not None)
-        ):
-            window = window_hint
-        else:
-            return 0
-        is_ruled = bool(window) and (game.round_no, window) in self._ruled and window not in game.windows
-        return window if is_ruled else 0
+    def _held(self, game: Game, actions: tuple[Action, ...]) -> Waiting | None:
+        """The race a command that answers none must wait for, if any: an UNO catch or an answered
+        jump-in (the next turn waits for its ruling), or a blocking window that opened after the seat's
+        legal actions were sent (an UNO slap called in a catch race): a command the rules would refuse
+        only because that window is open waits for its ruling and is then applied, so a required play
+        or draw sent as listed is never refused WINDOW_OPEN."""
+        held = self.holding()
+        if held is not None:
+            return Waiting(held, collected=False)
+        blocking = next((race for race in self.races.values() if race.window.is_blocking), None)
+        if blocking is None:
+            return None
+        try:
+            game.copy().apply_command(actions)
+        except IllegalAction as refusal:
+            return Waiting(blocking, collected=False) if refusal.reason == "WINDOW_OPEN" else None
+        except UnoError:
+            return None
+        return None
 
     def collect(
-        self, table: Table, race: Race, seat: int, command_id: str, actions: list[dict[str, Any]],
+        self, table: RaceTable, race: Race, seat: int, command_id: str, actions: list[dict[str, Any]],
         arrived_ns: int, claimed_s: float | None,
     ) -> None:
         """Add an answer; make the race due at once when complete, or at first answer + allowance."""
@@ -353,7 +417,7 @@ class RaceBook:
 
     # ------------------------------------------------------------------------------------- rulings
 
-    def closing_entry(self, table: Table, window_id: int) -> dict[str, Any]:
+    def closing_entry(self, table: RaceTable, window_id: int) -> dict[str, Any]:
         """The journal entry that closes `window_id` now: its ruling, or a plain close for a window the
         host does not referee."""
         race = self.races.get(window_id)
@@ -361,7 +425,7 @@ class RaceBook:
             return {"k": "close", "window": window_id}
         return self.ruling_entry(table, race)
 
-    def ruling_entry(self, table: Table, race: Race) -> dict[str, Any]:
+    def ruling_entry(self, table: RaceTable, race: Race) -> dict[str, Any]:
         """Rule `race` from its answers; the entry holds every measurement, the ruling and the order."""
         cards = table.cards
         if cards is not None and cards.round_no == race.round_no:
@@ -387,7 +451,8 @@ class RaceBook:
                                  duration_s=duration_s)
         by_seat = {answer.seat: answer for answer in race.answers}
         return {
-            "k": "ruling", "window": race.window_id, "round": race.round_no, "kind": race.window.kind.value,
+            "k": "ruling", "v": RULING_VERSION, "window": race.window_id, "round": race.round_no,
+            "kind": race.window.kind.value,
             "compensated": self.compensate, "opened_ns": race.opened_ns, "close_ns": race.close_ns,
             "duration_ns": race.duration_ns, "allowance_ns": race.allowance_ns,
             "participants": list(race.participants),
@@ -397,52 +462,38 @@ class RaceBook:
             "ruling": ruling.to_record(),
         }
 
-    def apply_ruling(self, table: Table, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        """Apply a journalled ruling (live or on replay): answers in its order, then answer each command."""
-        match = table.match
-        assert match is not None
+    def apply_ruling(self, match: Match, entry: dict[str, Any]) -> Ruled:
+        """Apply a journalled ruling (live or on replay) to `match`: the answers in its order, each with
+        the rest of its command (a colour), and the late ones as RaceLost. Returns the events for the
+        table's log and how each answer came out; the race is then over and its waiters are woken.
+
+        Rulings journalled before the host ruled windows as their answers applied in order (no "v")
+        are replayed the way they were ruled then, so old journals give the same events."""
         window_id = int(entry["window"])
-        ranked = entry["answers"]
-        late = entry["late"]
-        actions = {a["seat"]: [load_action(a["seat"], x) for x in a["actions"]] for a in ranked + late}
+        ranked, late = entry["answers"], entry["late"]
+        commands = {a["seat"]: [load_action(a["seat"], x) for x in a["actions"]] for a in ranked + late}
+        as_before = int(entry.get("v", 1)) < RULING_VERSION
         game = match.game
         events: list[ev.Event] = []
-        if window_id in game.windows:
-            events += match.resolve_window(window_id, [actions[a["seat"]][0] for a in ranked])
-        else:
+        if window_id not in game.windows:
             events += [ev.RaceLost(a["seat"], window_id) for a in ranked]
+        elif as_before:
+            events += match.resolve_window(window_id, [commands[a["seat"]][0] for a in ranked], as_recorded_before=True)
+        else:
+            events += match.resolve_window(window_id, [commands[a["seat"]] for a in ranked])
         lost = {e.seat for e in events if isinstance(e, ev.RaceLost) and e.window == window_id}
-        for answer in ranked:  # a colour named with a black card played as the answer
-            if answer["seat"] not in lost and len(actions[answer["seat"]]) > 1 and not match.is_over:
-                for follow_up in actions[answer["seat"]][1:]:
-                    try:
-                        events += match.apply(follow_up)
-                    except UnoError:
-                        break
+        if as_before:
+            events += _follow_ups_as_before(match, ranked, commands, lost)
         events += [ev.RaceLost(a["seat"], window_id) for a in late]
         lost |= {a["seat"] for a in late}
         closed = next((e for e in events if isinstance(e, ev.WindowClosed) and e.window == window_id), None)
         penalized = set(closed.penalised) if closed is not None else set()
         penalized |= {a["seat"] for a in ranked if any(_penalizes(e, a["seat"]) for e in events)}
-        produced = table._append(list(events), now)
-        for log_entry in produced:
-            if log_entry.event is closed and closed is not None:
-                log_entry.event = self._closed_pb(entry, closed, lost, penalized)
-        table._after_change(now)
-        first = produced[0].number if produced else table.last_number
-        for answer in ranked + late:
-            seat = answer["seat"]
-            outcome = actions_pb2.COMMAND_OUTCOME_APPLIED
-            if seat in lost:
-                outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
-            elif seat in penalized:
-                outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED
-            from unonet.host.table import CommandRecord
-
-            table.commands[(seat, answer["cid"])] = CommandRecord(
-                {"actions": answer["actions"]},
-                actions_pb2.CommandResult(event_number=first, last_event_number=table.last_number, outcome=outcome),
-            )
+        logged: list[ev.Event | events_pb2.Event] = list(events)
+        if closed is not None:
+            logged[events.index(closed)] = self._closed_pb(entry, closed, lost, penalized)
+        answers = [AnswerResult(a["seat"], a["cid"], a["actions"], _outcome(a["seat"], lost, penalized))
+                   for a in ranked + late]
         self._ruled[(int(entry.get("round", game.round_no)), window_id)] = None
         while len(self._ruled) > RULED_KEPT:
             self._ruled.popitem(last=False)
@@ -450,24 +501,17 @@ class RaceBook:
         if race is not None:
             self._opened_at_number.pop(race.opened_number, None)
             race.ruled.set()
-        return produced
+        return Ruled(logged, answers)
 
-    def apply_late(self, table: Table, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def apply_late(self, entry: dict[str, Any]) -> Ruled:
         """An answer to a window already ruled: it loses the race at no cost (RaceLost, RACE_LOST)."""
         seat, window_id = int(entry["seat"]), int(entry["window"])
-        produced = table._append([ev.RaceLost(seat, window_id)], now)
-        from unonet.host.table import CommandRecord
-
-        table.commands[(seat, entry["cid"])] = CommandRecord(
-            {"actions": entry["actions"]},
-            actions_pb2.CommandResult(event_number=produced[0].number, last_event_number=table.last_number,
-                                      outcome=actions_pb2.COMMAND_OUTCOME_RACE_LOST),
-        )
-        return produced
+        answer = AnswerResult(seat, entry["cid"], entry["actions"], actions_pb2.COMMAND_OUTCOME_RACE_LOST)
+        return Ruled([ev.RaceLost(seat, window_id)], [answer])
 
     # ------------------------------------------------------------------------------------- protobuf
 
-    def _opened_pb(self, table: Table, race: Race) -> events_pb2.Event:
+    def _opened_pb(self, table: RaceTable, race: Race) -> events_pb2.Event:
         from unonet.host import convert
 
         out = convert.event_to_pb(ev.WindowOpened(race.window), None)
@@ -529,3 +573,77 @@ def _penalizes(event: ev.Event, seat: int) -> bool:
     if isinstance(event, ev.FalseCatch):
         return event.catcher == seat
     return False
+
+
+def answered_window(game: Game, seat: int, action: Action) -> Window | None:
+    """The open window `action` would answer, or None when it answers none: a React's window, the
+    catch window of a Catch's target (or of the caller, for CallUno), the run-cut window for any play
+    while a run waits, and for a play out of turn the seat's skip-escape window, else the jump-in one."""
+    if isinstance(action, React):
+        window = game.windows.get(action.window)
+        return window if window is not None and window.kind in REACTED_TO else None
+    if isinstance(action, Catch):
+        return _catch_window(game, action.target)
+    if isinstance(action, CallUno):
+        return _catch_window(game, seat)
+    if not isinstance(action, Play):
+        return None
+    if game.pending_run is not None:
+        return next((w for w in game.windows.values() if w.kind is WindowKind.RUN_CUT), None)
+    if seat == game.current and game.phase in (Phase.TURN, Phase.AFTER_DRAW):
+        return None
+    escape = next((w for w in game.windows.values() if w.kind is WindowKind.SKIP_ESCAPE and w.target == seat), None)
+    if escape is not None:
+        return escape
+    return None if game.jump_window is None else game.windows.get(game.jump_window)
+
+
+def _named_window(action: Action, window_hint: int) -> int:
+    """The window a command names: a React's own, else the request's `reaction_window_id` (0: none)."""
+    return action.window if isinstance(action, React) else window_hint
+
+
+def _check_named_window(game: Game, seat: int, action: Action, named: int) -> None:
+    """Refuse, at no cost, a command whose named window cannot be what it answers, and a play out of
+    turn that names none (a play meant for the seat's own turn that someone else's jump-in overtook)."""
+    if not named:
+        if isinstance(action, Play) and game.pending_run is None and seat != game.current:
+            raise precondition("NOT_YOUR_TURN", f"it is seat {game.current}'s turn, not seat {seat}'s; a jump-in "
+                               "names the window it answers (reaction_window_id)")
+        return
+    if named not in game.windows:
+        if named >= game.next_window_id:
+            raise invalid("UNKNOWN_WINDOW", f"no reaction window {named} was ever opened at this table")
+        raise precondition("WINDOW_CLOSED", f"window {named} closed before this command arrived")
+    if isinstance(action, Play) and seat == game.current and game.pending_run is None:
+        return  # the seat's own turn came: a play on the card it names is a play on its turn
+    window = answered_window(game, seat, action)
+    if window is None or window.id != named:
+        kind = game.windows[named].kind.value
+        raise invalid("WRONG_WINDOW", f"window {named} is a {kind} window, which this command does not answer")
+
+
+def _outcome(seat: int, lost: set[int], penalized: set[int]) -> actions_pb2.CommandOutcome.ValueType:
+    if seat in lost:
+        return actions_pb2.COMMAND_OUTCOME_RACE_LOST
+    if seat in penalized:
+        return actions_pb2.COMMAND_OUTCOME_PENALIZED
+    return actions_pb2.COMMAND_OUTCOME_APPLIED
+
+
+def _follow_ups_as_before(
+    match: Match, ranked: list[dict[str, Any]], commands: dict[int, list[Action]], lost: set[int]
+) -> list[ev.Event]:
+    """How rulings journalled before RULING_VERSION applied each winner's follow-ups (a colour): after
+    every answer, as far as they went."""
+    events: list[ev.Event] = []
+    for answer in ranked:
+        seat = answer["seat"]
+        if seat in lost or len(commands[seat]) < 2 or match.is_over:
+            continue
+        for follow_up in commands[seat][1:]:
+            try:
+                events += match.apply(follow_up)
+            except UnoError:
+                break
+    return events

@@ -23,7 +23,9 @@ from unonet.engine import (
     Event,
     Match,
     Pass,
+    React,
     Ruleset,
+    WindowKind,
     find_ruleset,
     legal_actions,
     standard_deck,
@@ -34,7 +36,7 @@ from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
-from unonet.host.races import RaceBook
+from unonet.host.races import RaceBook, Ruled
 from unonet.host.store import JournalEntry, Store
 from unonet.host.wire import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
@@ -195,10 +197,13 @@ class Table:
         store: Store,
         clock_ns: Callable[[], int],
         fair_shuffle: bool = True,
+        window_ids_per_round: bool = False,
     ) -> None:
         """`fair_shuffle` off deals every round with the engine's own shuffle, seeded from `seed`, and
         publishes no commitments or openings (for measuring what they cost, bench/fairness.py); it is
-        part of the table's stored record, so a restart replays the table the way it was played."""
+        part of the table's stored record, so a restart replays the table the way it was played.
+        `window_ids_per_round` numbers reaction windows from 1 each round, as tables stored before
+        ids were unique per table did (their journals name those ids)."""
         self.table_id = table_id
         self.settings = settings
         self.ruleset = settings.ruleset()
@@ -206,6 +211,7 @@ class Table:
         self.owner_token = owner_token
         self.seed = seed
         self.fair_shuffle = fair_shuffle
+        self.window_ids_per_round = window_ids_per_round
         self.created_ns = created_ns
         self.store = store
         self.clock_ns = clock_ns
@@ -240,6 +246,15 @@ class Table:
     @property
     def last_number(self) -> int:
         return len(self.log)
+
+    @property
+    def reaction_time_ns(self) -> int:
+        """How long a reaction window takes answers, before latency allowances."""
+        return int(self.settings.reaction_time_s * 1e9)
+
+    def has_command(self, seat: int, command_id: str) -> bool:
+        """True once this seat's command id was applied: a retry gets the remembered result."""
+        return (seat, command_id) in self.commands
 
     @property
     def status(self) -> table_pb2.TableStatus.ValueType:
@@ -433,7 +448,10 @@ class Table:
         """Apply one input, journal it and publish its events. Raises (changing nothing) if refused."""
         now = self.clock_ns() if time_ns is None else time_ns
         produced = self._apply(entry, now)
-        self.races.after_record(self, entry, produced, now)  # before anything renders or journals them
+        # The race book registers the windows opened, before anything renders or journals them.
+        opened = self.races.after_record(self, entry, [(e.number, e.event) for e in produced], now)
+        for produced_entry in produced:
+            produced_entry.event = opened.get(produced_entry.number, produced_entry.event)
         self._settle(produced)
         self._seq += 1
         if not self._replaying:
@@ -539,10 +557,15 @@ class Table:
             if not actions:  # most seats, most of the time: one shared message (never mutated)
                 out[seat] = _NOTHING_TO_DO[game.to_act == seat]
                 continue
+            # Required, as in a view: the game waits for this seat's turn, or for its reaction to a
+            # slap or Sound Wild, which it owes (the slowest or absent seat draws 2).
+            required = game.to_act == seat or any(isinstance(action, React) for action in actions)
+            escape = next((w.id for w in game.windows.values()
+                           if w.kind is WindowKind.SKIP_ESCAPE and w.target == seat), None)
             out[seat] = legal = convert.legal_actions_to_pb(
-                actions, required=game.to_act == seat, current_seat=game.current,
+                actions, required=required, current_seat=game.current,
                 run_cut_window=run_window if run is not None else None,
-                jump_in_window=game.jump_window,
+                jump_in_window=escape if escape is not None else game.jump_window,
                 obligation_target=obligation.target if obligation is not None else None,
                 obligation_amount=obligation.amount if obligation is not None else 0,
                 draw_to_match=self.ruleset.draw_to_match,
@@ -614,7 +637,8 @@ class Table:
         # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself. With
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
-            self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle
+            self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
+            window_ids_per_round=self.window_ids_per_round,
         )
         started = self._host_event(match_started=events_pb2.MatchStarted(
             settings=self.settings_pb(), seats=self.seat_states()))
@@ -655,16 +679,7 @@ class Table:
     def _apply_actions(self, actions: list[Action]) -> list[Event]:
         """Apply a command's engine actions all-or-nothing (a play with its colour is two)."""
         assert self.match is not None
-        if len(actions) == 1:
-            return self.match.apply(actions[0])
-        # Check on a copy first so a refused second step leaves nothing half-applied.
-        trial = self.match.game.copy()
-        for action in actions:
-            trial.apply(action)
-        events: list[Event] = []
-        for action in actions:
-            events += self.match.apply(action)
-        return events
+        return self.match.apply_command(actions)
 
     def _apply_close(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         assert self.match is not None
@@ -676,12 +691,30 @@ class Table:
 
     def _apply_ruling(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         """A race's ruling, with the measurements it used (races.py): replayed as journalled."""
+        assert self.match is not None
         self.window_deadlines.pop(int(entry["window"]), None)
-        return self.races.apply_ruling(self, entry, now)
+        ruled = self.races.apply_ruling(self.match, entry)
+        produced = self._append(ruled.events, now)
+        self._after_change(now)
+        self._remember_answers(ruled, produced)
+        return produced
 
     def _apply_late(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         """An answer to a window already ruled: RaceLost, at no cost."""
-        return self.races.apply_late(self, entry, now)
+        ruled = self.races.apply_late(entry)
+        produced = self._append(ruled.events, now)
+        self._remember_answers(ruled, produced)
+        return produced
+
+    def _remember_answers(self, ruled: Ruled, produced: list[LogEntry]) -> None:
+        """Each answer's result, under its command id: what its RPC returns, and any retry of it."""
+        first = produced[0].number if produced else self.last_number
+        for answer in ruled.answers:
+            self.commands[(answer.seat, answer.command_id)] = CommandRecord(
+                {"actions": answer.actions},
+                actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number,
+                                          outcome=answer.outcome),
+            )
 
     def _apply_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         """The turn clock ran out: the documented default (draw, then pass), a strike, maybe a takeover."""
