@@ -73,6 +73,27 @@ async def test_reflection_v1_lists_and_describes_the_services(stubs) -> None:
     assert (method.name, method.input_type) == ("ServerReflectionInfo", ".grpc.reflection.v1.ServerReflectionRequest")
 
 
+BUF = Path(__file__).resolve().parents[2] / "node_modules" / ".bin" / "buf"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="buf comes from npm (`make pytest` runs npm ci)")
+async def test_buf_curl_lists_the_methods_through_reflection_v1(stubs) -> None:
+    """A third-party client that speaks only v1 (buf curl told to) finds every service."""
+    process = await asyncio.create_subprocess_exec(
+        str(BUF), "curl", "--protocol", "grpc", "--http2-prior-knowledge", "--reflect-protocol", "grpc-v1",
+        "--list-methods", f"http://{stubs.address}", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 0, err.decode()
+    methods = set(out.decode().split())
+    assert {"unonet.v1.PlayService/PlayCards", "unonet.v1.LobbyService/JoinTable",
+            "grpc.reflection.v1.ServerReflection/ServerReflectionInfo"} <= methods
+
+
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a test certificate")
 async def test_tls_serves_when_given_a_certificate(tmp_path: Path) -> None:
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
