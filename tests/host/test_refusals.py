@@ -20,6 +20,7 @@ from unonet.host.host import Host
 from unonet.host.store import SqliteStore
 from unonet.host.table import TableSettings
 from unonet.v1 import (
+    cards_pb2,
     chat_service_pb2,
     errors_pb2,
     lobby_service_pb2,
@@ -102,6 +103,28 @@ async def test_a_target_seat_outside_the_table_is_bad_seat_in_any_state(stubs: A
         table_id=table_id, token=tokens[0], command_id="far", target_seat=2)
     error = await expect_error(getattr(stubs.play, command)(request, timeout=TIMEOUT), INVALID, "BAD_SEAT")
     assert field_of(error) == "target_seat" and "not 2" in error.details()
+    assert await state(stubs, table_id, tokens) == before
+
+
+# ----------------------------------------------------------------------------------------- colours
+
+
+@pytest.mark.parametrize("color", [cards_pb2.COLOR_BLACK, 9], ids=["black", "undefined"])
+async def test_choose_color_refuses_a_colour_that_cannot_be_named(stubs: Any, color: int) -> None:
+    table_id, tokens = await two_player_table(stubs)
+    before = await state(stubs, table_id, tokens)
+    await expect_error(stubs.play.ChooseColor(play_service_pb2.ChooseColorRequest(
+        table_id=table_id, token=tokens[0], command_id="c", color=color), timeout=TIMEOUT), INVALID, "BAD_COLOR")
+    assert await state(stubs, table_id, tokens) == before
+
+
+async def test_play_cards_refuses_an_explicit_color_unspecified(stubs: Any) -> None:
+    table_id, tokens = await two_player_table(stubs)
+    before = await state(stubs, table_id, tokens)
+    await expect_error(stubs.play.PlayCards(play_service_pb2.PlayCardsRequest(
+        table_id=table_id, token=tokens[0], command_id="c", color=cards_pb2.COLOR_UNSPECIFIED,
+        cards=[cards_pb2.Card(color=cards_pb2.COLOR_BLACK, rank=cards_pb2.RANK_WILD)]), timeout=TIMEOUT),
+        INVALID, "UNSPECIFIED_ENUM")
     assert await state(stubs, table_id, tokens) == before
 
 
