@@ -316,3 +316,53 @@ async def test_a_spectator_who_left_stays_gone_after_a_restart(tmp_path: Any) ->
     finally:
         await second.stop()
         second.store.close()
+
+
+# ------------------------------------------------------------------- lobby responses' event numbers
+
+
+def payload_of(stubs: Any, table_id: str, number: int) -> str:
+    """The kind of the table's event `number`, as WatchEvents would show it."""
+    return str(stubs.host.tables[table_id].log[number - 1].event.WhichOneof("payload"))
+
+
+async def test_join_table_answers_the_player_joined_event_even_when_the_join_starts_the_table(stubs: Any) -> None:
+    table_id, _ = await create(stubs)
+    for name in ("ann", "bob"):  # bob's join fills the table: the match starts and deals behind it
+        joined = await stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+            table_id=table_id, name=name, role=PLAYER), timeout=TIMEOUT)
+        assert payload_of(stubs, table_id, joined.event_number) == "player_joined"
+    assert joined.event_number < stubs.host.tables[table_id].last_number
+
+
+async def test_a_spectator_join_answers_event_number_zero(stubs: Any) -> None:
+    table_id, _ = await two_player_table(stubs)
+    joined = await stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+        table_id=table_id, name="eve", role=SPECTATOR), timeout=TIMEOUT)
+    assert (joined.event_number, joined.is_spectator) == (0, True)
+
+
+async def test_leave_table_mid_match_answers_the_player_left_event(stubs: Any) -> None:
+    table_id, tokens = await two_player_table(stubs)
+    left = await stubs.lobby.LeaveTable(lobby_service_pb2.LeaveTableRequest(table_id=table_id, token=tokens[0]),
+                                        timeout=TIMEOUT)
+    assert payload_of(stubs, table_id, left.event_number) == "player_left"
+    assert payload_of(stubs, table_id, left.event_number + 1) == "seat_taken_over"
+
+
+async def test_start_table_answers_the_match_started_event(stubs: Any) -> None:
+    table_id, owner = await create(stubs, manual_start=True)
+    started = await stubs.lobby.StartTable(lobby_service_pb2.StartTableRequest(
+        table_id=table_id, owner_token=owner, fill_with_bots=True), timeout=TIMEOUT)
+    assert payload_of(stubs, table_id, started.event_number) == "match_started"
+
+
+async def test_add_bots_answers_the_match_started_event_when_its_bots_start_the_table(stubs: Any) -> None:
+    table_id, owner = await create(stubs, seat_count=3)
+    one = await stubs.lobby.AddBots(lobby_service_pb2.AddBotsRequest(
+        table_id=table_id, owner_token=owner, count=1), timeout=TIMEOUT)
+    assert payload_of(stubs, table_id, one.event_number) == "bot_seated"
+    rest = await stubs.lobby.AddBots(lobby_service_pb2.AddBotsRequest(table_id=table_id, owner_token=owner),
+                                     timeout=TIMEOUT)
+    assert list(rest.seats) == [1, 2]
+    assert payload_of(stubs, table_id, rest.event_number) == "match_started"

@@ -23,7 +23,7 @@ from unonet.host import convert
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
 from unonet.host.host import Host
-from unonet.host.table import DEFAULT_REACTION_TIME_S, Subscriber, Table, TableSettings
+from unonet.host.table import DEFAULT_REACTION_TIME_S, LogEntry, Subscriber, Table, TableSettings
 from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
@@ -211,9 +211,10 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                           field="seat")
         name = _name(request.name, "name", MAX_NAME)
         async with table.lock:
+            joined = table.last_number + 1  # a player's PlayerJoined comes first (then, maybe, the start)
             token, seat = table.join(name, request.seat if request.HasField("seat") else None, spectator)
             return lobby_service_pb2.JoinTableResponse(
-                token=token, seat=seat or 0, is_spectator=seat is None, event_number=table.last_number,
+                token=token, seat=seat or 0, is_spectator=seat is None, event_number=0 if seat is None else joined,
                 table=table.info(),
             )
 
@@ -225,8 +226,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 table.leave_spectator(request.token)
                 return lobby_service_pb2.LeaveTableResponse(event_number=0)
             seat = table.acting_seat(request.token)
-            table.record({"k": "leave", "seat": seat})
-            return lobby_service_pb2.LeaveTableResponse(event_number=table.last_number)
+            produced = table.record({"k": "leave", "seat": seat})
+            return lobby_service_pb2.LeaveTableResponse(event_number=_number_of(produced, "player_left"))
 
     @_refusals
     async def AddBots(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -238,9 +239,11 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             count = request.count or len(free)
             if count > len(free):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
+            number = table.last_number
             for seat in free[:count]:
-                table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
-            return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=table.last_number)
+                produced = table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
+                number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
+            return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
     @_refusals
     async def StartTable(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -248,8 +251,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         async with table.lock:
             _owner(table, request.owner_token)
             kind = _bot_kind(request.bot_kind)
-            table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
-            return lobby_service_pb2.StartTableResponse(event_number=table.last_number)
+            produced = table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
+            return lobby_service_pb2.StartTableResponse(event_number=_number_of(produced, "match_started"))
 
     @_refusals
     async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -264,6 +267,17 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
                  for name, text in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
+
+
+def _number_of(produced: list[LogEntry], *payloads: str) -> int:
+    """The number of the first event among `produced` whose payload is `payloads[0]`, else `payloads[1]`,
+    ...: what a lobby response's `event_number` names (PlayerLeft, BotSeated, MatchStarted), which is not
+    always the last event the call produced (a start deals, a takeover follows a leave)."""
+    for payload in payloads:
+        for entry in produced:
+            if isinstance(entry.event, events_pb2.Event) and entry.event.WhichOneof("payload") == payload:
+                return entry.number
+    raise AssertionError(f"no {' or '.join(payloads)} event among {len(produced)}")
 
 
 def _check_target_seat(request: Any, seat_count: int) -> None:
