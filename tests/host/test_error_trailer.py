@@ -64,7 +64,7 @@ async def test_a_node_grpc_js_client_reads_the_reason_from_the_standard_trailer(
     finally:
         if process.returncode is None:
             process.kill()
-            await process.wait()
+            await asyncio.wait_for(process.wait(), TIMEOUT)
     assert process.returncode == 0, err.decode()
     assert json.loads(out) == {"code": grpc.StatusCode.INVALID_ARGUMENT.value[0], "reason": "UNSPECIFIED_ENUM",
                                "metadata": {"field": "statuses"}}

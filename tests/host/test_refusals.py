@@ -7,6 +7,7 @@ latency sample), the test also shows that it did not.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -302,7 +303,7 @@ async def test_a_spectator_who_left_stays_gone_after_a_restart(tmp_path: Any) ->
     table = first.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={}), seed=7)
     eve, _ = table.join("eve", None, True)
     table.leave_spectator(eve)
-    await first.stop()
+    await asyncio.wait_for(first.stop(), TIMEOUT)
     first.store.close()
 
     second = Host(SqliteStore(db))
@@ -314,7 +315,7 @@ async def test_a_spectator_who_left_stays_gone_after_a_restart(tmp_path: Any) ->
             again.seat_for(eve)
         assert refused.value.reason == "BAD_TOKEN"
     finally:
-        await second.stop()
+        await asyncio.wait_for(second.stop(), TIMEOUT)
         second.store.close()
 
 

@@ -87,7 +87,7 @@ async def test_buf_curl_lists_the_methods_through_reflection_v1(stubs) -> None:
     finally:
         if process.returncode is None:
             process.kill()
-            await process.wait()
+            await asyncio.wait_for(process.wait(), TIMEOUT)
     assert process.returncode == 0, err.decode()
     methods = set(out.decode().split())
     assert {"unonet.v1.PlayService/PlayCards", "unonet.v1.LobbyService/JoinTable",
