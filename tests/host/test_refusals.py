@@ -367,3 +367,15 @@ async def test_add_bots_answers_the_match_started_event_when_its_bots_start_the_
                                      timeout=TIMEOUT)
     assert list(rest.seats) == [1, 2]
     assert payload_of(stubs, table_id, rest.event_number) == "match_started"
+
+
+async def test_start_table_refuses_an_unknown_bot_kind_even_without_filling(stubs: Any) -> None:
+    table_id, owner = await create(stubs, manual_start=True)
+    await expect_error(stubs.lobby.StartTable(lobby_service_pb2.StartTableRequest(
+        table_id=table_id, owner_token=owner, bot_kind="no-such-bot"), timeout=TIMEOUT), INVALID, "UNKNOWN_BOT_KIND")
+    assert (await table_of(stubs, table_id)).status == table_pb2.TABLE_STATUS_WAITING
+
+
+async def test_a_ping_with_a_table_but_no_token_is_token_missing(stubs: Any) -> None:
+    table_id, _ = await two_player_table(stubs)
+    await expect_error(stubs.time.Ping(ping(table_id, "", 1), timeout=TIMEOUT), INVALID, "TOKEN_MISSING")
