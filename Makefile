@@ -29,7 +29,8 @@ $(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
 
 protos: $(PROTO_STAMP)
 
-# The buf CLI that lints the protos comes from npm, pinned exactly in package.json and package-lock.json.
+# The buf CLI that lints the protos, and the Node gRPC client a test runs, come from npm, pinned exactly in
+# package.json and package-lock.json.
 $(NODE_STAMP): package.json $(wildcard package-lock.json)
 	if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 	touch $@
@@ -41,7 +42,8 @@ lint: install $(NODE_STAMP)
 	$(BIN)/ruff format --check server/unonet/engine
 	$(BIN)/mypy --strict server/unonet client/unonet/client bots/unonet/bots
 
-pytest: install
+# node_modules too: a test runs a Node gRPC client (@grpc/grpc-js) against the host.
+pytest: install $(NODE_STAMP)
 	$(BIN)/pytest
 
 test: lint pytest

@@ -156,10 +156,14 @@ class FakeHost(
     # TimeService ------------------------------------------------------------------------------
 
     async def Ping(self, request, context):
+        self.commands.append(("Ping", request))
+        queue = self.answers.get("Ping") or []
+        answer = queue.pop(0) if queue else None
+        if isinstance(answer, Abort):
+            await context.abort(answer.code, f"{answer.reason}: scripted refusal", trailer(answer.reason))
         response = time_service_pb2.PingResponse(sequence=request.sequence, client_send_time=request.client_send_time)
         response.receive_time.GetCurrentTime()
         response.send_time.GetCurrentTime()
-        self.commands.append(("Ping", request))
         return response
 
 
@@ -328,6 +332,21 @@ async def test_ping_measures_with_four_timestamps_and_reports_the_previous_one(h
     assert not ping1.HasField("previous")
     assert ping2.previous.sequence == 1 and ping2.previous.client_receive_time.seconds > 0
     assert (ping2.table_id, ping2.token) == (TABLE, TOKEN)
+
+
+async def test_a_refused_ping_report_is_not_sent_again(host):
+    """A host that forgot the earlier ping (it restarted) refuses its report once; the next ping goes
+    without one, instead of every later ping failing the same way."""
+    fake, client = host
+    await asyncio.wait_for(client.ping(), TIMEOUT)
+    fake.answers["Ping"] = [Abort(grpc.StatusCode.INVALID_ARGUMENT, "BAD_PING_REPORT")]
+    with pytest.raises(errors.UnonetError) as refused:
+        await asyncio.wait_for(client.ping(), TIMEOUT)
+    assert refused.value.reason == "BAD_PING_REPORT"
+    third = await asyncio.wait_for(client.ping(), TIMEOUT)
+    (_, _), (_, refused_ping), (_, next_ping) = fake.commands
+    assert refused_ping.previous.sequence == 1
+    assert not next_ping.HasField("previous") and third.sequence == 3
 
 
 # ---------------------------------------------------------------------------------------------- bots

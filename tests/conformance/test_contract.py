@@ -3,8 +3,9 @@
 Nothing here imports the host: only the generated `unonet.v1` messages and stubs. Every check is one
 promise the protocol makes to clients and bots: tables can be created, joined and viewed; events are
 numbered per table from 1 with no gap and no duplicate for players and spectators alike; nobody sees
-another seat's hidden cards; refusals carry a machine reason in the `unonet-error-bin` trailer; a
-retried command id is applied once; a subscriber resumes after the last number it saw; and ListTables
+another seat's hidden cards; refusals carry a machine reason in the `unonet-error-bin` trailer and,
+as the standard rich status, in `grpc-status-details-bin`; `*_UNSPECIFIED` is refused where a value
+is needed; a retried command id is applied once; a subscriber resumes after the last number it saw; and ListTables
 pages newest first without repeating a table.
 """
 
@@ -14,6 +15,7 @@ import asyncio
 
 import grpc
 import pytest
+from grpc_status import rpc_status
 
 from unonet.v1 import (
     cards_pb2,
@@ -199,6 +201,30 @@ async def test_refusals_carry_machine_reasons(remote) -> None:
         table_id="no-such-table", token=tokens[0]), timeout=TIMEOUT), grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND")
     after = await view(remote, table_id, tokens[0])
     assert after.event_number == before.event_number and list(after.hand) == list(before.hand)
+
+
+async def test_refusals_carry_the_standard_rich_status_with_the_same_detail(remote) -> None:
+    """`grpc-status-details-bin`: a google.rpc.Status with the call's code and message (from_call checks
+    both) and the ErrorDetail packed in its details, equal to the one in `unonet-error-bin`."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await remote.lobby.GetTable(lobby_service_pb2.GetTableRequest(table_id="no-such-table"), timeout=TIMEOUT)
+    status = rpc_status.from_call(caught.value)
+    assert status is not None, "trailer grpc-status-details-bin should carry a google.rpc.Status"
+    detail = errors_pb2.ErrorDetail()
+    assert any(packed.Unpack(detail) for packed in status.details), "its details should hold an ErrorDetail"
+    assert detail.reason == reason_of(caught.value) == "TABLE_NOT_FOUND"
+
+
+async def test_unspecified_enums_are_refused_where_a_value_is_needed(remote) -> None:
+    created = await remote.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="conformance", preset="standard", seat_count=2), timeout=TIMEOUT)
+    table_id = created.table.table_id
+    await expect_error(remote.lobby.ListTables(lobby_service_pb2.ListTablesRequest(
+        statuses=[table_pb2.TABLE_STATUS_UNSPECIFIED]), timeout=TIMEOUT),
+        grpc.StatusCode.INVALID_ARGUMENT, "UNSPECIFIED_ENUM")
+    await expect_error(remote.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+        table_id=table_id, name="who", role=lobby_service_pb2.JOIN_ROLE_UNSPECIFIED), timeout=TIMEOUT),
+        grpc.StatusCode.INVALID_ARGUMENT, "UNSPECIFIED_ENUM")
 
 
 async def test_a_retried_command_id_is_applied_once(remote) -> None:

@@ -178,9 +178,12 @@ def test_preset_names_are_exact() -> None:
         ("serbian", {"jump_in": False}, r"'serbian' cannot be played: super_jump_in extends jump_in, which is off"),
         ("russian", {"jump_in": False}, r"jump_in_wilds extends jump_in, which is off"),
         ("russian", {"scoring": "winner_takes"}, r"russian_scoring counts each player's own hand"),
-        ("french", {"target_score": 0}, r"target_score must be positive, not 0"),
-        ("polish", {"uno_penalty": -1}, r"uno_penalty must be 0 or more, not -1"),
-        ("russian", {"blank_draw": 0}, r"blank_draw must be positive, not 0"),
+        ("french", {"target_score": 0}, r"target_score must be 1 to 100000, not 0"),
+        ("french", {"target_score": 100_001}, r"target_score must be 1 to 100000, not 100001"),
+        ("polish", {"uno_penalty": -1}, r"uno_penalty must be 0 to 10, not -1"),
+        ("polish", {"uno_penalty": 4294967295}, r"uno_penalty must be 0 to 10, not 4294967295"),
+        ("russian", {"blank_draw": 0}, r"blank_draw must be 1 to 20, not 0"),
+        ("russian", {"blank_draw": 21}, r"blank_draw must be 1 to 20, not 21"),
     ],
 )
 def test_impossible_combinations_are_refused(name: str, overrides: dict[str, object], message: str) -> None:
@@ -189,8 +192,10 @@ def test_impossible_combinations_are_refused(name: str, overrides: dict[str, obj
 
 
 def test_every_problem_is_named_at_once() -> None:
-    with pytest.raises(RulesetError, match=r"target_score must be positive, not 0; super_jump_in extends jump_in"):
+    message = r"target_score must be 1 to 100000, not 0; super_jump_in extends jump_in"
+    with pytest.raises(RulesetError, match=message) as caught:
         find_ruleset("serbian", target_score=0, jump_in=False)
+    assert caught.value.metadata == {"field": "target_score"}  # the first option at fault
 
 
 @pytest.mark.parametrize(

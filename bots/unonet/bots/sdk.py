@@ -519,8 +519,11 @@ class TableClient:
         request = time_service_pb2.PingRequest(
             table_id=self.table_id, token=self.token, sequence=self._ping_sequence, client_send_time=_now()
         )
-        if self._previous_ping is not None:
-            request.previous.CopyFrom(self._previous_ping)
+        # The report goes once: should this ping be refused (a host that restarted has forgotten the
+        # earlier ping: BAD_PING_REPORT), the next goes without one instead of failing the same way.
+        previous, self._previous_ping = self._previous_ping, None
+        if previous is not None:
+            request.previous.CopyFrom(previous)
         response: time_service_pb2.PingResponse = await self._unary(self._time.Ping, request)
         t3 = _now()
         self._previous_ping = time_service_pb2.PingReport(sequence=self._ping_sequence, client_receive_time=t3)

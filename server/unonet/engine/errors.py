@@ -6,15 +6,20 @@ maps to a gRPC status in one place. A refused action never changes the game stat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class UnoError(Exception):
     """Base of every error the engine raises on purpose."""
 
     default_reason = "UNO_ERROR"
 
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
+    def __init__(self, message: str, *, reason: str | None = None, metadata: Mapping[str, str] | None = None) -> None:
+        """`metadata`: machine-readable facts about the refusal (such as `field`, the option at fault),
+        which the host passes on in its error detail."""
         super().__init__(message)
         self.reason = reason or self.default_reason
+        self.metadata: dict[str, str] = dict(metadata or {})
 
 
 class RulesetError(UnoError, ValueError):

@@ -61,6 +61,15 @@ class BlankEffect(Enum):
     WILD = "wild"
 
 
+# The range of every count option, both ends included (documented in rules.proto): a count outside it is
+# refused, so that no table plays a penalty of four billion cards or a match that can never end.
+COUNT_RANGES: Mapping[str, tuple[int, int]] = {
+    "blank_draw": (1, 20),  # C2: 10 is the one example the sources give
+    "uno_penalty": (0, 10),  # U2: the sources say 2 or 4; 0 makes a catch cost nothing
+    "target_score": (1, 100_000),  # P2: 500, 1000 or 1500 are common; 100 in the French text
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Ruleset:
     """Every option of RULES.md, defaulting to the standard rules. Build variants with `replace`."""
@@ -106,26 +115,30 @@ class Ruleset:
     illegal_play_penalty: bool = False
 
     def __post_init__(self) -> None:
-        problems = list(self._problems())
+        """Raises RulesetError (BAD_RULESET) naming every problem, with metadata `field`: the first option at fault."""
+        problems = self._problems()
         if problems:
-            raise RulesetError(f"ruleset {self.name!r} cannot be played: " + "; ".join(problems))
+            raise RulesetError(
+                f"ruleset {self.name!r} cannot be played: " + "; ".join(text for _, text in problems),
+                metadata={"field": problems[0][0]},
+            )
 
-    def _problems(self) -> list[str]:
+    def _problems(self) -> list[tuple[str, str]]:
+        """Each problem as (the option at fault, what is wrong with it)."""
         found = []
-        if self.uno_penalty < 0:
-            found.append(f"uno_penalty must be 0 or more, not {self.uno_penalty}")
-        if self.target_score <= 0:
-            found.append(f"target_score must be positive, not {self.target_score}")
-        if self.blank_draw <= 0:
-            found.append(f"blank_draw must be positive, not {self.blank_draw}")
+        for name, (low, high) in COUNT_RANGES.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                found.append((name, f"{name} must be {low} to {high}, not {value}"))
         if self.stacking_mixed and not self.stacking:
-            found.append("stacking_mixed needs stacking")
+            found.append(("stacking_mixed", "stacking_mixed needs stacking"))
         if self.super_jump_in and not self.jump_in:
-            found.append("super_jump_in extends jump_in, which is off")
+            found.append(("super_jump_in", "super_jump_in extends jump_in, which is off"))
         if self.jump_in_wilds and not self.jump_in:
-            found.append("jump_in_wilds extends jump_in, which is off")
+            found.append(("jump_in_wilds", "jump_in_wilds extends jump_in, which is off"))
         if self.russian_scoring and self.scoring is Scoring.WINNER_TAKES:
-            found.append("russian_scoring counts each player's own hand: it needs lowest_wins or elimination")
+            text = "russian_scoring counts each player's own hand: it needs lowest_wins or elimination"
+            found.append(("russian_scoring", text))
         return found
 
     @property

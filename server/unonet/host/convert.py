@@ -330,17 +330,19 @@ def ruleset_from_pb(preset: str, overrides: rules_pb2.Ruleset) -> Ruleset:
 
     Raises RulesetError: reason UNKNOWN_PRESET for an unknown preset, UNSPECIFIED_ENUM for an enum option
     present with its `*_UNSPECIFIED` value (or a number the protocol does not define), BAD_RULESET for a
-    field this host does not know and for options that cannot be combined or are out of range.
+    field this host does not know and for options that cannot be combined or are out of range (the
+    engine's `COUNT_RANGES`). Metadata `field` names the request field at fault (`overrides.uno_penalty`).
     """
     name = preset or "standard"
     try:
         base = find_ruleset(name)
     except RulesetError as exc:
-        raise RulesetError(str(exc), reason="UNKNOWN_PRESET") from None
+        raise RulesetError(str(exc), reason="UNKNOWN_PRESET", metadata={"field": "preset"}) from None
     unknown = UnknownFieldSet(overrides)
     if len(unknown):
         numbers = sorted({unknown[i].field_number for i in range(len(unknown))})
-        raise RulesetError(f"unknown ruleset fields {numbers}: this host does not know them")
+        raise RulesetError(f"unknown ruleset fields {numbers}: this host does not know them",
+                           metadata={"field": "overrides"})
     message: Message = overrides  # HasField by a name from the engine's list of options
     changes: dict[str, Any] = {}
     for name in _RULESET_OPTIONS:
@@ -353,10 +355,16 @@ def ruleset_from_pb(preset: str, overrides: rules_pb2.Ruleset) -> Ruleset:
                 enum = rules_pb2.Ruleset.DESCRIPTOR.fields_by_name[name].enum_type
                 known = enum.values_by_number if enum is not None else {}
                 shown = known[value].name if value in known else str(value)
-                raise RulesetError(f"option {name} cannot be {shown}", reason="UNSPECIFIED_ENUM")
+                raise RulesetError(f"option {name} cannot be {shown}", reason="UNSPECIFIED_ENUM",
+                                   metadata={"field": f"overrides.{name}"})
             value = option
         changes[name] = value
-    return base.replace(**changes) if changes else base
+    try:
+        return base.replace(**changes) if changes else base
+    except RulesetError as exc:  # the engine names the option; the request's field is inside `overrides`
+        option = exc.metadata.get("field")
+        raise RulesetError(str(exc), reason=exc.reason,
+                           metadata={"field": f"overrides.{option}"} if option else None) from None
 
 
 # --------------------------------------------------------------------------------- small public enums

@@ -1,37 +1,46 @@
 """Host errors and the one place that maps every refusal to a gRPC status with a machine reason.
 
-Clients read the reason from the trailing metadata key `unonet-error-bin` (a serialized
-`unonet.v1.ErrorDetail`), so bots in any language can branch on `NOT_YOUR_TURN` without parsing text.
+The reason travels twice in the trailing metadata, so bots in any language can branch on `NOT_YOUR_TURN`
+without parsing text: as a serialized `unonet.v1.ErrorDetail` under `unonet-error-bin` (what clients
+written for unonet read), and as the standard gRPC rich status under `grpc-status-details-bin` (a
+`google.rpc.Status` holding that same ErrorDetail in an `Any`), which stock gRPC libraries decode.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
+import google.rpc.status_pb2 as status_pb2
 import grpc
 
 from unonet.engine import GameOver, IllegalAction, MalformedAction, RulesetError, UnoError
 from unonet.v1 import errors_pb2
 
 ERROR_METADATA_KEY = "unonet-error-bin"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"  # gRPC's own key for a serialized google.rpc.Status
 log = logging.getLogger(__name__)
 
 
 class HostError(Exception):
     """A refusal decided by the host rather than the rules: unknown table, bad token, full table."""
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str,
+                 metadata: Mapping[str, str] | None = None) -> None:
+        """`metadata`: the ErrorDetail's machine-readable facts, such as `field` (the request field at fault)."""
         super().__init__(message)
         self.code = code
         self.reason = reason
+        self.metadata: dict[str, str] = dict(metadata or {})
 
 
 def not_found(reason: str, message: str) -> HostError:
     return HostError(grpc.StatusCode.NOT_FOUND, reason, message)
 
 
-def invalid(reason: str, message: str) -> HostError:
-    return HostError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
+def invalid(reason: str, message: str, **metadata: str) -> HostError:
+    """A malformed request; `metadata` names what is wrong with it (`field="command_id"`)."""
+    return HostError(grpc.StatusCode.INVALID_ARGUMENT, reason, message, metadata)
 
 
 def denied(reason: str, message: str) -> HostError:
@@ -63,9 +72,20 @@ def status_for(error: Exception) -> tuple[grpc.StatusCode, str, str]:
     raise TypeError(f"not a refusal: {error!r}")
 
 
+def trailers_for(error: Exception) -> tuple[grpc.StatusCode, str, tuple[tuple[str, bytes], ...]]:
+    """The status code, the message and the trailing metadata that carry a refusal: the ErrorDetail
+    under `unonet-error-bin`, and under `grpc-status-details-bin` a google.rpc.Status with the same
+    code and message (gRPC libraries check that they match the call's) and the ErrorDetail packed in
+    its `details`."""
+    code, reason, message = status_for(error)
+    detail = errors_pb2.ErrorDetail(reason=reason, metadata=getattr(error, "metadata", None) or {})
+    status = status_pb2.Status(code=code.value[0], message=message)
+    status.details.add().Pack(detail)
+    return code, message, ((ERROR_METADATA_KEY, detail.SerializeToString()),
+                           (STATUS_DETAILS_KEY, status.SerializeToString()))
+
+
 async def abort(context: grpc.aio.ServicerContext[object, object], error: Exception) -> None:
     """End the call with the mapped status and the machine-readable detail in trailing metadata."""
-    code, reason, message = status_for(error)
-    detail = errors_pb2.ErrorDetail(reason=reason).SerializeToString()
-    context.set_trailing_metadata(((ERROR_METADATA_KEY, detail),))
-    await context.abort(code, message)
+    code, message, trailers = trailers_for(error)
+    await context.abort(code, message, trailing_metadata=trailers)

@@ -206,18 +206,25 @@ class RaceBook:
         """Remember a ping from `seat`; complete the earlier one `previous` = (sequence, client receive ns).
 
         Returns the seat's median round trip in seconds, or None before its first measurement. Raises
-        INVALID_ARGUMENT (BAD_PING_REPORT) for a report that makes an impossible ping.
+        INVALID_ARGUMENT (BAD_PING_REPORT), changing nothing, for a report of a ping this seat has no
+        report outstanding for (never sent, already reported, or among the older ones forgotten) and for
+        one that makes an impossible ping.
         """
         pending = self._pings.setdefault(seat, OrderedDict())
         if previous is not None:
-            earlier = pending.pop(previous[0], None)
-            if earlier is not None:
-                t0, t1, t2 = earlier
-                try:  # shift all four by t0: the arithmetic is unchanged and floats stay exact
-                    sample = PingSample(0.0, (t1 - t0) / 1e9, (t2 - t0) / 1e9, (previous[1] - t0) / 1e9)
-                except InvalidInput as error:
-                    raise invalid("BAD_PING_REPORT", f"ping {previous[0]} cannot have arrived then: {error}") from error
-                self._estimator(seat).add(sample)
+            earlier = pending.get(previous[0])
+            if earlier is None:
+                raise invalid("BAD_PING_REPORT", f"seat {seat} has no ping {previous[0]} awaiting a report",
+                              field="previous.sequence")
+            t0, t1, t2 = earlier
+            try:  # shift all four by t0: the arithmetic is unchanged and floats stay exact
+                sample = PingSample(0.0, (t1 - t0) / 1e9, (t2 - t0) / 1e9, (previous[1] - t0) / 1e9)
+            except InvalidInput:
+                took, held = (previous[1] - t0) / 1e9, (t2 - t1) / 1e9
+                raise invalid("BAD_PING_REPORT", f"ping {previous[0]} cannot have arrived {took:g} s after it was "
+                              f"sent: the host held it {held:g} s", field="previous.client_receive_time") from None
+            del pending[previous[0]]
+            self._estimator(seat).add(sample)
         pending[sequence] = (client_send_ns, received_ns, sent_ns)
         while len(pending) > PINGS_KEPT:
             pending.popitem(last=False)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
+from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
 from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SqliteStore, Store
 from unonet.host.threads import HelperThreads
@@ -48,7 +48,7 @@ async def create_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in [*names, ""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    enable_server_reflection([*names, health.SERVICE_NAME], server)  # v1 and v1alpha
     if tls is not None:
         credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
         port = server.add_secure_port(address, credentials)

@@ -23,7 +23,7 @@ from unonet.host import convert
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
 from unonet.host.host import Host
-from unonet.host.table import DEFAULT_REACTION_TIME_S, Subscriber, Table, TableSettings
+from unonet.host.table import DEFAULT_REACTION_TIME_S, LogEntry, Subscriber, Table, TableSettings
 from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
@@ -114,23 +114,40 @@ def _bot_kind(name: str) -> str:
     return kind
 
 
+def _enum(enum: Any, value: int, field: str, *, default: int | None = None) -> int:
+    """`value` when `enum` defines it; zero (`*_UNSPECIFIED`, which proto3 cannot tell from unset) is
+    `default` where the contract names one. Anything else is UNSPECIFIED_ENUM, naming `field`."""
+    if value == 0 and default is not None:
+        return default
+    if value == 0 or value not in enum.values():
+        choices = ", ".join(name for name, number in enum.items() if number != 0)
+        shown = enum.Name(value) if value in enum.values() else str(value)
+        raise invalid("UNSPECIFIED_ENUM", f"{field} must be one of {choices}, not {shown}", field=field)
+    return value
+
+
 def _clock(clock: Any) -> dict[str, Any]:
     """The TableSettings clock fields for a ClockSettings taken as written (an unset clock is the host's
     default, TableSettings' own): a zero turn_time is no clock, zero strikes never take a seat over, a
-    zero reaction_time is the host's default. Negative or absurd durations are BAD_CLOCK."""
+    zero reaction_time is the host's default, TAKEOVER_POLICY_UNSPECIFIED is TAKEOVER_POLICY_BOT.
+    Negative or absurd durations are BAD_CLOCK; a policy number the protocol does not define is
+    UNSPECIFIED_ENUM."""
     seconds = {}
     for field in ("turn_time", "time_bank", "reaction_time"):
         value = getattr(clock, field).ToNanoseconds() / 1e9
         if not 0 <= value <= MAX_CLOCK_S:
-            raise invalid("BAD_CLOCK", f"clock.{field} must be 0 to {MAX_CLOCK_S:.0f} seconds, not {value:g}")
+            raise invalid("BAD_CLOCK", f"clock.{field} must be 0 to {MAX_CLOCK_S:.0f} seconds, not {value:g}",
+                          field=f"clock.{field}")
         seconds[field] = value
     kind = _bot_kind(clock.takeover_bot_kind)
+    policy = _enum(table_pb2.TakeoverPolicy, clock.takeover_policy, "clock.takeover_policy",
+                   default=table_pb2.TAKEOVER_POLICY_BOT)
     return {
         "turn_time_s": seconds["turn_time"],
         "time_bank_s": seconds["time_bank"],
         "reaction_time_s": seconds["reaction_time"] or DEFAULT_REACTION_TIME_S,
         "strikes_before_takeover": clock.strikes_before_takeover,
-        "takeover_policy": "forfeit" if clock.takeover_policy == table_pb2.TAKEOVER_POLICY_FORFEIT else "bot",
+        "takeover_policy": "forfeit" if policy == table_pb2.TAKEOVER_POLICY_FORFEIT else "bot",
         "takeover_bot_kind": kind,
     }
 
@@ -146,7 +163,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         ruleset = convert.ruleset_from_pb(request.preset, request.overrides)
         delay = request.spectator_delay.ToNanoseconds() / 1e9
         if not 0 <= delay <= MAX_SPECTATOR_DELAY_S:
-            raise invalid("INVALID_FIELD", f"spectator_delay must be 0 to {MAX_SPECTATOR_DELAY_S:.0f} seconds")
+            raise invalid("INVALID_FIELD", f"spectator_delay must be 0 to {MAX_SPECTATOR_DELAY_S:.0f} seconds, "
+                          f"not {delay:g}", field="spectator_delay")
         settings = TableSettings(
             name=_name(request.name, "name", MAX_TABLE_NAME) if request.name else "table",
             seat_count=request.seat_count,
@@ -162,7 +180,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     @_refusals
     async def ListTables(self, request: Any, context: Context) -> Any:  # noqa: N802
         """Tables newest first, a page at a time: those in memory and the archived finished ones."""
-        wanted = set(request.statuses)
+        wanted = {_enum(table_pb2.TableStatus, status, "statuses") for status in request.statuses}
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         before = _page_position(request.page_token)
         rows: list[tuple[int, str, Any]] = sorted(
@@ -187,14 +205,16 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     @_refusals
     async def JoinTable(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
-        if request.role == 0:
-            raise invalid("UNSPECIFIED_ENUM", "say whether you join as a player or a spectator")
+        spectator = _enum(lobby_service_pb2.JoinRole, request.role, "role") == lobby_service_pb2.JOIN_ROLE_SPECTATOR
+        if spectator and request.HasField("seat"):
+            raise invalid("INVALID_FIELD", f"a spectator takes no seat: leave seat unset, not {request.seat}",
+                          field="seat")
         name = _name(request.name, "name", MAX_NAME)
-        spectator = request.role == lobby_service_pb2.JOIN_ROLE_SPECTATOR
         async with table.lock:
+            joined = table.last_number + 1  # a player's PlayerJoined comes first (then, maybe, the start)
             token, seat = table.join(name, request.seat if request.HasField("seat") else None, spectator)
             return lobby_service_pb2.JoinTableResponse(
-                token=token, seat=seat or 0, is_spectator=seat is None, event_number=table.last_number,
+                token=token, seat=seat or 0, is_spectator=seat is None, event_number=0 if seat is None else joined,
                 table=table.info(),
             )
 
@@ -202,9 +222,12 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def LeaveTable(self, request: Any, context: Context) -> Any:  # noqa: N802
         table = self.host.table(request.table_id)
         async with table.lock:
+            if table.seat_for(request.token) is None:  # a spectator: its place goes, and no event is written
+                table.leave_spectator(request.token)
+                return lobby_service_pb2.LeaveTableResponse(event_number=0)
             seat = table.acting_seat(request.token)
-            table.record({"k": "leave", "seat": seat})
-            return lobby_service_pb2.LeaveTableResponse(event_number=table.last_number)
+            produced = table.record({"k": "leave", "seat": seat})
+            return lobby_service_pb2.LeaveTableResponse(event_number=_number_of(produced, "player_left"))
 
     @_refusals
     async def AddBots(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -216,9 +239,11 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             count = request.count or len(free)
             if count > len(free):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
+            number = table.last_number
             for seat in free[:count]:
-                table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
-            return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=table.last_number)
+                produced = table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
+                number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
+            return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
     @_refusals
     async def StartTable(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -226,8 +251,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         async with table.lock:
             _owner(table, request.owner_token)
             kind = _bot_kind(request.bot_kind)
-            table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
-            return lobby_service_pb2.StartTableResponse(event_number=table.last_number)
+            produced = table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
+            return lobby_service_pb2.StartTableResponse(event_number=_number_of(produced, "match_started"))
 
     @_refusals
     async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
@@ -242,6 +267,26 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
                  for name, text in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
+
+
+def _number_of(produced: list[LogEntry], *payloads: str) -> int:
+    """The number of the first event among `produced` whose payload is `payloads[0]`, else `payloads[1]`,
+    ...: what a lobby response's `event_number` names (PlayerLeft, BotSeated, MatchStarted), which is not
+    always the last event the call produced (a start deals, a takeover follows a leave)."""
+    for payload in payloads:
+        for entry in produced:
+            if isinstance(entry.event, events_pb2.Event) and entry.event.WhichOneof("payload") == payload:
+                return entry.number
+    raise AssertionError(f"no {' or '.join(payloads)} event among {len(produced)}")
+
+
+def _check_target_seat(request: Any, seat_count: int) -> None:
+    """A command that names another seat (CatchUno, ChooseSwapTarget, FiveSwap) must name one of the
+    table's: any other number is BAD_SEAT whatever the state, as PlayService's contract says."""
+    target = getattr(request, "target_seat", None)
+    if target is not None and target >= seat_count:
+        raise invalid("BAD_SEAT", f"target_seat must be one of seats 0 to {seat_count - 1}, not {target}",
+                      field="target_seat")
 
 
 def _page_position(token: str) -> tuple[int, str] | None:
@@ -283,6 +328,7 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
         while True:
             async with table.lock:
                 seat = table.acting_seat(request.token, request.command_id)
+                _check_target_seat(request, len(table.seats))
                 actions = convert.action_from_request(seat, request)
                 waiting = table.races.submit(table, seat, request.command_id, actions, arrived_ns=arrived,
                                              claimed_s=claimed, window_hint=hint)
@@ -502,7 +548,10 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         """Echo the times; with a seat token, also feed that seat's latency (reaction windows, races.py)."""
         received = self.host.clock_ns()
         if not request.HasField("client_send_time"):
-            raise invalid("MISSING_FIELD", "PingRequest.client_send_time is required")
+            raise invalid("MISSING_FIELD", "PingRequest.client_send_time is required", field="client_send_time")
+        if request.HasField("previous") and not request.previous.HasField("client_receive_time"):
+            raise invalid("MISSING_FIELD", "PingRequest.previous needs its client_receive_time",
+                          field="previous.client_receive_time")
         response = time_service_pb2.PingResponse(sequence=request.sequence)
         response.client_send_time.CopyFrom(request.client_send_time)
         response.receive_time.FromNanoseconds(received)
@@ -513,7 +562,7 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         sent = self.host.clock_ns()
         if seat is not None:
             previous = None
-            if request.HasField("previous") and request.previous.HasField("client_receive_time"):
+            if request.HasField("previous"):
                 previous = (request.previous.sequence, request.previous.client_receive_time.ToNanoseconds())
             rtt = table.races.ping(seat, request.sequence, request.client_send_time.ToNanoseconds(), received,
                                    sent, previous)

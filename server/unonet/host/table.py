@@ -590,6 +590,10 @@ class Table:
         self.spectators[entry["token"]] = entry["name"]
         return []
 
+    def _apply_unspectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        self.spectators.pop(entry["token"], None)
+        return []
+
     def _apply_bot(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         seat = self.seats[entry["seat"]]
         seat.is_bot, seat.bot_kind, seat.name = True, entry["kind"], entry["name"]
@@ -939,6 +943,11 @@ class Table:
         self.record({"k": "join", "seat": seat, "name": name, "token": token})
         return token, seat
 
+    def leave_spectator(self, token: str) -> None:
+        """A spectator gives its place up: the token stops working. Journalled, so a restart keeps it gone;
+        no event, as a spectator's joining is none."""
+        self.record({"k": "unspectate", "token": token})
+
     # ----------------------------------------------------------------------------- subscribers
 
     def subscribe(self, seat: int | None) -> Subscriber:
@@ -996,6 +1005,9 @@ def _check_command_id(command_id: str, *, required: bool) -> None:
         raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
     if len(command_id) > MAX_COMMAND_ID:
         raise invalid("COMMAND_ID_TOO_LONG", f"command ids are at most {MAX_COMMAND_ID} characters")
+    if not all(" " <= char <= "~" for char in command_id):  # the contract: printable ASCII only
+        raise invalid("INVALID_FIELD", f"command ids are printable ASCII characters, and {command_id!a} is not",
+                      field="command_id")
 
 
 def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) -> tuple[int, str]:
