@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import collections
 
-from unonet.bots import commands as cmd
-from unonet.bots.base import BotState, default_command
+from unonet.bots.policy import BotState, default_command
 from unonet.bots.random_bot import RandomBot
+from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, cards_pb2, views_pb2
 
 C = cards_pb2
@@ -37,12 +37,14 @@ def option(*cards, kind=actions_pb2.PLAY_KIND_TURN, needs_color=False, window=0)
 
 
 DRAW = actions_pb2.DrawOption(count=1)
+#: What the runner would hand the policy at seat 0 with no window open (`decide` only reads it).
+STATE = BotState(seat=0)
 
 
 def test_it_plays_whenever_it_can():
     bot = RandomBot(seed=0)
     choices = collections.Counter(
-        type(bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2)], draw=DRAW)))
+        type(bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2)], draw=DRAW), STATE))
         for _ in range(50)
     )
     assert choices == {cmd.Play: 50}
@@ -50,32 +52,30 @@ def test_it_plays_whenever_it_can():
 
 def test_its_play_choice_is_uniform_among_the_plays():
     bot = RandomBot(seed=1)
-    played = collections.Counter(
-        bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2)], draw=DRAW)).cards[0].rank
-        for _ in range(400)
-    )
+    turn = view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2)], draw=DRAW)
+    played = collections.Counter(bot.decide(turn, STATE).cards[0].rank for _ in range(400))
     assert set(played) == {C.RANK_FIVE, C.RANK_TWO}
     assert 150 < played[C.RANK_FIVE] < 250
 
 
 def test_without_plays_it_chooses_among_the_other_commands():
     bot = RandomBot(seed=2)
-    seen = {type(bot.decide(view([RED_5, BLUE_2], draw=DRAW, challenge=True))) for _ in range(50)}
+    seen = {type(bot.decide(view([RED_5, BLUE_2], draw=DRAW, challenge=True), STATE)) for _ in range(50)}
     assert seen == {cmd.Draw, cmd.Challenge}
-    assert isinstance(bot.decide(view([RED_5, BLUE_2], pass_turn=True)), cmd.Pass)
+    assert isinstance(bot.decide(view([RED_5, BLUE_2], pass_turn=True), STATE), cmd.Pass)
 
 
 def test_it_never_jumps_in_on_its_own_decision():
     jump = option(RED_5, kind=actions_pb2.PLAY_KIND_JUMP_IN, window=4)
-    assert isinstance(RandomBot(seed=3).decide(view([RED_5, BLUE_2], plays=[jump], draw=DRAW)), cmd.Draw)
+    assert isinstance(RandomBot(seed=3).decide(view([RED_5, BLUE_2], plays=[jump], draw=DRAW), STATE), cmd.Draw)
 
 
 def test_it_names_the_colour_it_holds_most_of_after_the_play():
     bot = RandomBot(seed=4)
     hand = [WILD, RED_5, RED_9, BLUE_2, GREEN_7]
-    play = bot.decide(view(hand, plays=[option(WILD, needs_color=True)]))
+    play = bot.decide(view(hand, plays=[option(WILD, needs_color=True)]), STATE)
     assert play == cmd.Play((WILD,), color=C.COLOR_RED)
-    assert bot.decide(view(hand, choose_color=True)) == cmd.ChooseColor(C.COLOR_RED)
+    assert bot.decide(view(hand, choose_color=True), STATE) == cmd.ChooseColor(C.COLOR_RED)
     # Playing a red card away leaves the colours tied; only a tied colour is named.
     colors = {bot.favourite_color([RED_5, BLUE_2]) for _ in range(40)}
     assert colors == {C.COLOR_RED, C.COLOR_BLUE}
@@ -84,21 +84,21 @@ def test_it_names_the_colour_it_holds_most_of_after_the_play():
 
 def test_it_calls_uno_with_its_second_to_last_card():
     bot = RandomBot(seed=5)
-    assert bot.decide(view([RED_5, BLUE_2], plays=[option(RED_5)])).call_uno
-    assert not bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5)])).call_uno
-    assert not bot.decide(view([RED_5], plays=[option(RED_5)])).call_uno
+    assert bot.decide(view([RED_5, BLUE_2], plays=[option(RED_5)]), STATE).call_uno
+    assert not bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5)]), STATE).call_uno
+    assert not bot.decide(view([RED_5], plays=[option(RED_5)]), STATE).call_uno
     # A multi-play that leaves one card calls too.
-    assert bot.decide(view([RED_5, RED_5, BLUE_2], plays=[option(RED_5, RED_5)])).call_uno
+    assert bot.decide(view([RED_5, RED_5, BLUE_2], plays=[option(RED_5, RED_5)]), STATE).call_uno
 
 
 def test_it_answers_every_kind_of_required_choice():
     bot = RandomBot(seed=6)
-    assert bot.decide(view([RED_5], react_window_ids=[8])) == cmd.React(8)
-    assert bot.decide(view([RED_5], swap_target_seats=[2])) == cmd.ChooseSwapTarget(2)
+    assert bot.decide(view([RED_5], react_window_ids=[8]), STATE) == cmd.React(8)
+    assert bot.decide(view([RED_5], swap_target_seats=[2]), STATE) == cmd.ChooseSwapTarget(2)
     five = actions_pb2.FiveSwapOption(target_seats=[3], cards=[BLUE_2])
-    assert bot.decide(view([RED_5, BLUE_2], five_swap=five)) == cmd.FiveSwap(3, BLUE_2)
-    assert bot.decide(view([RED_5, BLUE_2], give_cards=[RED_5])) == cmd.GiveCard(RED_5)
-    assert bot.decide(view([RED_5])) is None
+    assert bot.decide(view([RED_5, BLUE_2], five_swap=five), STATE) == cmd.FiveSwap(3, BLUE_2)
+    assert bot.decide(view([RED_5, BLUE_2], give_cards=[RED_5]), STATE) == cmd.GiveCard(RED_5)
+    assert bot.decide(view([RED_5]), STATE) is None
 
 
 def test_it_catches_reacts_and_calls_uno_when_it_may():
@@ -120,7 +120,7 @@ def test_the_same_seed_makes_the_same_choices():
     def choices(seed):
         bot = RandomBot(seed=seed)
         return [
-            bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2), option(GREEN_7)]))
+            bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2), option(GREEN_7)]), STATE)
             for _ in range(20)
         ]
 

@@ -1,53 +1,31 @@
-"""The Python bot SDK for unonet: a typed asyncio client (`TableClient`), a `Bot` base class, bots.
+"""unonet's Python bots: policies (`Bot`, `RandomBot`) and the runner that plays one at a table.
 
-It needs only the generated protocol code (`unonet.v1`); bots may use `unonet.engine` to simulate,
-but nothing here requires it, and nothing imports `unonet.host`.
+A bot is a policy, `decide(view, state) -> command`, with no I/O (`unonet.bots.policy`);
+`BotRunner` (`unonet.bots.runner`) owns the connection, the reaction delay, pings, the shuffle's
+entropy and the fairness checks. Both speak through the client SDK, `unonet.client` (`TableClient`,
+its commands and typed errors). Bots may use `unonet.engine` to simulate, but nothing here requires
+it, and nothing imports `unonet.host`. `python -m unonet.bots` plays one bot at a table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from unonet.bots.base import Bot, BotState, ReactionDelay, default_command, fixed_delay
-from unonet.bots.errors import (
-    AlreadyExists,
-    FailedPrecondition,
-    InvalidArgument,
-    NotFound,
-    NotYourTurn,
-    PermissionDenied,
-    ResourceExhausted,
-    Unavailable,
-    UnonetError,
-    from_rpc_error,
-)
+from unonet.bots.policy import Bot, BotState, default_command
 from unonet.bots.random_bot import RandomBot
-from unonet.bots.sdk import CreatedTable, JoinedSeat, PingResult, TableClient
+from unonet.bots.runner import BotRunner, ReactionDelay, fixed_delay
 
-#: The bot kinds `python -m unonet.bots --kind` knows, by name. Each is called as
-#: ``factory(seed, reaction_delay=..., ping_interval=...)``.
-BOT_KINDS: dict[str, Callable[..., Bot]] = {RandomBot.kind: RandomBot}
+#: The bot kinds `python -m unonet.bots --kind` knows, by name. Each is called as ``factory(seed)``
+#: and gives the policy; `BotRunner` plays it.
+BOT_KINDS: dict[str, Callable[[int | None], Bot]] = {RandomBot.kind: RandomBot}
 
 __all__ = [
     "BOT_KINDS",
-    "AlreadyExists",
     "Bot",
+    "BotRunner",
     "BotState",
-    "CreatedTable",
-    "FailedPrecondition",
-    "InvalidArgument",
-    "JoinedSeat",
-    "NotFound",
-    "NotYourTurn",
-    "PermissionDenied",
-    "PingResult",
     "RandomBot",
     "ReactionDelay",
-    "ResourceExhausted",
-    "TableClient",
-    "Unavailable",
-    "UnonetError",
     "default_command",
     "fixed_delay",
-    "from_rpc_error",
 ]

@@ -12,9 +12,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from unonet.bots import BOT_KINDS
-from unonet.bots.errors import UnonetError
-from unonet.bots.sdk import TableClient
+from unonet.bots import BOT_KINDS, BotRunner
+from unonet.client import TableClient, UnonetError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,8 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def play(args: argparse.Namespace) -> int:
     """Join (or re-attach), play until the match ends, and report. Returns the exit status."""
-    bot = BOT_KINDS[args.kind](
-        args.seed, reaction_delay=args.reaction_delay, ping_interval=args.ping_interval or None,
+    runner = BotRunner(
+        BOT_KINDS[args.kind](args.seed),
+        reaction_delay=args.reaction_delay,
+        ping_interval=args.ping_interval or None,
         verify=not args.no_verify,
     )
     async with await TableClient.connect(args.address, timeout=args.timeout, connect_timeout=args.timeout) as client:
@@ -51,7 +52,7 @@ async def play(args: argparse.Namespace) -> int:
             joined = await client.join(args.table, args.name or f"{args.kind}-bot", seat=args.seat)
             seat = joined.seat
             print(f"seat {seat} at {args.table}; token {joined.token}", flush=True)
-        ended = await bot.run(client, args.table, seat)
+        ended = await runner.run(client, args.table, seat)
     if ended is None:
         print(f"seat {seat} can no longer act", flush=True)
         return 1

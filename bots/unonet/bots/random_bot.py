@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from unonet.bots import commands as cmd
-from unonet.bots.base import Bot, BotState, ReactionDelay
+from unonet.bots.policy import Bot, BotState
+from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, cards_pb2, views_pb2
 
 __all__ = ["RandomBot"]
@@ -27,22 +27,11 @@ class RandomBot(Bot):
 
     kind = "random"
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        reaction_delay: float | ReactionDelay = 0.0,
-        max_attempts: int = 4,
-        ping_interval: float | None = None,
-        verify: bool = False,
-    ) -> None:
-        super().__init__(
-            reaction_delay=reaction_delay, max_attempts=max_attempts, ping_interval=ping_interval, verify=verify
-        )
+    def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def decide(self, view: views_pb2.SeatView) -> cmd.Command | None:
+    def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         """Choose the command the game waits for; see the class docstring."""
         legal = view.legal_actions
         hand = [ref.card for ref in view.hand if ref.HasField("card")]
@@ -73,7 +62,7 @@ class RandomBot(Bot):
         if legal.call_uno:
             return cmd.CallUno()
         if legal.catch_uno_targets:
-            return self._catch(legal, self.state)
+            return self._catch(legal, state)
         return None
 
     def respond(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:

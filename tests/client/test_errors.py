@@ -1,11 +1,11 @@
-"""unonet.bots.errors: every refusal becomes a typed exception, reading the `unonet-error-bin` trailer."""
+"""unonet.client.errors: every refusal becomes a typed exception, reading the `unonet-error-bin` trailer."""
 
 from __future__ import annotations
 
 import grpc
 import pytest
 
-from unonet.bots import errors
+from unonet.client import errors
 from unonet.v1 import errors_pb2
 
 

@@ -1,10 +1,10 @@
 """An asyncio client for one seat (or spectator place) at a unonet table, over `grpc.aio`.
 
-`TableClient` wraps the generated stubs so that bot code deals in seats, events and commands, never in
-tokens, command ids, deadlines, retries or raw gRPC errors:
+`TableClient` wraps the generated stubs so that client code (the terminal client, every bot) deals in
+seats, events and commands, never in tokens, command ids, deadlines, retries or raw gRPC errors:
 
 - every RPC has a deadline (`timeout`, or `stream_timeout` for the event stream);
-- every refusal is raised as a typed `unonet.bots.errors.UnonetError`;
+- every refusal is raised as a typed `unonet.client.errors.UnonetError`;
 - every command carries the table id, the token and a fresh command id, and is resent once, with the
   same id, when the transport fails (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED), which the host applies at most
   once (see PlayService in `play_service.proto`);
@@ -28,8 +28,8 @@ from typing import Any, Self, TypeVar
 import grpc
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from unonet.bots import commands as cmd
-from unonet.bots.errors import (
+from unonet.client import commands as cmd
+from unonet.client.errors import (
     ResourceExhausted,
     Unavailable,
     UnonetError,
@@ -383,7 +383,7 @@ class TableClient:
     # -------------------------------------------------------------------------------------- commands
 
     async def send(self, command: cmd.Command, *, command_id: str | None = None) -> actions_pb2.CommandResult:
-        """Send one of the `unonet.bots.commands` values as its RPC."""
+        """Send one of the `unonet.client.commands` values as its RPC."""
         match command:
             case cmd.Play():
                 return await self.play(

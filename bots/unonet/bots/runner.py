@@ -1,13 +1,15 @@
-"""The `Bot` base class: watch a table, and act whenever the host says this seat may or must.
+"""`BotRunner`: play a `Bot` policy at a table, acting whenever the host says the seat may or must.
 
-A bot needs no rules code. The host sends, with every event that changes them, the seat's complete
-legal actions (`Event.your_legal_actions`). The loop in `Bot.run`:
+The policy (`unonet.bots.policy.Bot`) only chooses; the runner owns everything with I/O: the
+`TableClient`, the reaction delay, pings, the shuffle's entropy and the fairness checks. A bot needs
+no rules code: the host sends, with every event that changes them, the seat's complete legal actions
+(`Event.your_legal_actions`). The loop in `BotRunner.run`:
 
 - When the legal actions are `required` (the game waits for this seat), it reads the current view with
-  GetView and sends what `decide(view)` returns. GetView is the authority: a stale event (replayed
-  after a reconnect, or overtaken by a jump-in) can never make the bot act twice.
+  GetView and sends what `bot.decide(view, state)` returns. GetView is the authority: a stale event
+  (replayed after a reconnect, or overtaken by a jump-in) can never make the bot act twice.
 - When they only offer something optional (a UNO slap or Sound Wild to react to, a seat to catch, UNO
-  to call early), it waits its reaction delay and sends what `respond(legal, state)` returns.
+  to call early), it waits its reaction delay and sends what `bot.respond(legal, state)` returns.
 - After every command, and after every refusal, it reads the view again and goes on from there, so a
   race (FAILED_PRECONDITION because the state moved on, or RACE_LOST) is never fatal.
 - Before each deal (PHASE_SHUFFLE) it contributes to the provably fair shuffle by itself: a fresh
@@ -24,10 +26,10 @@ import enum
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
-from unonet.bots import commands as cmd
-from unonet.bots.errors import (
+from unonet.bots.policy import Bot, BotState, default_command
+from unonet.client import commands as cmd
+from unonet.client.errors import (
     AlreadyExists,
     Cancelled,
     DeadlineExceeded,
@@ -37,12 +39,12 @@ from unonet.bots.errors import (
     Unavailable,
     Unimplemented,
 )
-from unonet.bots.sdk import TableClient
+from unonet.client.table_client import TableClient
 from unonet.client.verify import Verifier
 from unonet.fairness import commit_seat_entropy
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
-__all__ = ["Bot", "BotState", "ReactionDelay", "fixed_delay"]
+__all__ = ["BotRunner", "ReactionDelay", "fixed_delay"]
 
 log = logging.getLogger(__name__)
 
@@ -75,70 +77,14 @@ def fixed_delay(seconds: float) -> ReactionDelay:
     return pause
 
 
-@dataclass
-class BotState:
-    """The little a bot keeps between events; everything else it reads from GetView when it acts.
-
-    Attributes:
-        seat: this bot's seat.
-        last_event_number: the last event processed.
-        open_windows: the reaction windows open now, by id (from events, snapshots and views).
-        answered_windows: the windows this bot has already answered or caught in; it never answers twice.
-        hand_sizes: each seat's hand size, as last reported.
-        match_ended: the MatchEnded event, once it came.
-    """
-
-    seat: int
-    last_event_number: int = 0
-    open_windows: dict[int, views_pb2.ReactionWindow] = field(default_factory=dict)
-    answered_windows: set[int] = field(default_factory=set)
-    hand_sizes: dict[int, int] = field(default_factory=dict)
-    match_ended: events_pb2.MatchEnded | None = None
-
-    def catch_window(self, target_seat: int) -> int:
-        """The id of the open UNO-catch window about `target_seat`, or 0 when none is known."""
-        for window in self.open_windows.values():
-            if window.kind == views_pb2.REACTION_WINDOW_KIND_UNO_CATCH and window.subject_seat == target_seat:
-                return window.id
-        return 0
-
-    def update_from_view(self, view: views_pb2.SeatView) -> None:
-        """Replace what the view knows better: windows, hand sizes."""
-        self.open_windows = {window.id: window for window in view.open_windows}
-        self.hand_sizes = {state.seat: state.hand_size for state in view.seats}
-
-    def update(self, event: events_pb2.Event) -> None:
-        """Follow one event."""
-        self.last_event_number = max(self.last_event_number, event.number)
-        kind = event.WhichOneof("payload")
-        if kind == "snapshot":
-            self.update_from_view(event.snapshot.view)
-        elif kind == "reaction_window_opened":
-            window = event.reaction_window_opened.window
-            self.open_windows[window.id] = window
-        elif kind == "reaction_window_closed":
-            self.open_windows.pop(event.reaction_window_closed.window_id, None)
-        elif kind == "turn_started":
-            # U2, H6: a new turn closes the catch and jump-in windows that do not block play.
-            self.open_windows = {wid: w for wid, w in self.open_windows.items() if w.blocks_play}
-        elif kind == "cards_dealt":
-            self.open_windows.clear()
-            self.hand_sizes = {hand.seat: hand.count for hand in event.cards_dealt.hands}
-        elif kind == "cards_played":
-            self.hand_sizes[event.cards_played.seat] = event.cards_played.hand_size
-        elif kind == "cards_drawn":
-            self.hand_sizes[event.cards_drawn.seat] = event.cards_drawn.hand_size
-        elif kind == "match_ended":
-            self.match_ended = event.match_ended
-
-
-class Bot:
-    """A seat played by a program. Subclasses implement `decide`, and may override `respond`.
+class BotRunner:
+    """Plays one `Bot` policy at a seat: the connection, the clock, entropy, pings and verification.
 
     Args:
+        bot: the policy that chooses every command.
         reaction_delay: seconds to wait before an optional reaction (a catch, a slap, an early UNO
             call), or an awaitable factory that does the waiting (tests pass one that returns at once).
-        max_attempts: how many refusals in a row the bot takes at one decision point before it waits
+        max_attempts: how many refusals in a row the runner takes at one decision point before it waits
             for the next event (each refusal re-reads the view first).
         ping_interval: when set, ping the host this often (seconds) so it can measure this seat's
             latency and forgive it in races.
@@ -146,17 +92,16 @@ class Bot:
             (a failed check raises the `unonet.fairness.VerificationError` that names it).
     """
 
-    #: The kind's name, as `python -m unonet.bots --kind` takes it.
-    kind = "base"
-
     def __init__(
         self,
+        bot: Bot,
         *,
         reaction_delay: float | ReactionDelay = 0.0,
         max_attempts: int = 4,
         ping_interval: float | None = None,
         verify: bool = False,
     ) -> None:
+        self.bot = bot
         self.verify = verify
         #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
         #: (`unonet.client.verify`); None when not verifying, or after a snapshot broke the record.
@@ -172,33 +117,10 @@ class Bot:
         self.commands_sent = 0
         self.refusals = 0
 
-    # --------------------------------------------------------------------------------- the policy
-
-    def decide(self, view: views_pb2.SeatView) -> cmd.Command | None:
-        """The command to send when the game waits for this seat (`view.legal_actions.required`).
-
-        None falls back to the safe default: Draw when allowed, else Pass.
-        """
-        raise NotImplementedError
-
-    def respond(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:
-        """The optional reaction to send now, or None to let the chance go.
-
-        The default answers every UNO slap and Sound Wild window (the slowest seat draws 2) and
-        nothing else.
-        """
-        for window_id in legal.react_window_ids:
-            if window_id not in state.answered_windows:
-                return cmd.React(window_id)
-        return None
-
-    def on_event(self, event: events_pb2.Event) -> None:
-        """Called for every event, after the state is updated and before the bot acts. Does nothing."""
-
     # ----------------------------------------------------------------------------------- the loop
 
     async def run(self, client: TableClient, table_id: str, seat: int) -> events_pb2.MatchEnded | None:
-        """Play `seat` at `table_id` through `client` (already joined there) until the match ends.
+        """Play the bot at `seat` of `table_id` through `client` (already joined there) until the match ends.
 
         Returns the MatchEnded event, or None when the seat can no longer act (taken over, eliminated).
         A match that was already over when the bot started gives a MatchEnded with the view's winners.
@@ -232,7 +154,7 @@ class Bot:
                     if event.number <= view.event_number:
                         continue  # replayed only for the verifier: the view already covered it
                     self.state.update(event)
-                    self.on_event(event)
+                    self.bot.on_event(event)
                     if event.HasField("match_ended"):
                         self._finish_verifying()
                         return event.match_ended
@@ -262,7 +184,7 @@ class Bot:
         """Act on legal actions that just arrived. Returns False when the seat can no longer act."""
         if legal.required:
             return await self._settle(client, None)
-        command = self.respond(legal, self.state)
+        command = self.bot.respond(legal, self.state)
         if command is None:
             return True
         await self.reaction_delay()
@@ -294,7 +216,7 @@ class Bot:
                 command = self._decide_safely(view) if failures < 2 else default_command(legal)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
             else:
-                command = self.respond(legal, self.state)
+                command = self.bot.respond(legal, self.state)
                 is_reaction = True
             if command is None:
                 return True
@@ -323,7 +245,7 @@ class Bot:
 
     def _decide_safely(self, view: views_pb2.SeatView) -> cmd.Command | None:
         try:
-            command = self.decide(view)
+            command = self.bot.decide(view, self.state)
         except Exception:  # a policy bug must not lose the game on time: fall back to the default
             log.exception("seat %d: decide() failed; using the default action", self.state.seat)
             command = None
@@ -366,15 +288,6 @@ class Bot:
             except Exception as error:  # pings are a courtesy; never let them stop the bot
                 log.debug("ping failed: %s", error)
             await asyncio.sleep(self.ping_interval)
-
-
-def default_command(legal: actions_pb2.LegalActions) -> cmd.Command | None:
-    """The host's own default for a timed-out turn: Draw when allowed, else Pass; None otherwise."""
-    if legal.HasField("draw"):
-        return cmd.Draw()
-    if legal.pass_turn:
-        return cmd.Pass()
-    return None
 
 
 def _legal_actions_of(event: events_pb2.Event) -> actions_pb2.LegalActions | None:

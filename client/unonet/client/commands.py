@@ -1,4 +1,5 @@
-"""The commands a seat can send, as small frozen values a bot's `decide` returns.
+"""The commands a seat can send, as small frozen values: what a bot's `decide` returns and
+what a person's key press becomes.
 
 One class per PlayService RPC. `TableClient.send(command)` turns one into the
 matching request, with the table id, token and a fresh command id filled in.

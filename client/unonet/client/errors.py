@@ -6,7 +6,7 @@ The host refuses a call with a standard gRPC status code, a readable message, an
 first, then on `reason`; an unknown reason must be treated like the class alone.
 
 `from_rpc_error` is the only function that looks inside a `grpc.RpcError`; the SDK calls it for every
-RPC, so bot code never sees a raw `AioRpcError`.
+RPC, so client and bot code never sees a raw `AioRpcError`.
 """
 
 from __future__ import annotations
