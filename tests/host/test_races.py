@@ -496,6 +496,19 @@ async def test_U4_a_catch_ruled_after_the_targets_own_call_costs_the_catcher_2(r
     table, tokens, target, race = await uno_catch_race(rig, {"false_call_penalty": True})
     catcher = 1 - target
     assert list((await legal(rig, table, tokens[catcher])).catch_uno_targets) == [target]
+    wrong = [  # a window of another kind, and an id never opened: refused, changing nothing
+        (rig.play.React, play_service_pb2.ReactRequest(
+            table_id=table.table_id, token=tokens[catcher], command_id="w1", reaction_window_id=race.window_id),
+         "WRONG_WINDOW"),
+        (rig.play.CatchUno, play_service_pb2.CatchUnoRequest(
+            table_id=table.table_id, token=tokens[catcher], command_id="w2", target_seat=target,
+            reaction_window_id=2**64 - 1), "UNKNOWN_WINDOW"),
+    ]
+    for rpc, request, why in wrong:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await rpc(request, timeout=TIMEOUT)
+        assert (refused.value.code(), reason(refused.value)) == (grpc.StatusCode.INVALID_ARGUMENT, why)
+    assert not race.answers
     call = asyncio.ensure_future(rig.play.CallUno(play_service_pb2.CallUnoRequest(
         table_id=table.table_id, token=tokens[target], command_id="call"), timeout=TIMEOUT))
     await answered(race, 1)
