@@ -22,7 +22,7 @@ from unonet.fairness import derive_seed, shuffled
 from unonet.host.host import Host
 from unonet.host.races import Race
 from unonet.host.server import create_server
-from unonet.host.store import SqliteStore, Store
+from unonet.host.store import JournalEntry, MemoryStore, SqliteStore, Store
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import (
     actions_pb2,
@@ -522,6 +522,24 @@ async def test_U4_a_catch_ruled_after_the_targets_own_call_costs_the_catcher_2(r
     assert caught.result.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED
     assert len(table.match.game.hands[catcher]) == hand + 2 and len(table.match.game.hands[target]) == 1
     assert [r.seat for r in closed_event(table, race.window_id).reactions] == [target, catcher]
+    # The journal replays the ruling as made; one journalled before rulings matched answers applied
+    # in order (no "v") replays as it was ruled then: the later catch lost the race, at no cost.
+    journal = rig.host.store.table(table.table_id).journal
+    again = replayed(table, journal)
+    assert [again.render(e, None) for e in again.log] == [table.render(e, None) for e in table.log]
+    old = [JournalEntry(item.seq, item.time_ns, {k: v for k, v in item.entry.items() if k != "v"})
+           for item in journal]
+    before = replayed(table, old)
+    assert before.commands[(catcher, "catch")].result.outcome == actions_pb2.COMMAND_OUTCOME_RACE_LOST
+    assert len(before.match.game.hands[catcher]) == hand
+
+
+def replayed(table: Table, journal: list[JournalEntry]) -> Table:
+    """A new table rebuilt from `journal`, as a restarted host rebuilds one."""
+    again = Table(table.table_id, table.settings, owner_token=table.owner_token, seed=table.seed,
+                  created_ns=table.created_ns, store=MemoryStore(), clock_ns=table.clock_ns)
+    again.replay(journal)
+    return again
 
 
 async def test_U5_a_required_draw_held_behind_a_catch_race_waits_for_the_slap_it_opened(rig: Rig) -> None:
