@@ -37,8 +37,40 @@ def _serve(args: argparse.Namespace) -> int:
                       bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
-                      batch_helper_threads=args.helper_threads == "batch"))
+                      batch_helper_threads=args.helper_threads == "batch",
+                      announce_as=_announce_name(args)))
     return 0
+
+
+def _announce_name(args: argparse.Namespace) -> str | None:
+    """The name `serve` announces on the LAN: --name, else the machine's name; None without --announce."""
+    if not args.announce:
+        return None
+    return str(args.name or _machine_name())
+
+
+def _host(args: argparse.Namespace) -> int:
+    """`unonet host`: exit 0 after Ctrl-C, 2 when the address cannot be used or the table is refused."""
+    import asyncio
+
+    from unonet.client.errors import UnonetError
+    from unonet.lan import LanOptions, run_lan_host
+
+    options = LanOptions(listen=args.listen, name=args.name or _machine_name(), player_name=args.player,
+                         seat_count=args.seats, bots=args.bots, preset=args.preset, target_score=args.target_score,
+                         db=args.db)
+    try:
+        asyncio.run(run_lan_host(options, out=sys.stdout))
+    except (ValueError, OSError, UnonetError) as error:
+        print(f"unonet host: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _machine_name() -> str:
+    import socket
+
+    return socket.gethostname().split(".")[0] or "unonet"
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -122,7 +154,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the scheduling policy of gRPC's helper threads on Linux: batch (the default) keeps "
                             "them from preempting the thread that runs the host's Python, which serves about "
                             "10%% more commands per core; default leaves them as started")
+    serve.add_argument("--announce", action="store_true",
+                       help="announce the host on the LAN over zeroconf (mDNS service _unonet._tcp.local.), so "
+                            "`unonet play` lists it")
+    serve.add_argument("--name", help="the name the LAN sees with --announce (default: this machine's name)")
     serve.set_defaults(func=_serve)
+    lan = commands.add_parser(
+        "host", help="host a game on the LAN: a host in this process, announced, and a seat for you at a new table")
+    lan.add_argument("--listen", default="0.0.0.0:50051",
+                     help="address to bind (default every interface, announced with this machine's LAN address)")
+    lan.add_argument("--name", help="the name the LAN sees (default: this machine's name)")
+    lan.add_argument("--player", default="you", help="your name at the table")
+    lan.add_argument("--seats", type=int, default=4, help="seats at the table, yours included (2 to 10)")
+    lan.add_argument("--bots", type=int, default=0, help="host bots seated at once (the rest wait for friends)")
+    lan.add_argument("--preset", default="standard", help="the rules preset (docs/presets.md)")
+    lan.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
+    lan.add_argument("--db", help="keep the tables in this SQLite file (default: in memory, gone when it stops)")
+    lan.set_defaults(func=_host)
     demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
     demo.add_argument("--players", type=int, default=4)
     demo.add_argument("--preset", default="standard")

@@ -7,15 +7,18 @@ multicast on any other interface.
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
 from collections.abc import AsyncIterator, Callable
 
 import grpc
 import pytest
 
+from unonet.cli import build_parser
 from unonet.client import discovery
 from unonet.client.discovery import DiscoveredHost, HostBrowser, discover_hosts
 from unonet.host import announce
-from unonet.host.announce import Announcer, announce_addresses, instance_label
+from unonet.host.announce import Announcer, announce_addresses, announcer_for, instance_label
 from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc
 
 LOOPBACK = ["127.0.0.1"]
@@ -136,3 +139,38 @@ def test_instance_names_are_one_dns_label_unique_per_machine_and_port() -> None:
         Announcer("x", 1, [])
     assert DiscoveredHost("x._unonet._tcp.local.", "::1", 5).target == "[::1]:5"
     assert DiscoveredHost("x._unonet._tcp.local.", "10.0.0.2", 5).name == "x"
+
+
+async def test_unonet_serve_announce_is_found_on_loopback_and_withdrawn_when_it_stops(tmp_path) -> None:
+    async with HostBrowser(interfaces=LOOPBACK) as browser:
+        changes = browser.changes()
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "unonet.cli", "serve", "--listen", "127.0.0.1:0", "--db", str(tmp_path / "h.db"),
+            "--announce", "--name", "lan party", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            assert process.stdout is not None
+            listening = (await asyncio.wait_for(process.stdout.readline(), WAIT_S)).decode()
+            port = int(re.search(r"listening on 127\.0\.0\.1:(\d+)", listening).group(1))  # type: ignore[union-attr]
+            announced = (await asyncio.wait_for(process.stdout.readline(), WAIT_S)).decode()
+            assert "announced on the LAN as" in announced and "127.0.0.1" in announced
+            hosts = await until(changes, named("lan party"))
+            assert [host.target for host in hosts if host.name == "lan party"] == [f"127.0.0.1:{port}"]
+        finally:
+            process.terminate()  # SIGTERM: the host withdraws itself before it shuts down
+            assert await asyncio.wait_for(process.wait(), WAIT_S) == 0
+        await until(changes, lambda hosts: not named("lan party")(hosts))
+        await changes.aclose()
+
+
+def test_serve_announces_only_when_asked() -> None:
+    assert build_parser().parse_args(["serve"]).announce is False
+    args = build_parser().parse_args(["serve", "--announce", "--name", "x"])
+    assert args.announce and args.name == "x"
+
+
+def test_a_host_bound_to_one_address_multicasts_on_that_interface_only(stubs) -> None:
+    announcer = announcer_for("127.0.0.1", 1, "x", stubs.host)
+    assert announcer.addresses == ["127.0.0.1"] and announcer.interfaces == ["127.0.0.1"]
+    everywhere = announcer_for("0.0.0.0", 1, "x", stubs.host)
+    assert everywhere.interfaces is None and everywhere.addresses == [announce.lan_address()]

@@ -28,7 +28,13 @@ from importlib import metadata
 from zeroconf import InterfaceChoice, IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
-__all__ = ["SERVICE_TYPE", "Announcer", "announce_addresses", "instance_label", "lan_address", "unonet_version"]
+from unonet.host.host import Host
+from unonet.v1 import table_pb2
+
+__all__ = [
+    "SERVICE_TYPE", "Announcer", "announce_addresses", "announcer_for", "instance_label", "is_wildcard",
+    "lan_address", "open_tables", "unonet_version",
+]
 
 # The DNS-SD service type of docs/protocol.md. `unonet.client.discovery` browses for the same string
 # (the host does not import the client; a test pins the two equal).
@@ -60,6 +66,11 @@ def lan_address() -> str:
     return address if address != "0.0.0.0" else "127.0.0.1"
 
 
+def is_wildcard(bound: str) -> bool:
+    """True for a bind address that means every interface (`0.0.0.0`, `::`, `*` or nothing)."""
+    return bound.strip("[]") in ("", "0.0.0.0", "::", "*")
+
+
 def announce_addresses(bound: str) -> list[str]:
     """The IPv4 addresses to announce for a server bound to `bound` (the host part of --listen).
 
@@ -67,7 +78,7 @@ def announce_addresses(bound: str) -> list[str]:
     is announced as it is. Raises ValueError for a bound address that is not IPv4 and resolves to none.
     """
     host = bound.strip("[]")
-    if host in ("", "0.0.0.0", "::", "*"):
+    if is_wildcard(host):
         return [lan_address()]
     try:
         return [str(ipaddress.IPv4Address(host))]
@@ -109,7 +120,7 @@ class Announcer:
         self.name = name
         self.port = port
         self.addresses = [str(ipaddress.IPv4Address(address)) for address in addresses]
-        self._interfaces = interfaces
+        self.interfaces = None if interfaces is None else list(interfaces)
         self._tls = tls
         self._tables = tables
         self._refresh_s = refresh_s
@@ -139,7 +150,7 @@ class Announcer:
         """Register the service: zeroconf probes the name for about a second, then announces it.
 
         Raises OSError when no multicast socket can be opened on the interfaces."""
-        interfaces = InterfaceChoice.All if self._interfaces is None else list(self._interfaces)
+        interfaces = InterfaceChoice.All if self.interfaces is None else self.interfaces
         self._zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
         self._announced_tables = self._tables()
         self._info = self._service_info(instance_label(self.name, self.port), self._announced_tables)
@@ -172,3 +183,19 @@ class Announcer:
                 await (await self._zeroconf.async_unregister_service(self._info))  # goodbyes sent
             await self._zeroconf.async_close()
             self._zeroconf = None
+
+
+def open_tables(host: Host) -> int:
+    """The `tables` TXT value: the host's tables waiting for players or in play (finished ones are not)."""
+    return sum(table.status != table_pb2.TABLE_STATUS_FINISHED for table in host.tables.values())
+
+
+def announcer_for(bound: str, port: int, name: str, host: Host, *, tls: bool = False) -> Announcer:
+    """The announcer of a server bound to `bound` (the host part of its listen address) on `port`.
+
+    A wildcard bind is announced with the LAN address on every interface; a bind to one address is
+    announced with that address on that interface only (so a host on 127.0.0.1 never multicasts
+    beyond the loopback interface). Raises ValueError as `announce_addresses`."""
+    addresses = announce_addresses(bound)
+    interfaces = None if is_wildcard(bound) else addresses
+    return Announcer(name, port, addresses, interfaces=interfaces, tls=tls, tables=lambda: open_tables(host))
