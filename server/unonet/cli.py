@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _rules_check(args: argparse.Namespace) -> int:
@@ -105,6 +106,47 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if audit(table_id, events, sys.stdout) else 1
 
 
+def _replay(args: argparse.Namespace) -> int:
+    """`unonet replay`: exit 0 with the step printed, 1 for a log that fails its audit, 2 for bad usage."""
+    from unonet.client.replay import OPEN, PointOfView, Replay, ReplayRefused, render_text
+
+    if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
+        print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    try:
+        if args.db:
+            replay = Replay(args.table_id, _stored_events(args.db, args.table_id))
+        else:
+            with open(args.log, "rb") as stream:
+                replay = Replay.from_log(stream, args.table_id)
+        pov: PointOfView = OPEN if args.open else args.seat
+        snapshots = replay.snapshots(pov)
+    except OSError as error:
+        print(f"cannot read {args.log}: {error}", file=sys.stderr)
+        return 2
+    except ReplayRefused as error:
+        print(f"unonet replay: refused: {error}", file=sys.stderr)
+        return 2 if error.reason in ("MALFORMED_LOG", "EMPTY_LOG", "UNKNOWN_SEAT") else 1
+    step = len(snapshots) if args.step is None else args.step
+    if not 1 <= step <= len(snapshots):
+        print(f"--step {step} is outside 1..{len(snapshots)}", file=sys.stderr)
+        return 2
+    print(render_text(replay, pov, snapshots[step - 1]), end="")
+    return 0
+
+
+def _stored_events(db: str, table_id: str) -> list[Any]:
+    """A table's public events from a host's SQLite file, oldest first."""
+    from unonet.host.store import SqliteStore
+    from unonet.v1 import events_pb2
+
+    store = SqliteStore(db)
+    try:
+        return [events_pb2.Event.FromString(blob) for _, blob in store.public_events(table_id)]
+    finally:
+        store.close()
+
+
 def _export(args: argparse.Namespace) -> int:
     from unonet.client.audit import write_jsonl
     from unonet.host.store import SqliteStore
@@ -181,6 +223,18 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
     verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
     verify.set_defaults(func=_verify)
+    replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view "
+                                                "(prints one step as text)")
+    replay.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
+    replay.add_argument("--table-id", help="the table id, for a binary log or with --db")
+    replay.add_argument("--db", help="read the table straight from a host's SQLite file instead (with --table-id)")
+    point = replay.add_mutually_exclusive_group()
+    point.add_argument("--seat", type=int, help="what this seat saw (default: the public view)")
+    point.add_argument("--open", action="store_true",
+                       help="every hand open (rounds whose shuffle seed was revealed; the hands are rebuilt "
+                            "from the commitments and checked)")
+    replay.add_argument("--step", type=int, help="the step to show, 1 = the first event (default: the last)")
+    replay.set_defaults(func=_replay)
     export = commands.add_parser("export", help="write a table's public event log as JSON lines to stdout")
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
