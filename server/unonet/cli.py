@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -112,6 +113,9 @@ def _replay(args: argparse.Namespace) -> int:
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    if args.db and not os.path.isfile(args.db):
+        print(f"no database at {args.db}", file=sys.stderr)  # opening it would create an empty one
         return 2
     try:
         if args.db:

@@ -217,3 +217,18 @@ def test_the_replay_model_and_discovery_load_without_the_host_or_the_engine() ->
             "print(' '.join(m for m in sys.modules if m.startswith(('unonet.host', 'unonet.engine'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.split() == []
+
+
+def test_unonet_replay_reads_a_hosts_database_too(tmp_path, capsys) -> None:
+    exported(tmp_path, capsys)
+    db = str(tmp_path / "host.db")
+    assert main(["replay", "--db", db, "--table-id", TABLE_ID, "--seat", "0", "--step", "20"]) == 0
+    assert "step 20 of" in capsys.readouterr().out
+    assert main(["replay", "--db", db]) == 2, "--db needs --table-id"
+    assert main(["replay", "--db", db, "--table-id", TABLE_ID, "--seat", "7"]) == 2
+    assert "UNKNOWN_SEAT" in capsys.readouterr().err
+    assert main(["replay", "--db", db, "--table-id", TABLE_ID, "--step", "0"]) == 2
+    assert main(["replay", "--db", db, "--table-id", "no-such-table"]) == 2
+    assert "EMPTY_LOG" in capsys.readouterr().err
+    assert main(["replay", "--db", str(tmp_path / "missing.db"), "--table-id", TABLE_ID]) == 2
+    assert not (tmp_path / "missing.db").exists()

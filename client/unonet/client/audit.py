@@ -20,7 +20,7 @@ from typing import IO, TextIO
 from google.protobuf import json_format
 
 from unonet.client.verify import Verifier
-from unonet.fairness import VerificationError
+from unonet.fairness import FairnessError, VerificationError
 from unonet.v1 import events_pb2
 
 FORMAT = "unonet-events"
@@ -88,11 +88,13 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO) -> bool:
                 print(f"ok      {verifier.notes[shown]}", file=out)
                 shown += 1
         verifier.finish()
-    except VerificationError as error:
+    except (FairnessError, ValueError) as error:  # a failed check, a card that is no card, an unknown enum value
         for note in verifier.notes[shown:]:
             print(f"ok      {note}", file=out)
         _print_counts(verifier, out)
-        print(f"FAILED  {error.reason}: {error}", file=out)
+        reason = error.reason if isinstance(error, FairnessError) else "MALFORMED_EVENT"
+        print(f"FAILED  {reason}: event {verifier.number}: {error}"
+              if not isinstance(error, VerificationError) else f"FAILED  {reason}: {error}", file=out)
         return False
     if not verifier.rounds:
         print("FAILED  the log holds no committed shuffle: nothing to verify", file=out)
