@@ -345,8 +345,40 @@ class Replay:
         Raises ReplayRefused (UNKNOWN_SEAT) for a seat the table does not have."""
         self._check(pov)
         if pov not in self._received:
-            self._received[pov] = [self._render(event, pov) for event in self.events]
+            self._received[pov] = self._rebuild(pov)
         return self._received[pov]
+
+    def _rebuild(self, pov: PointOfView) -> list[events_pb2.Event]:
+        """Render every event for `pov`, following the public hands (by commitment) on the way, so that
+        a challenger's HandRevealed gets the hand the accused held when it played the Wild Draw Four."""
+        if pov is None:
+            return list(self.events)
+        table = _Table(self.seat_count, list(self.names))
+        held_when_played: dict[int, list[cards_pb2.CardRef]] = {}  # a Wild Draw Four's event -> the rest
+        out = []
+        for event in self.events:
+            played = event.cards_played if event.HasField("cards_played") else None
+            if played is not None and played.cards and played.cards[0].card.rank == cards_pb2.RANK_WILD_DRAW_FOUR:
+                first = played.cards[0].commitment
+                held_when_played[event.number] = [r for r in table.hands[played.seat].refs if r.commitment != first]
+            rendered = self._render(event, pov)
+            if event.HasField("hand_revealed") and pov in (OPEN, event.hand_revealed.challenger_seat):
+                rendered = self._revealed(rendered, held_when_played.get(event.hand_revealed.played_event_number))
+            table.apply(event)
+            out.append(rendered)
+        return out
+
+    def _revealed(self, event: events_pb2.Event, held: list[cards_pb2.CardRef] | None) -> events_pb2.Event:
+        """The challenger's HandRevealed: the accused's hand as openings, when every one of them is known."""
+        if held is None or event.hand_revealed.hand.cards or any(r.commitment not in self.openings for r in held):
+            return event
+        shown = events_pb2.Event()
+        shown.CopyFrom(event)
+        for ref in held:
+            card = shown.hand_revealed.hand.cards.add(commitment=ref.commitment, deck_number=ref.deck_number,
+                                                      position=ref.position)
+            _open(card, self.openings[ref.commitment])
+        return shown
 
     def _render(self, event: events_pb2.Event, pov: PointOfView) -> events_pb2.Event:
         """`event` with the cards `pov` was shown opened: a copy when any is, else the event itself."""
