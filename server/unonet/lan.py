@@ -37,8 +37,10 @@ class HostedSeat:
     """The user's seat at the table `unonet host` created, and how to reach the host.
 
     `address` is what friends dial (`unonet play ADDRESS`): the LAN address for a wildcard bind, else
-    the bound address. `local_address` is what this process dials. `owner_token` lets the seat's client
-    add bots and start the table (AddBots, StartTable); `token` is the seat's own secret.
+    the bound address. `local_address` is what this process dials. `instance` is the announced DNS-SD
+    name; when announcing failed it is "" and `not_announced` says why (friends then type `address`).
+    `owner_token` lets the seat's client add bots and start the table (AddBots, StartTable); `token` is
+    the seat's own secret.
     """
 
     address: str
@@ -51,6 +53,7 @@ class HostedSeat:
     owner_token: str
     seat_count: int
     player_name: str
+    not_announced: str = ""  # why the LAN announcement failed ("" when it is announced)
 
 
 # The terminal client's entry point for a hosted seat: it returns when the user quits.
@@ -115,10 +118,14 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
             joined = await client.join(created.table_id, options.player_name, seat=0)
             if options.bots:
                 await client.add_bots(options.bots)
-        await announcer.start()
+        not_announced = ""
+        try:
+            await announcer.start()
+        except Exception as error:  # OSError (no multicast here) or zeroconf's refusal: friends type the address
+            not_announced = str(error) or type(error).__name__
         friends = f"{announcer.addresses[0]}:{port}" if is_wildcard(bound) else local
         yield HostedSeat(friends, local, options.name, announcer.instance, created.table_id, joined.seat,
-                         joined.token, created.owner_token, options.seat_count, options.player_name)
+                         joined.token, created.owner_token, options.seat_count, options.player_name, not_announced)
     finally:
         await announcer.stop()
         await host.stop()
@@ -128,8 +135,10 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
 
 def describe(seat: HostedSeat) -> str:
     """What `unonet host` prints: where friends connect, the table, and the user's seat."""
+    announced = (f"is announced on the LAN as {seat.instance!r}" if not seat.not_announced
+                 else f"could not be announced on the LAN ({seat.not_announced})")
     return (
-        f"unonet host {seat.name!r} is announced on the LAN as {seat.instance!r}\n"
+        f"unonet host {seat.name!r} {announced}\n"
         f"friends run:  unonet play {seat.address}   (or pick it from the LAN list)\n"
         f"table:        {seat.table_id}  ({seat.seat_count} seats; it starts when the last one is filled)\n"
         f"your seat:    {seat.seat} as {seat.player_name!r}, token {seat.token}\n"

@@ -174,3 +174,26 @@ def test_a_host_bound_to_one_address_multicasts_on_that_interface_only(stubs) ->
     assert announcer.addresses == ["127.0.0.1"] and announcer.interfaces == ["127.0.0.1"]
     everywhere = announcer_for("0.0.0.0", 1, "x", stubs.host)
     assert everywhere.interfaces is None and everywhere.addresses == [announce.lan_address()]
+
+
+async def test_serve_keeps_serving_when_it_cannot_announce(capsys) -> None:
+    from unonet.host.server import announce_or_warn
+
+    assert await announce_or_warn(Announcer("x", 1, ["127.0.0.1"], interfaces=["192.0.2.77"])) is None
+    assert "not announced on the LAN" in capsys.readouterr().out
+
+
+async def test_the_tables_count_is_refreshed_while_the_host_runs() -> None:
+    tables = [0]
+    announcer = Announcer("dave", 50995, ["127.0.0.1"], interfaces=LOOPBACK, tables=lambda: tables[0],
+                          refresh_s=0.05)
+    async with HostBrowser(interfaces=LOOPBACK) as browser:
+        changes = browser.changes()
+        await announcer.start()
+        try:
+            await until(changes, lambda hosts: any(h.name == "dave" and h.tables == 0 for h in hosts))
+            tables[0] = 2  # nobody calls update(): the announcer's own refresher publishes it
+            await until(changes, lambda hosts: any(h.name == "dave" and h.tables == 2 for h in hosts))
+        finally:
+            await announcer.stop()
+        await changes.aclose()

@@ -98,3 +98,23 @@ async def test_unonet_host_prints_where_to_connect_and_stops_on_ctrl_c() -> None
     finally:
         process.send_signal(signal.SIGINT)
         assert await asyncio.wait_for(process.wait(), WAIT_S) == 0
+
+
+async def test_a_host_that_cannot_announce_still_hosts_and_says_so(monkeypatch) -> None:
+    import unonet.lan
+    from unonet.host.announce import Announcer
+
+    def nowhere(bound, port, name, host, *, tls=False):  # an interface this machine lacks: no socket opens
+        return Announcer(name, port, ["127.0.0.1"], interfaces=["192.0.2.77"])
+
+    monkeypatch.setattr(unonet.lan, "announcer_for", nowhere)
+    out = io.StringIO()
+
+    async def terminal_client(seat: HostedSeat) -> None:
+        assert seat.instance == "" and seat.not_announced
+        async with await TableClient.connect(seat.address) as friend:
+            await friend.join(seat.table_id, "friend")
+
+    seat = await asyncio.wait_for(run_lan_host(LanOptions(listen="127.0.0.1:0", seat_count=2), out=out,
+                                               open_seat=terminal_client), WAIT_S)
+    assert "could not be announced on the LAN" in out.getvalue() and f"unonet play {seat.address}" in out.getvalue()

@@ -149,12 +149,19 @@ class Announcer:
     async def start(self) -> None:
         """Register the service: zeroconf probes the name for about a second, then announces it.
 
-        Raises OSError when no multicast socket can be opened on the interfaces."""
+        Raises OSError when no multicast socket can be opened on the interfaces, or zeroconf's own
+        error when the LAN refuses the name; nothing is left open then."""
         interfaces = InterfaceChoice.All if self.interfaces is None else self.interfaces
         self._zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
         self._announced_tables = self._tables()
-        self._info = self._service_info(instance_label(self.name, self.port), self._announced_tables)
-        await (await self._zeroconf.async_register_service(self._info, allow_name_change=True))  # probed, announced
+        info = self._service_info(instance_label(self.name, self.port), self._announced_tables)
+        try:
+            await (await self._zeroconf.async_register_service(info, allow_name_change=True))  # probed, announced
+        except BaseException:
+            await self._zeroconf.async_close()
+            self._zeroconf = None
+            raise
+        self._info = info
         self._refresher = asyncio.create_task(self._refresh())
 
     async def update(self) -> None:

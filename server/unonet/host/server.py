@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from unonet.host.announce import announcer_for
+from unonet.host.announce import Announcer, announcer_for
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
@@ -74,6 +74,18 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
 
 
+async def announce_or_warn(announcer: Announcer) -> Announcer | None:
+    """Start the LAN announcement; a host that cannot announce still serves (it is dialled by address)."""
+    try:
+        await announcer.start()
+    except Exception as error:  # OSError (no multicast here) or zeroconf's refusal: say so, keep serving
+        log.warning("cannot announce on the LAN: %s", error)
+        print(f"not announced on the LAN ({error}); clients dial the address", flush=True)
+        return None
+    print(f"announced on the LAN as {announcer.instance!r} at {', '.join(announcer.addresses)}", flush=True)
+    return announcer
+
+
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
                 bot_delay_s: float = 0.0, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
@@ -101,9 +113,7 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     print(f"unonet host listening on {bound}:{port} ({restored} tables restored)", flush=True)
     announcer = None
     if announce_as is not None:
-        announcer = announcer_for(bound, port, announce_as, host, tls=tls is not None)
-        await announcer.start()
-        print(f"announced on the LAN as {announcer.instance!r} at {', '.join(announcer.addresses)}", flush=True)
+        announcer = await announce_or_warn(announcer_for(bound, port, announce_as, host, tls=tls is not None))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
