@@ -236,3 +236,16 @@ def test_unonet_replay_reads_a_hosts_database_too(tmp_path, capsys) -> None:
     assert "EMPTY_LOG" in capsys.readouterr().err
     assert main(["replay", "--db", str(tmp_path / "missing.db"), "--table-id", TABLE_ID]) == 2
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_log_that_is_not_a_log_is_refused_without_a_traceback(tmp_path, capsys) -> None:
+    header = b'{"format": "unonet-events", "version": 1, "table_id": "t"}\n'
+    for body in (b'{"number": "one"}\n', b'{"cardsDrawn": {"seat": 99, "count": 1}, "number": 1}\n'):
+        path = tmp_path / "odd.jsonl"
+        path.write_bytes(header + body)
+        code = main(["replay", str(path)])
+        assert code in (1, 2) and "refused" in capsys.readouterr().err
+    path.write_bytes(b"\x05\xff\xff\xff\xff\xff")
+    assert main(["replay", str(path), "--table-id", "t"]) == 2
+    assert "MALFORMED_LOG" in capsys.readouterr().err
+    assert main(["verify", str(path), "--table-id", "t"]) == 2  # the audit reads logs the same way

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, TextIO
 
 from google.protobuf import json_format
+from google.protobuf.message import DecodeError
 
 from unonet.client.verify import Verifier
 from unonet.fairness import FairnessError, VerificationError
@@ -39,7 +40,13 @@ def write_jsonl(out: TextIO, table_id: str, events: Iterable[events_pb2.Event]) 
 
 def read_log(stream: IO[bytes], table_id: str | None = None) -> tuple[str, list[events_pb2.Event]]:
     """Read either log form. Raises ValueError for a malformed log or a binary log without a table id."""
-    data = stream.read()
+    try:
+        return _read_log(stream.read(), table_id)
+    except (json_format.ParseError, DecodeError, KeyError, IndexError) as error:  # protobuf's are not ValueErrors
+        raise ValueError(f"malformed log: {error}") from error
+
+
+def _read_log(data: bytes, table_id: str | None) -> tuple[str, list[events_pb2.Event]]:
     if data[:1] == b"{":
         lines = [line for line in data.decode("utf-8").splitlines() if line.strip()]
         header = json.loads(lines[0])

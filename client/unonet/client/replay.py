@@ -168,8 +168,13 @@ class _Table:
     def apply(self, event: events_pb2.Event) -> None:
         kind = event.WhichOneof("payload")
         handler = getattr(self, f"_on_{kind}", None) if kind is not None else None
-        if handler is not None:
+        if handler is None:
+            return
+        try:
             handler(getattr(event, str(kind)))
+        except IndexError:  # only a log the audit could not check (no commitments) can get here
+            raise ReplayRefused("UNKNOWN_SEAT", f"event {event.number} ({kind}) names a seat the table does "
+                                                f"not have ({len(self.hands)} seats)") from None
 
     def _on_player_joined(self, msg: events_pb2.PlayerJoined) -> None:
         self.names[msg.seat] = msg.name
@@ -263,11 +268,34 @@ class _Table:
         )
 
 
+def _seats(events: Sequence[events_pb2.Event]) -> tuple[int, list[str]]:
+    """The seat count and names a log gives: MatchStarted's, else (a match that never started) the
+    seats its joins named."""
+    started = next((e.match_started for e in events if e.HasField("match_started")), None)
+    if started is not None:
+        names = [""] * started.settings.seat_count
+        for state in started.seats:
+            if state.seat < len(names):
+                names[state.seat] = state.name
+        return len(names), names
+    joined = {e.player_joined.seat: e.player_joined.name for e in events if e.HasField("player_joined")}
+    joined |= {e.bot_seated.seat: e.bot_seated.name for e in events if e.HasField("bot_seated")}
+    count = max(joined, default=-1) + 1
+    return count, [joined.get(seat, "") for seat in range(count)]
+
+
 class Replay:
     """A finished (or abandoned) game's public log, audited, ready to step through from any point of view.
 
     Raises ReplayRefused from the constructor for a log that is empty, not numbered 1, 2, 3, ... or
     fails any fairness check. Nothing here touches the network or the host.
+
+    Attributes:
+        is_fair: the table dealt with the commit-reveal shuffle (a ShuffleCommitted is in the log).
+        dealt_rounds: the numbers of the rounds the log deals, in order.
+        open_rounds: the dealt rounds whose seed was revealed (and checked): those whose hands open.
+        seat_count, names: the table's seats and their players' names (as the log last named them
+            before the match; "" for a seat never named).
     """
 
     def __init__(self, table_id: str, events: Sequence[events_pb2.Event]) -> None:
@@ -288,11 +316,11 @@ class Replay:
         except ValueError as error:  # an enum value no card or colour has
             raise ReplayRefused("MALFORMED_LOG", f"the log holds a value no event can carry: {error}") from error
         self.openings: dict[bytes, CardOpening] = dict(self.verifier.revealed)
-        started = next((e.match_started for e in self.events if e.HasField("match_started")), None)
-        self.seat_count = started.settings.seat_count if started is not None else 0
-        self.names = [""] * self.seat_count
-        for seat in started.seats if started is not None else ():
-            self.names[seat.seat] = seat.name
+        self.seat_count, self.names = _seats(self.events)
+        self.is_fair = any(event.HasField("shuffle_committed") for event in self.events)
+        revealed = {e.shuffle_revealed.round_number for e in self.events if e.HasField("shuffle_revealed")}
+        self.dealt_rounds = tuple(e.round_started.round_number for e in self.events if e.HasField("round_started"))
+        self.open_rounds = frozenset(revealed & set(self.dealt_rounds)) if self.is_fair else frozenset()
         self._received: dict[PointOfView, list[events_pb2.Event]] = {}
         self._snapshots: dict[PointOfView, list[Snapshot]] = {}
 
@@ -303,7 +331,7 @@ class Replay:
         Raises ReplayRefused for a log that cannot be read or replayed."""
         try:
             table_id, events = read_log(stream, table_id)
-        except (ValueError, KeyError, IndexError) as error:
+        except ValueError as error:
             raise ReplayRefused("MALFORMED_LOG", str(error)) from error
         return cls(table_id, events)
 
@@ -311,24 +339,13 @@ class Replay:
         """The number of steps: one per event."""
         return len(self.events)
 
-    @property
-    def is_fair(self) -> bool:
-        """True when the table dealt with the commit-reveal shuffle (its hands can be rebuilt)."""
-        return bool(self.verifier.rounds)
-
-    @property
-    def open_rounds(self) -> frozenset[int]:
-        """The rounds whose seed was revealed and checked: the rounds whose hands can be opened."""
-        return frozenset(number for number, state in self.verifier.rounds.items() if state.revealed)
-
     def hidden_reason(self, pov: PointOfView, round_number: int | None = None) -> str | None:
         """Why `pov` cannot see the hands it should in `round_number` (any round when None), or None."""
         if pov is None:
             return None
         if not self.is_fair:
             return PLAIN_SHUFFLE
-        dealt = [n for n, state in sorted(self.verifier.rounds.items()) if state.piles]
-        unrevealed = [n for n in dealt if n not in self.open_rounds and round_number in (None, n)]
+        unrevealed = [n for n in self.dealt_rounds if n not in self.open_rounds and round_number in (None, n)]
         if not unrevealed:
             return None
         rounds = ", ".join(str(n) for n in unrevealed)
