@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 import sys
 from collections.abc import AsyncIterator, Callable
 
@@ -23,6 +24,10 @@ from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc
 
 LOOPBACK = ["127.0.0.1"]
 WAIT_S = 10.0
+# Host names unique to this run, so a test never mistakes another run's host on the same machine for its own.
+RUN = secrets.token_hex(3)
+ALICE, BOB, TWIN, CAROL, DAVE, PARTY = (f"{name} {RUN}" for name in ("alice's table", "bob", "twin", "carol",
+                                                                        "dave", "lan party"))
 
 
 async def until(changes: AsyncIterator[list[DiscoveredHost]],
@@ -47,16 +52,16 @@ def test_the_host_and_the_client_announce_and_browse_the_same_service_type() -> 
 
 async def test_a_real_host_is_announced_found_dialled_updated_and_withdrawn(stubs) -> None:
     port = int(stubs.address.rsplit(":", 1)[1])
-    announcer = Announcer("alice's table", port, ["127.0.0.1"], interfaces=LOOPBACK,
+    announcer = Announcer(ALICE, port, ["127.0.0.1"], interfaces=LOOPBACK,
                           tables=lambda: len(stubs.host.tables), refresh_s=3600)
     async with HostBrowser(interfaces=LOOPBACK) as browser:
         changes = browser.changes()
         await announcer.start()
         try:
-            hosts = await until(changes, named("alice's table"))
-            (found,) = [host for host in hosts if host.name == "alice's table"]
+            hosts = await until(changes, named(ALICE))
+            (found,) = [host for host in hosts if host.name == ALICE]
             assert found.target == stubs.address
-            label = instance_label("alice's table", port)
+            label = instance_label(ALICE, port)
             assert found.instance == announcer.instance == f"{label}.{announce.SERVICE_TYPE}"
             assert found.tables == 0 and not found.is_tls
             assert found.properties["protocol"] == "unonet.v1" and found.version == announce.unonet_version()
@@ -67,55 +72,55 @@ async def test_a_real_host_is_announced_found_dialled_updated_and_withdrawn(stub
             await until(changes, lambda hosts: any(host.tables == 1 for host in hosts))
         finally:
             await announcer.stop()
-        hosts = await until(changes, lambda hosts: not named("alice's table")(hosts))
+        hosts = await until(changes, lambda hosts: not named(ALICE)(hosts))
         assert browser.hosts == hosts
         await changes.aclose()
 
 
 async def test_discover_hosts_lists_what_answers_within_its_timeout() -> None:
-    announcer = Announcer("bob", 50999, ["127.0.0.1"], interfaces=LOOPBACK, tls=True)
+    announcer = Announcer(BOB, 50999, ["127.0.0.1"], interfaces=LOOPBACK, tls=True)
     await announcer.start()
     try:
         hosts = await asyncio.wait_for(discover_hosts(1.5, interfaces=LOOPBACK), WAIT_S)
     finally:
         await announcer.stop()
-    (bob,) = [host for host in hosts if host.name == "bob"]
+    (bob,) = [host for host in hosts if host.name == BOB]
     assert bob.target == "127.0.0.1:50999" and bob.is_tls
 
 
 async def test_two_hosts_of_one_name_are_both_listed(stubs) -> None:
-    first = Announcer("twin", 50997, ["127.0.0.1"], interfaces=LOOPBACK)
-    second = Announcer("twin", 50998, ["127.0.0.1"], interfaces=LOOPBACK)
+    first = Announcer(TWIN, 50997, ["127.0.0.1"], interfaces=LOOPBACK)
+    second = Announcer(TWIN, 50998, ["127.0.0.1"], interfaces=LOOPBACK)
     async with HostBrowser(interfaces=LOOPBACK) as browser:
         changes = browser.changes()
         await first.start()
         await second.start()
         try:
-            hosts = await until(changes, lambda hosts: sum(host.name == "twin" for host in hosts) == 2)
+            hosts = await until(changes, lambda hosts: sum(host.name == TWIN for host in hosts) == 2)
         finally:
             await second.stop()
             await first.stop()
         await changes.aclose()
     assert first.instance != second.instance
-    assert sorted(host.port for host in hosts if host.name == "twin") == [50997, 50998]
+    assert sorted(host.port for host in hosts if host.name == TWIN) == [50997, 50998]
 
 
 def test_the_live_list_calls_back_after_each_change() -> None:
     calls: list[int] = []
 
     async def run() -> list[DiscoveredHost]:
-        announcer = Announcer("carol", 50996, ["127.0.0.1"], interfaces=LOOPBACK)
+        announcer = Announcer(CAROL, 50996, ["127.0.0.1"], interfaces=LOOPBACK)
         async with HostBrowser(interfaces=LOOPBACK, on_change=lambda: calls.append(1)) as browser:
             changes = browser.changes()
             await announcer.start()
             try:
-                return await until(changes, named("carol"))
+                return await until(changes, named(CAROL))
             finally:
                 await announcer.stop()
                 await changes.aclose()
 
     hosts = asyncio.run(run())
-    assert named("carol")(hosts) and calls
+    assert named(CAROL)(hosts) and calls
 
 
 def test_announced_addresses_follow_the_listen_address() -> None:
@@ -146,7 +151,7 @@ async def test_unonet_serve_announce_is_found_on_loopback_and_withdrawn_when_it_
         changes = browser.changes()
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "unonet.cli", "serve", "--listen", "127.0.0.1:0", "--db", str(tmp_path / "h.db"),
-            "--announce", "--name", "lan party", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            "--announce", "--name", PARTY, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
         )
         try:
             assert process.stdout is not None
@@ -154,12 +159,12 @@ async def test_unonet_serve_announce_is_found_on_loopback_and_withdrawn_when_it_
             port = int(re.search(r"listening on 127\.0\.0\.1:(\d+)", listening).group(1))  # type: ignore[union-attr]
             announced = (await asyncio.wait_for(process.stdout.readline(), WAIT_S)).decode()
             assert "announced on the LAN as" in announced and "127.0.0.1" in announced
-            hosts = await until(changes, named("lan party"))
-            assert [host.target for host in hosts if host.name == "lan party"] == [f"127.0.0.1:{port}"]
+            hosts = await until(changes, named(PARTY))
+            assert [host.target for host in hosts if host.name == PARTY] == [f"127.0.0.1:{port}"]
         finally:
             process.terminate()  # SIGTERM: the host withdraws itself before it shuts down
             assert await asyncio.wait_for(process.wait(), WAIT_S) == 0
-        await until(changes, lambda hosts: not named("lan party")(hosts))
+        await until(changes, lambda hosts: not named(PARTY)(hosts))
         await changes.aclose()
 
 
@@ -185,15 +190,26 @@ async def test_serve_keeps_serving_when_it_cannot_announce(capsys) -> None:
 
 async def test_the_tables_count_is_refreshed_while_the_host_runs() -> None:
     tables = [0]
-    announcer = Announcer("dave", 50995, ["127.0.0.1"], interfaces=LOOPBACK, tables=lambda: tables[0],
+    announcer = Announcer(DAVE, 50995, ["127.0.0.1"], interfaces=LOOPBACK, tables=lambda: tables[0],
                           refresh_s=0.05)
     async with HostBrowser(interfaces=LOOPBACK) as browser:
         changes = browser.changes()
         await announcer.start()
         try:
-            await until(changes, lambda hosts: any(h.name == "dave" and h.tables == 0 for h in hosts))
+            await until(changes, lambda hosts: any(h.name == DAVE and h.tables == 0 for h in hosts))
             tables[0] = 2  # nobody calls update(): the announcer's own refresher publishes it
-            await until(changes, lambda hosts: any(h.name == "dave" and h.tables == 2 for h in hosts))
+            await until(changes, lambda hosts: any(h.name == DAVE and h.tables == 2 for h in hosts))
         finally:
             await announcer.stop()
         await changes.aclose()
+
+
+async def test_the_live_list_ends_when_the_browser_stops() -> None:
+    browser = HostBrowser(interfaces=LOOPBACK)
+    await browser.start()
+    changes = browser.changes()
+    assert await asyncio.wait_for(anext(changes), WAIT_S) == browser.hosts
+    waiting = asyncio.ensure_future(anext(changes))
+    await browser.stop()
+    with pytest.raises(StopAsyncIteration):
+        await asyncio.wait_for(waiting, WAIT_S)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import secrets
 import signal
 import sys
 
@@ -23,6 +24,9 @@ from unonet.v1 import table_pb2
 
 LOOPBACK = ["127.0.0.1"]
 WAIT_S = 10.0
+# Host names unique to this run, so a test never mistakes another run's host on the same machine for its own.
+RUN = secrets.token_hex(3)
+PARTY, LONELY, CLI_PARTY = (f"{name} {RUN}" for name in ("party", "lonely", "cli party"))
 
 
 async def found(browser: HostBrowser, name: str, *, present: bool = True) -> list[DiscoveredHost]:
@@ -41,7 +45,7 @@ async def test_the_hosted_seat_is_announced_joined_and_playable_by_friends() -> 
 
     async def terminal_client(seat: HostedSeat) -> None:  # stands in for the full-screen client
         seen.append(seat)
-        (host,) = [h for h in await found(browser, "party") if h.name == "party"]
+        (host,) = [h for h in await found(browser, PARTY) if h.name == PARTY]
         assert host.target == seat.address == seat.local_address
         async with await TableClient.connect(seat.address) as me, await TableClient.connect(host.target) as friend:
             me.attach(seat.table_id, seat.token, seat.seat)
@@ -54,9 +58,9 @@ async def test_the_hosted_seat_is_announced_joined_and_playable_by_friends() -> 
 
     out = io.StringIO()
     async with HostBrowser(interfaces=LOOPBACK) as browser:
-        options = LanOptions(listen="127.0.0.1:0", name="party", player_name="ada", seat_count=3, bots=1)
+        options = LanOptions(listen="127.0.0.1:0", name=PARTY, player_name="ada", seat_count=3, bots=1)
         seat = await asyncio.wait_for(run_lan_host(options, out=out, open_seat=terminal_client), 3 * WAIT_S)
-        await found(browser, "party", present=False)  # withdrawn once the client returned
+        await found(browser, PARTY, present=False)  # withdrawn once the client returned
     assert seen == [seat]
     printed = out.getvalue()
     assert f"unonet play {seat.address}" in printed and seat.table_id in printed and seat.token in printed
@@ -67,13 +71,13 @@ async def test_the_hosted_seat_is_announced_joined_and_playable_by_friends() -> 
 async def test_without_a_client_it_serves_until_stopped() -> None:
     stop = asyncio.Event()
     async with HostBrowser(interfaces=LOOPBACK) as browser:
-        hosting = asyncio.create_task(run_lan_host(LanOptions(listen="127.0.0.1:0", name="lonely"),
+        hosting = asyncio.create_task(run_lan_host(LanOptions(listen="127.0.0.1:0", name=LONELY),
                                                    out=io.StringIO(), stop=stop.wait()))
-        await found(browser, "lonely")
+        await found(browser, LONELY)
         assert not hosting.done()
         stop.set()
         seat = await asyncio.wait_for(hosting, WAIT_S)
-        await found(browser, "lonely", present=False)
+        await found(browser, LONELY, present=False)
     assert seat.seat == 0 and seat.seat_count == 4
 
 
@@ -84,7 +88,7 @@ def test_unonet_host_refuses_an_address_it_cannot_use(capsys) -> None:
 
 async def test_unonet_host_prints_where_to_connect_and_stops_on_ctrl_c() -> None:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "unonet.cli", "host", "--listen", "127.0.0.1:0", "--name", "cli party",
+        sys.executable, "-m", "unonet.cli", "host", "--listen", "127.0.0.1:0", "--name", CLI_PARTY,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
     )
     try:

@@ -103,7 +103,7 @@ class HostBrowser:
         self._zeroconf: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
         self._resolving: set[asyncio.Task[None]] = set()
-        self._listeners: list[asyncio.Queue[list[DiscoveredHost]]] = []
+        self._listeners: list[asyncio.Queue[list[DiscoveredHost] | None]] = []  # None: the browser stopped
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -130,6 +130,8 @@ class HostBrowser:
         if self._zeroconf is not None:
             await self._zeroconf.async_close()
             self._zeroconf = None
+        for queue in self._listeners:
+            queue.put_nowait(None)
 
     async def __aenter__(self) -> HostBrowser:
         await self.start()
@@ -141,12 +143,12 @@ class HostBrowser:
 
     async def changes(self) -> AsyncIterator[list[DiscoveredHost]]:
         """The current list at once, then the list after every change, until the browser stops."""
-        queue: asyncio.Queue[list[DiscoveredHost]] = asyncio.Queue()
+        queue: asyncio.Queue[list[DiscoveredHost] | None] = asyncio.Queue()
         self._listeners.append(queue)
         try:
             yield self.hosts
-            while True:
-                yield await queue.get()
+            while (hosts := await queue.get()) is not None:
+                yield hosts
         finally:
             self._listeners.remove(queue)
 
