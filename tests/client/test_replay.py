@@ -249,3 +249,15 @@ def test_a_log_that_is_not_a_log_is_refused_without_a_traceback(tmp_path, capsys
     assert main(["replay", str(path), "--table-id", "t"]) == 2
     assert "MALFORMED_LOG" in capsys.readouterr().err
     assert main(["verify", str(path), "--table-id", "t"]) == 2  # the audit reads logs the same way
+
+
+@pytest.mark.parametrize("preset", ["standard", "house", "serbian", "french", "russian", "polish"])
+@pytest.mark.parametrize("seats", [2, 4])
+def test_every_preset_replays_each_seat_exactly_and_opens_every_hand(preset: str, seats: int) -> None:
+    table = play_match(5, seats=seats, preset=preset, target_score=100)
+    replay = Replay(TABLE_ID, stream(table, None))
+    for seat in range(seats):
+        assert [plain(e) for e in replay.received(seat)] == [plain(e) for e in stream(table, seat)]
+    for snapshot in replay.snapshots(OPEN):
+        for seat in snapshot.seats:
+            assert None not in seat.cards and len(seat.cards) == seat.count, (snapshot.step, seat.seat)
