@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from unonet.client.table_client import TableClient
-from unonet.host.announce import announcer_for, is_wildcard
+from unonet.host.announce import Announcer, announcer_for, is_wildcard, lan_address
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import MemoryStore, SqliteStore, Store
@@ -98,8 +98,9 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
     announcement and stop the host.
 
     The table starts by itself when its last seat is filled (friends joining, or bots); the seat's
-    owner token starts it sooner. Raises ValueError for a bad `listen`, OSError when it cannot be bound
-    or announced, and the client's typed errors (`InvalidArgument`, ...) for refused table options.
+    owner token starts it sooner. A host that cannot be announced still runs (`HostedSeat.not_announced`
+    says why). Raises ValueError for a bad `listen`, OSError when it cannot be bound, and the client's
+    typed errors (`InvalidArgument`, ...) for refused table options.
     """
     bound, port = _split(options.listen)
     store: Store = SqliteStore(options.db) if options.db else MemoryStore()
@@ -108,7 +109,7 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
     server, port, _ = await create_server(options.listen, host=host)
     await server.start()
     host.start_drivers()
-    announcer = announcer_for(bound, port, options.name, host)
+    announcer: Announcer | None = None
     try:
         local = _dial(bound, port)
         async with await TableClient.connect(local) as client:
@@ -118,19 +119,27 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
             joined = await client.join(created.table_id, options.player_name, seat=0)
             if options.bots:
                 await client.add_bots(options.bots)
-        not_announced = ""
-        try:
-            await announcer.start()
-        except Exception as error:  # OSError (no multicast here) or zeroconf's refusal: friends type the address
-            not_announced = str(error) or type(error).__name__
-        friends = f"{announcer.addresses[0]}:{port}" if is_wildcard(bound) else local
-        yield HostedSeat(friends, local, options.name, announcer.instance, created.table_id, joined.seat,
-                         joined.token, created.owner_token, options.seat_count, options.player_name, not_announced)
+        announcer, not_announced = await _announce(bound, port, options.name, host)
+        friends = f"{lan_address()}:{port}" if is_wildcard(bound) else local
+        yield HostedSeat(friends, local, options.name, announcer.instance if announcer else "", created.table_id,
+                         joined.seat, joined.token, created.owner_token, options.seat_count, options.player_name,
+                         not_announced)
     finally:
-        await announcer.stop()
+        if announcer is not None:
+            await announcer.stop()
         await host.stop()
         await server.stop(grace=1)
         store.close()
+
+
+async def _announce(bound: str, port: int, name: str, host: Host) -> tuple[Announcer | None, str]:
+    """Start the announcement; on failure return why instead: friends can still type the address."""
+    try:
+        announcer = announcer_for(bound, port, name, host)
+        await announcer.start()
+    except Exception as error:  # OSError (no multicast), ValueError (no IPv4 to announce), zeroconf's refusal
+        return None, str(error) or type(error).__name__
+    return announcer, ""
 
 
 def describe(seat: HostedSeat) -> str:
