@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from unonet.engine import PRESETS, UnoError, find_ruleset
+from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
 from unonet.host import convert
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
@@ -232,7 +232,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     @_refusals
     async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
         presets = [
-            rules_pb2.RulesetPreset(name=name, ruleset=convert.ruleset_to_pb(ruleset))
+            rules_pb2.RulesetPreset(
+                name=name, description=PRESET_DESCRIPTIONS[name], ruleset=convert.ruleset_to_pb(ruleset)
+            )
             for name, ruleset in PRESETS.items()
         ]
         return lobby_service_pb2.ListPresetsResponse(presets=presets)
@@ -411,6 +413,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}"))
                 return
             subscriber = table.subscribe(seat)
+            last = subscriber.first_queued - 1  # a seat's first stream was just announced (SeatConnectionChanged)
             subscriber.task = asyncio.current_task()
             snapshot = None
             if request.start_with_snapshot:
