@@ -12,9 +12,11 @@ class UnoError(Exception):
 
     default_reason = "UNO_ERROR"
 
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
+    def __init__(self, message: str, *, reason: str | None = None, metadata: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.reason = reason or self.default_reason
+        # Facts a program may branch on, such as the `seat` whose turn it is (ErrorDetail.metadata).
+        self.metadata = metadata or {}
 
 
 class RulesetError(UnoError, ValueError):

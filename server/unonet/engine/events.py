@@ -412,6 +412,7 @@ class RoundEnded(Event):
     points: tuple[int, ...]
     totals: tuple[int, ...]
     hands: tuple[tuple[Card, ...], ...]
+    eliminated: tuple[int, ...] = ()  # the seats out of the match once this round is scored
 
 
 @fast_init
@@ -429,3 +430,4 @@ class MatchEnded(Event):
     winners: tuple[int, ...]
     totals: tuple[int, ...]
     reason: MatchEndReason = MatchEndReason.TARGET_SCORE
+    eliminated: tuple[int, ...] = ()  # the seats out of the match (elimination, forfeits)

@@ -1327,7 +1327,7 @@ class Game:
         escape = self._escape_window_for(seat)
         if not ruleset.jump_in and escape is None:
             if seat != self.current:
-                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
             raise IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
         if self.phase not in (_TURN, _AFTER_DRAW):
             raise IllegalAction(f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT")
@@ -1571,11 +1571,15 @@ class Game:
                     reason="CARD_NOT_IN_HAND",
                 )
 
+    def _turn_facts(self) -> dict[str, str]:
+        """A NOT_YOUR_TURN refusal's metadata: the `seat` the game waits for, when one is."""
+        return {"seat": str(self.to_act)} if self.to_act is not None else {}
+
     def _require_turn(self, seat: int, phase: Phase) -> None:
         if self._blocking:
             raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
         if seat != self.current:
-            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
         if self.phase is not phase:
             raise IllegalAction(
                 f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}",

@@ -172,7 +172,8 @@ class Match:
         remaining = [s for s in range(self.num_players) if s not in self.eliminated]
         if len(remaining) == 1:
             self.winners = (remaining[0],)
-            return [*out, ev.MatchEnded(self.winners, tuple(self.totals), ev.MatchEndReason.LAST_SEAT_STANDING)]
+            return [*out, ev.MatchEnded(self.winners, tuple(self.totals), ev.MatchEndReason.LAST_SEAT_STANDING,
+                                        tuple(sorted(self.eliminated)))]
         return self._settle(out)
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -256,10 +257,14 @@ class Match:
                 points[winner] -= RUSSIAN_WILD_DRAW_FOUR_BONUS
         for seat in seats:
             self.totals[seat] += points[seat]
+        decided = self._decide(seats)  # eliminations (their PlayerEliminated follow the RoundEnded)
+        hands = tuple(tuple(h) for h in game.hands)
         out: list[Event] = [
-            ev.RoundEnded(self.round_no, winner, tuple(points), tuple(self.totals), tuple(tuple(h) for h in game.hands))
+            ev.RoundEnded(
+                self.round_no, winner, tuple(points), tuple(self.totals), hands, tuple(sorted(self.eliminated))
+            )
         ]
-        out += self._decide(seats)
+        out += decided
         if not self.is_over:
             if self.auto_deal:
                 out += self._deal(self._next_dealer(game.dealer))
@@ -303,6 +308,6 @@ class Match:
                 low = min(self.totals[seat] for seat in reached)
                 self.winners = tuple(seat for seat in reached if self.totals[seat] == low)
             if self.winners:
-                out.append(ev.MatchEnded(self.winners, tuple(self.totals), reason))
+                out.append(ev.MatchEnded(self.winners, tuple(self.totals), reason, tuple(sorted(self.eliminated))))
             return out
-        return [ev.MatchEnded(self.winners, tuple(self.totals))]
+        return [ev.MatchEnded(self.winners, tuple(self.totals), eliminated=tuple(sorted(self.eliminated)))]

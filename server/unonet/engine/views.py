@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from unonet.engine.actions import Action
 from unonet.engine.cards import Card, Color, Rank
 from unonet.engine.events import Window
-from unonet.engine.game import Phase
+from unonet.engine.game import Game, Phase
 from unonet.engine.legal import is_bluff, legal_actions
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ class SeatView:
     match_winners: tuple[int, ...]
     legal_actions: tuple[Action, ...]
     bluff: bool = False  # a Wild Draw Four the viewer played now would be unfair (T2, B3)
+    swap_card: Card | None = None  # H11: the card offered in a pending five swap, for its two seats only
 
 
 def build_view(match: Match, seat: int | None) -> SeatView:
@@ -92,4 +93,13 @@ def build_view(match: Match, seat: int | None) -> SeatView:
         match_winners=match.winners,
         legal_actions=tuple(legal_actions(game, seat)) if seat is not None and not match.is_over else (),
         bluff=seat is not None and is_bluff(game, seat),
+        swap_card=_swap_card_for(game, seat),
     )
+
+
+def _swap_card_for(game: Game, seat: int | None) -> Card | None:
+    """H11: the card a pending five swap offers, which only its giver and its target may see."""
+    pending = game.pending_swap
+    if pending is None or seat not in pending[:2]:
+        return None
+    return pending[2]

@@ -359,7 +359,11 @@ def ruleset_from_pb(preset: str, overrides: rules_pb2.Ruleset) -> Ruleset:
                 enum = rules_pb2.Ruleset.DESCRIPTOR.fields_by_name[name].enum_type
                 known = enum.values_by_number if enum is not None else {}
                 shown = known[value].name if value in known else str(value)
-                raise RulesetError(f"option {name} cannot be {shown}", reason="UNSPECIFIED_ENUM")
+                raise RulesetError(
+                    f"option {name} cannot be {shown}",
+                    reason="UNSPECIFIED_ENUM",
+                    metadata={"field": f"overrides.{name}"},
+                )
             value = option
         changes[name] = value
     return base.replace(**changes) if changes else base
@@ -831,6 +835,7 @@ def _round_ended(event: ev.RoundEnded, _visible: ev.RoundEnded, _seat: int | Non
             hand_points=sum(card.points for card in event.hands[owner]) if owner < len(event.hands) else 0,
             round_points=points,
             total=total,
+            eliminated=owner in event.eliminated,
         )
         for owner, (points, total) in enumerate(zip(event.points, event.totals, strict=True))
     ]
@@ -849,7 +854,10 @@ def _player_eliminated(event: ev.PlayerEliminated, _v: ev.PlayerEliminated, _s: 
 
 @_converts(ev.MatchEnded)
 def _match_ended(event: ev.MatchEnded, _visible: ev.MatchEnded, _seat: int | None) -> events_pb2.Event:
-    scores = [events_pb2.SeatScore(seat=owner, total=total) for owner, total in enumerate(event.totals)]
+    scores = [
+        events_pb2.SeatScore(seat=owner, total=total, eliminated=owner in event.eliminated)
+        for owner, total in enumerate(event.totals)
+    ]
     return events_pb2.Event(
         match_ended=events_pb2.MatchEnded(
             winner_seats=event.winners,
@@ -1031,7 +1039,9 @@ def view_to_pb(
         msg.silence_seat = view.silence
     if view.phase is Phase.GIVE_CARD and view.to_act is not None:
         # H11: the giver is the player whose turn it is; the card itself is not in the engine's view.
-        msg.five_swap.CopyFrom(views_pb2.PendingFiveSwap(seat=view.current, target_seat=view.to_act))
+        msg.five_swap.CopyFrom(
+            views_pb2.PendingFiveSwap(seat=view.current, target_seat=view.to_act, card=card_ref(view.swap_card))
+        )
     if view.seat is not None:
         msg.hand.extend(card_ref(card) for card in view.hand)
         msg.legal_actions.CopyFrom(_view_legal_actions(view, view.seat, settings))

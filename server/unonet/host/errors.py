@@ -20,18 +20,21 @@ log = logging.getLogger(__name__)
 class HostError(Exception):
     """A refusal decided by the host rather than the rules: unknown table, bad token, full table."""
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
+        self.metadata = metadata or {}  # ErrorDetail.metadata: facts a program may branch on
 
 
 def not_found(reason: str, message: str) -> HostError:
     return HostError(grpc.StatusCode.NOT_FOUND, reason, message)
 
 
-def invalid(reason: str, message: str) -> HostError:
-    return HostError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
+def invalid(reason: str, message: str, metadata: dict[str, str] | None = None) -> HostError:
+    return HostError(grpc.StatusCode.INVALID_ARGUMENT, reason, message, metadata)
 
 
 def denied(reason: str, message: str) -> HostError:
@@ -66,6 +69,7 @@ def status_for(error: Exception) -> tuple[grpc.StatusCode, str, str]:
 async def abort(context: grpc.aio.ServicerContext[object, object], error: Exception) -> None:
     """End the call with the mapped status and the machine-readable detail in trailing metadata."""
     code, reason, message = status_for(error)
-    detail = errors_pb2.ErrorDetail(reason=reason).SerializeToString()
+    facts = error.metadata if isinstance(error, HostError | UnoError) else {}
+    detail = errors_pb2.ErrorDetail(reason=reason, metadata=facts).SerializeToString()
     context.set_trailing_metadata(((ERROR_METADATA_KEY, detail),))
     await context.abort(code, message)

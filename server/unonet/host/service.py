@@ -410,7 +410,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         async with table.lock:
             last = table.last_number
             if request.after_event_number > last:
-                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}"))
+                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
+                                             {"event_number": str(last)}))
                 return
             subscriber = table.subscribe(seat)
             last = subscriber.first_queued - 1  # a seat's first stream was just announced (SeatConnectionChanged)
