@@ -479,6 +479,10 @@ def check_view(match: Match, viewer: int | None) -> None:
     # A window shows the public card it is about (a played card, the top card or one under it).
     window_faces = Counter(convert.card_from_pb(w.card.card) for w in msg.open_windows if w.HasField("card"))
     assert set(window_faces) <= set(match.game.discard)
+    # A pending five swap's card, shown to its two seats only (H11).
+    if msg.five_swap.card.HasField("card"):
+        assert viewer in (msg.five_swap.seat, msg.five_swap.target_seat)
+        window_faces[convert.card_from_pb(msg.five_swap.card.card)] += 1
     if viewer is None:
         assert msg.is_spectator and not msg.hand and not msg.HasField("legal_actions")
         assert pb_faces(msg) - window_faces == Counter([view.top])

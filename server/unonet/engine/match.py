@@ -172,8 +172,15 @@ class Match:
         remaining = [s for s in range(self.num_players) if s not in self.eliminated]
         if len(remaining) == 1:
             self.winners = (remaining[0],)
-            return [*out, ev.MatchEnded(self.winners, tuple(self.totals), ev.MatchEndReason.LAST_SEAT_STANDING,
-                                        tuple(sorted(self.eliminated)))]
+            return [
+                *out,
+                ev.MatchEnded(
+                    self.winners,
+                    tuple(self.totals),
+                    ev.MatchEndReason.LAST_SEAT_STANDING,
+                    tuple(sorted(self.eliminated)),
+                ),
+            ]
         return self._settle(out)
 
     def legal_actions(self, seat: int) -> list[Action]:
