@@ -6,12 +6,14 @@ reimplementation or a bot author's mock, can be checked by pointing the variable
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import grpc
 import pytest
+import pytest_asyncio
 
 from unonet.v1 import lobby_service_pb2_grpc, play_service_pb2_grpc, watch_service_pb2_grpc
 
@@ -29,8 +31,8 @@ class Remote:
     watch: watch_service_pb2_grpc.WatchServiceStub
 
 
-@pytest.fixture
-async def remote() -> AsyncIterator[Remote]:
+@contextlib.asynccontextmanager
+async def _remote() -> AsyncIterator[Remote]:
     address = os.environ.get(ADDRESS_VARIABLE)
     server = host = None
     if not address:
@@ -54,3 +56,16 @@ async def remote() -> AsyncIterator[Remote]:
             await host.stop()
         if server is not None:
             await server.stop(grace=None)
+
+
+@pytest.fixture
+async def remote() -> AsyncIterator[Remote]:
+    async with _remote() as connected:
+        yield connected
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_remote() -> AsyncIterator[Remote]:
+    """One host for a whole module, for tests that share what one long run observed."""
+    async with _remote() as connected:
+        yield connected

@@ -47,7 +47,7 @@ def test_still_frozen_equal_hashable_replaceable_and_picklable() -> None:
     assert dealt != ev.Dealt(2, 1)
     assert dataclasses.replace(dealt, cards=()) == ev.Dealt(2, 1)
     assert pickle.loads(pickle.dumps(dealt)) == dealt
-    assert repr(dealt) == "Dealt(seat=2, count=1, cards=(Card(red 5),))"
+    assert repr(dealt) == "Dealt(seat=2, count=1, cards=(Card(red 5),), dealer=0, draw_pile=0)"
 
 
 def test_refuses_classes_it_does_not_fit() -> None:

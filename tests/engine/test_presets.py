@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from unonet.engine import PRESETS, Match, Ruleset, RulesetError, find_ruleset
+from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, Match, Ruleset, RulesetError, find_ruleset
 from unonet.engine.playout import random_step
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "presets.md"
@@ -243,3 +243,9 @@ def test_random_match_of_preset_plays_to_a_winner(name: str) -> None:
             break
         random_step(match, chooser)
     assert match.is_over and match.winners
+
+
+def test_every_preset_has_a_description_for_the_lobby() -> None:
+    """ListPresets shows RulesetPreset.description: one sentence or two per preset, none missing."""
+    assert set(PRESET_DESCRIPTIONS) == set(PRESETS)
+    assert all(10 < len(text) < 200 and text.endswith(".") for text in PRESET_DESCRIPTIONS.values())

@@ -281,6 +281,7 @@ def _faces(message: Message) -> list[str]:
 _PUBLIC_FACES = {
     "cards_played", "first_card_turned", "first_card_returned", "wrong_jump_in", "illegal_play",
     "card_taken_back", "round_ended", "dealer_chosen", "snapshot",
+    "reaction_window_opened",  # the card a window is about: one just played, public
 }
 
 

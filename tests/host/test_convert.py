@@ -256,6 +256,7 @@ PAYLOADS: dict[type[ev.Event], tuple[ev.Event, str]] = {
     ev.Played: (ev.Played(2, (R5, card("yellow 5"))), "cards_played"),
     ev.ColorChosen: (ev.ColorChosen(2, Color.GREEN), "color_chosen"),
     ev.Drew: (ev.Drew(2, 2, DrawReason.UNO_PENALTY, (R5, B3)), "cards_drawn"),
+    ev.DrawnCardKept: (ev.DrawnCardKept(2), "drawn_card_kept"),
     ev.Reshuffled: (ev.Reshuffled(40), "pile_reshuffled"),
     ev.Skipped: (ev.Skipped(3), "turn_skipped"),
     ev.DirectionChanged: (ev.DirectionChanged(-1), "direction_reversed"),
@@ -475,14 +476,21 @@ def check_view(match: Match, viewer: int | None) -> None:
     assert [s.hand_size for s in msg.seats] == list(view.hand_sizes)
     assert [s.name for s in msg.seats] == [f"p{seat}" for seat in range(SEATS)]
     assert convert.card_from_pb(msg.top_card.card) == view.top
+    # A window shows the public card it is about (a played card, the top card or one under it).
+    window_faces = Counter(convert.card_from_pb(w.card.card) for w in msg.open_windows if w.HasField("card"))
+    assert set(window_faces) <= set(match.game.discard)
+    # A pending five swap's card, shown to its two seats only (H11).
+    if msg.five_swap.card.HasField("card"):
+        assert viewer in (msg.five_swap.seat, msg.five_swap.target_seat)
+        window_faces[convert.card_from_pb(msg.five_swap.card.card)] += 1
     if viewer is None:
         assert msg.is_spectator and not msg.hand and not msg.HasField("legal_actions")
-        assert pb_faces(msg) == Counter([view.top])
+        assert pb_faces(msg) - window_faces == Counter([view.top])
         return
     assert not msg.is_spectator and msg.seat == viewer
     assert [convert.card_from_pb(ref.card) for ref in msg.hand] == list(view.hand)
     # The only faces: the seat's own hand, the top card, and cards of its hand named in its options.
-    assert pb_faces(msg) - pb_faces(msg.legal_actions) == Counter(view.hand) + Counter([view.top])
+    assert pb_faces(msg) - pb_faces(msg.legal_actions) - window_faces == Counter(view.hand) + Counter([view.top])
     assert set(pb_faces(msg.legal_actions)) <= set(view.hand)
     legal = msg.legal_actions
     engine = set(view.legal_actions)

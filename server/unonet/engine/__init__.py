@@ -25,9 +25,10 @@ from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_dec
 from unonet.engine.errors import REASONS, GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.game import BluffRecord, Game, Obligation, Phase, RefusedReaction, WindowOutcome
-from unonet.engine.legal import legal_actions
+from unonet.engine.legal import is_bluff, legal_actions
 from unonet.engine.match import Match, choose_dealer
 from unonet.engine.ruleset import (
+    PRESET_DESCRIPTIONS,
     PRESETS,
     STANDARD,
     BlankEffect,
@@ -44,6 +45,7 @@ from unonet.engine.views import ObligationView, SeatView
 __all__ = [
     "PLAYABLE_COLORS",
     "PRESETS",
+    "PRESET_DESCRIPTIONS",
     "REASONS",
     "STANDARD",
     "Action",
@@ -90,6 +92,7 @@ __all__ = [
     "WindowOutcome",
     "choose_dealer",
     "find_ruleset",
+    "is_bluff",
     "legal_actions",
     "standard_deck",
 ]

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from unonet.engine._frozen import fast_init
-from unonet.engine.cards import Card, Color
+from unonet.engine.cards import Card, Color, Rank
+from unonet.engine.ruleset import BluffPenalty
 
 
 class DrawReason(Enum):
@@ -29,6 +30,13 @@ class DrawReason(Enum):
     ILLEGAL_PLAY = "illegal_play"
     BROKE_SILENCE = "broke_silence"
     H2O = "h2o"
+
+
+class MatchEndReason(Enum):
+    """Why a match ended: a seat reached the target score, or one seat is left (elimination, forfeits)."""
+
+    TARGET_SCORE = "target_score"
+    LAST_SEAT_STANDING = "last_seat_standing"
 
 
 class WindowKind(Enum):
@@ -57,6 +65,7 @@ class Window:
     opened_by: int
     is_blocking: bool
     target: int | None = None
+    card: Card | None = None  # the card it is about: to jump in on, the run's, the Sound Wild, the Skip
 
 
 class Event:
@@ -88,14 +97,19 @@ class RoundStarted(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Dealt(Event):
-    """S3: a seat's hand. Others learn only how many cards it holds."""
+    """S3: a seat's hand. Others learn only how many cards it holds. `dealer` dealt it; `draw_pile` is
+    how many cards the draw pile holds once every hand is dealt (before the first card is turned)."""
 
     seat: int
     count: int
     cards: tuple[Card, ...] = ()
+    dealer: int = 0
+    draw_pile: int = 0
 
     def visible_to(self, seat: int | None) -> Event | None:
-        return self if seat == self.seat else Dealt(self.seat, self.count)  # not replace(): per seat, per render
+        if seat == self.seat:
+            return self
+        return Dealt(self.seat, self.count, (), self.dealer, self.draw_pile)  # not replace(): per seat, per render
 
 
 @fast_init
@@ -115,10 +129,16 @@ class FirstCardReturned(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Played(Event):
+    """Cards that landed on the pile. `hand_size` is the player's hand afterwards; `called_uno` says the
+    play carried the UNO call that follows it; `window` is the reaction window a jump-in or run cut won."""
+
     seat: int
     cards: tuple[Card, ...]
     jump_in: bool = False
     run_cut: bool = False
+    hand_size: int = 0
+    called_uno: bool = False
+    window: int = 0
 
 
 @fast_init
@@ -131,15 +151,28 @@ class ColorChosen(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
-    """Cards taken from the draw pile. Only the drawer sees their faces."""
+    """Cards taken from the draw pile. Only the drawer sees their faces. `hand_size` is the drawer's hand
+    afterwards; `forgiven` the cards owed that even a rebuilt pile could not supply (T5)."""
 
     seat: int
     count: int
     reason: DrawReason
     cards: tuple[Card, ...] = ()
+    hand_size: int = 0
+    forgiven: int = 0
 
     def visible_to(self, seat: int | None) -> Event | None:
-        return self if seat == self.seat else Drew(self.seat, self.count, self.reason)  # as Dealt's
+        if seat == self.seat:
+            return self
+        return Drew(self.seat, self.count, self.reason, (), self.hand_size, self.forgiven)  # as Dealt's
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class DrawnCardKept(Event):
+    """T3: the player kept the card it drew (Pass) and its turn ends."""
+
+    seat: int
 
 
 @fast_init
@@ -171,11 +204,16 @@ class TurnStarted(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class DrawObligation(Event):
-    """An open draw obligation: `target` must draw `amount` (or answer it, where the rules allow)."""
+    """An open draw obligation: `target` must draw `amount` (or answer it, where the rules allow).
+
+    `kind` is the rank of the card that set or last raised it (a deflection keeps it); `challengeable`
+    says the target may challenge the Wild Draw Four behind it (B1, B5)."""
 
     target: int
     amount: int
     setter: int
+    kind: Rank = Rank.DRAW_TWO
+    challengeable: bool = False
 
 
 @fast_init
@@ -205,11 +243,13 @@ class FalseCatch(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Challenged(Event):
-    """B3/B4: the verdict, which everyone sees."""
+    """B3/B4: the verdict, which everyone sees: who pays `penalty` cards, under the table's rule."""
 
     challenger: int
     accused: int
     guilty: bool
+    penalty: int = 0
+    bluff_penalty: BluffPenalty = BluffPenalty.DRAW_FOUR
 
 
 @fast_init
@@ -228,10 +268,13 @@ class HandRevealed(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class CardTakenBack(Event):
-    """B3 `take_back`: the bluffed Wild Draw Four went back to its player."""
+    """B3 `take_back`: the bluffed Wild Draw Four went back to its player; `top` and `color` are in
+    force again."""
 
     seat: int
     card: Card
+    top: Card | None = None
+    color: Color | None = None
 
 
 @fast_init
@@ -308,6 +351,7 @@ class WindowClosed(Event):
     window: int
     order: tuple[int, ...] = ()
     penalised: tuple[int, ...] = ()
+    kind: WindowKind | None = None
 
 
 @fast_init
@@ -322,10 +366,12 @@ class RaceLost(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class WrongJumpIn(Event):
-    """H6: a jump-in the rules do not allow; the card stays in hand and the jumper pays."""
+    """H6: a jump-in the rules do not allow; the card stays in hand and the jumper pays cards or points."""
 
     seat: int
     card: Card
+    penalty_cards: int = 0
+    penalty_points: int = 0
 
 
 @fast_init
@@ -340,8 +386,12 @@ class IllegalPlay(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class PenaltyPoints(Event):
+    """H6: points charged outside the round's scoring; `total` is the match total counting them (the
+    match fills it: the round does not know the totals)."""
+
     seat: int
     points: int
+    total: int = 0
 
 
 @fast_init
@@ -362,12 +412,16 @@ class RoundEnded(Event):
     points: tuple[int, ...]
     totals: tuple[int, ...]
     hands: tuple[tuple[Card, ...], ...]
+    eliminated: tuple[int, ...] = ()  # the seats out of the match once this round is scored
 
 
 @fast_init
 @dataclass(frozen=True, slots=True)
 class PlayerEliminated(Event):
+    """A seat out of the match; `total` is its final total (the match fills it)."""
+
     seat: int
+    total: int = 0
 
 
 @fast_init
@@ -375,3 +429,5 @@ class PlayerEliminated(Event):
 class MatchEnded(Event):
     winners: tuple[int, ...]
     totals: tuple[int, ...]
+    reason: MatchEndReason = MatchEndReason.TARGET_SCORE
+    eliminated: tuple[int, ...] = ()  # the seats out of the match (elimination, forfeits)

@@ -128,20 +128,30 @@ _TURN_STARTED: Final = tuple(ev.TurnStarted(seat) for seat in range(10))
 _SKIPPED: Final = tuple(ev.Skipped(seat) for seat in range(10))
 _UNO_CALLED: Final = tuple(ev.UnoCalled(seat) for seat in range(10))
 _COLOR_CHOSEN: Final = tuple(tuple(ev.ColorChosen(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
-_PLAYED_ONE: dict[int, ev.Played] = {}  # Played(seat, (card,)), keyed seat << 7 | card.key
-_DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,)), keyed the same way
-_DRAW_OBLIGATION: dict[tuple[int, int, int], ev.DrawObligation] = {}  # keyed (target, amount, setter)
-_WINDOW_CLOSED: dict[int, ev.WindowClosed] = {}  # WindowClosed(id) with nobody answering, by id
+# Played(seat, (card,), hand_size=n), keyed n << 11 | seat << 7 | card.key (hands hold under 128 cards
+# but for the rare longer one, which is built afresh)
+_PLAYED_ONE: dict[int, ev.Played] = {}
+_DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,), hand_size=n), keyed the same way
+# keyed (target, amount, setter, kind, challengeable)
+_DRAW_OBLIGATION: dict[tuple[int, int, int, Rank, bool], ev.DrawObligation] = {}
+_WINDOW_CLOSED: dict[tuple[int, WindowKind], ev.WindowClosed] = {}  # closed with nobody answering, by id and kind
 
 
-def _window_closed(window_id: int) -> ev.WindowClosed:
-    """`WindowClosed(window_id)`, shared: house rules open and close a window on nearly every play."""
-    event = _WINDOW_CLOSED.get(window_id)
+def _window_closed(window: Window) -> ev.WindowClosed:
+    """`WindowClosed(window.id, kind=window.kind)`, shared: house rules open and close a window on nearly
+    every play."""
+    key = (window.id, window.kind)
+    event = _WINDOW_CLOSED.get(key)
     if event is None:
-        event = ev.WindowClosed(window_id)
-        if window_id < 4096:  # ids count up within a round; the table stays small however long one runs
-            _WINDOW_CLOSED[window_id] = event
+        event = ev.WindowClosed(window.id, kind=window.kind)
+        if window.id < 4096:  # ids count up within a round; the table stays small however long one runs
+            _WINDOW_CLOSED[key] = event
     return event
+
+
+def _with_hand_size(key: int, hand_size: int) -> int | None:
+    """A one-card event's cache key with the hand size after it, or None for a hand too large to cache."""
+    return hand_size << 11 | key if hand_size < 128 else None
 
 
 @fast_init
@@ -394,8 +404,9 @@ class Game:
         for _ in range(HAND_SIZE):  # S3: one card at a time, from the dealer's left
             for hand in hands:
                 hand.append(pop())
+        left = len(self.draw_pile)
         for seat in seats:
-            self._out.append(ev.Dealt(seat, HAND_SIZE, tuple(self.hands[seat])))
+            self._out.append(ev.Dealt(seat, HAND_SIZE, tuple(self.hands[seat]), self.dealer, left))
         self._turn_first_card()
 
     def _turn_first_card(self) -> None:
@@ -834,7 +845,10 @@ class Game:
 
     def _on_pass(self, action: Pass) -> None:
         # H11: a 5 *lets* its player swap a card; passing declines the swap.
-        self._require_turn(action.seat, _FIVE_SWAP if self.phase is _FIVE_SWAP else _AFTER_DRAW)
+        declines_swap = self.phase is _FIVE_SWAP
+        self._require_turn(action.seat, _FIVE_SWAP if declines_swap else _AFTER_DRAW)
+        if not declines_swap:
+            self._out.append(ev.DrawnCardKept(action.seat))  # T3
         self.phase = _TURN
         self.drawn = None
         self._advance(action.seat)
@@ -880,21 +894,23 @@ class Game:
         accused = bluff.accused
         guilty = not bluff.is_fair
         self._out.append(ev.HandRevealed(seat, accused, bluff.hand))  # B2
-        self._out.append(ev.Challenged(seat, accused, guilty))
+        rule = self.ruleset.bluff_penalty
         if not guilty:  # B4, B5
+            self._out.append(ev.Challenged(seat, accused, guilty, obligation.amount + BLUFF_EXTRA, rule))
             self._draw(seat, obligation.amount + BLUFF_EXTRA, DrawReason.CHALLENGE_LOST)
             if not self._round_ended_by_went_out():
                 self._advance(seat)
             return
         penalty = obligation.amount  # B3, B5
-        if self.ruleset.bluff_penalty is BluffPenalty.DRAW_SIX:
+        if rule is BluffPenalty.DRAW_SIX:
             penalty += BLUFF_EXTRA
-        elif self.ruleset.bluff_penalty is BluffPenalty.TAKE_BACK:
+        self._out.append(ev.Challenged(seat, accused, guilty, penalty, rule))
+        if rule is BluffPenalty.TAKE_BACK:
             taken = self.discard.pop()
             self.hands[accused].append(taken)
             self.color = bluff.previous_color
             self.skip_next.add(accused)
-            self._out.append(ev.CardTakenBack(accused, taken))
+            self._out.append(ev.CardTakenBack(accused, taken, self.discard[-1], self.color))
         if self.went_out == accused:  # B3: back in the round (another who went out is then waited for)
             self.went_out = next((s for s in self.seats() if not self.hands[s] and s != accused), None)
         self._draw(accused, penalty, DrawReason.BLUFF_CAUGHT)
@@ -1021,21 +1037,23 @@ class Game:
             self.hands[seat].append(last)
             if self._is_playable(seat, last):
                 break
-        self._out.append(ev.Drew(seat, len(drawn_cards), DrawReason.TURN, tuple(drawn_cards)))
+        self._out.append(ev.Drew(seat, len(drawn_cards), DrawReason.TURN, tuple(drawn_cards), len(self.hands[seat])))
         return last
 
     def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
         pile = self.draw_pile
         cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
-        self.hands[seat] += cards
-        if len(cards) == 1 and reason is _TURN_DRAW:
-            key = seat << 7 | cards[0].key
+        hand = self.hands[seat]
+        hand += cards
+        size = len(hand)
+        key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is _TURN_DRAW else None
+        if key is not None:
             drew = _DREW_ONE.get(key)
             if drew is None:
-                drew = _DREW_ONE[key] = ev.Drew(seat, 1, _TURN_DRAW, (cards[0],))
+                drew = _DREW_ONE[key] = ev.Drew(seat, 1, _TURN_DRAW, (cards[0],), size)
             self._out.append(drew)
         else:
-            self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards)))
+            self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
         if cards and seat == self.went_out:
             # Holding cards again (a Reverse sent a draw back, H3): back in the round; whoever else
             # went out in the same chain is now the one the round waits for (P1).
@@ -1179,15 +1197,17 @@ class Game:
             card = cards[0]
             hand.remove(card)
             self.discard.append(card)
-            key = seat << 7 | card.key
-            played = _PLAYED_ONE.get(key)
+            key = _with_hand_size(seat << 7 | card.key, len(hand))
+            played = _PLAYED_ONE.get(key) if key is not None else None
             if played is None:
-                played = _PLAYED_ONE[key] = ev.Played(seat, cards)
+                played = ev.Played(seat, cards, hand_size=len(hand))
+                if key is not None:
+                    _PLAYED_ONE[key] = played
         else:
             for card in cards:
                 hand.remove(card)
                 self.discard.append(card)
-            played = ev.Played(seat, cards)
+            played = ev.Played(seat, cards, hand_size=len(hand))
         self.first_card_on_top = False
         if self.silence == seat:
             self.silence = None
@@ -1221,7 +1241,7 @@ class Game:
         if color is _BLACK:
             if rank is _SOUND_WILD:  # H12: no colour is named, anything may follow
                 self.color = None
-                self._open_window(_SOUND_WILD_WINDOW, self._seats, seat, blocking=True)
+                self._open_window(_SOUND_WILD_WINDOW, self._seats, seat, blocking=True, card=card)
                 self._advance(seat)
                 return
             self._pending_black = _PendingBlack(seat, card, "play")
@@ -1233,7 +1253,7 @@ class Game:
         if rank is _SKIP:
             self._advance(seat, skips=count)
             if ruleset.skip_escape:
-                self._open_escape_window(seat)
+                self._open_escape_window(seat, card)
         elif rank is _REVERSE:
             if len(self._seats) == 2:  # T7
                 self._advance(seat, skips=count)
@@ -1264,12 +1284,24 @@ class Game:
             if seat in self.catchable:
                 self.catchable.discard(seat)
                 self._close_catch_window(seat)
+            self._mark_called_uno(seat)
             self._out.append(_UNO_CALLED[seat])
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
             others = tuple([s for s in self._seats if s != seat])
             self._open_window(_UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
+
+    def _mark_called_uno(self, seat: int) -> None:
+        """The play that brought `seat` down to one card carried the call (CardsPlayed.called_uno): its
+        Played, the seat's last in this step, says so. A run's first card landed in an earlier step, so
+        a call settled when the run is cut has no Played here to mark."""
+        out = self._out
+        for i in range(len(out) - 1, -1, -1):
+            event = out[i]
+            if type(event) is ev.Played and event.seat == seat:
+                out[i] = dataclasses.replace(event, called_uno=True)
+                return
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
         """T10/B5: after the colour is named, the next player owes 4 (or the chain's total)."""
@@ -1330,7 +1362,8 @@ class Game:
 
     def _set_obligation(self, obligation: Obligation) -> None:
         self.obligation = obligation
-        key = (obligation.target, obligation.amount, obligation.setter)
+        challengeable = obligation.bluff is not None and self.ruleset.can_challenge
+        key = (obligation.target, obligation.amount, obligation.setter, obligation.kind, challengeable)
         event = _DRAW_OBLIGATION.get(key)
         if event is None:
             event = ev.DrawObligation(*key)
@@ -1368,7 +1401,7 @@ class Game:
         self.color = cards[0].color
         cutter = self._next(seat)
         self._pending_run = _PendingRun(seat, cards[1:], action.call_uno)
-        self._open_window(_RUN_CUT_WINDOW, (cutter,), seat, blocking=True, target=cutter)
+        self._open_window(_RUN_CUT_WINDOW, (cutter,), seat, blocking=True, target=cutter, card=cards[0])
 
     def _cut_run(self, action: Play) -> None:
         run = self._pending_run
@@ -1381,14 +1414,16 @@ class Game:
         self._reactions.pop(window.id, None)
         del self.windows[window.id]
         self._blocking -= 1  # a run-cut window is blocking
-        self._out.append(ev.WindowClosed(window.id, (action.seat,)))
+        self._out.append(ev.WindowClosed(window.id, (action.seat,), kind=window.kind))
         self._settle_uno(run.seat, run.call_uno)
         self.current = action.seat
         self.phase = _TURN
         self._begin_turn()
         seat, cards = action.seat, action.cards
         self._land(seat, cards)
-        self._out[-1] = ev.Played(seat, cards, run_cut=True)
+        landed = self._out[-1]
+        assert isinstance(landed, ev.Played)
+        self._out[-1] = dataclasses.replace(landed, run_cut=True, window=window.id)
         self._after_landing(seat, cards, action.call_uno)
 
     def _finish_run(self) -> None:
@@ -1406,7 +1441,7 @@ class Game:
         escape = self._escape_window_for(seat)
         if not ruleset.jump_in and escape is None:
             if seat != self.current:
-                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
             raise IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
         if self.phase not in (_TURN, _AFTER_DRAW):
             raise IllegalAction(f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT")
@@ -1414,22 +1449,27 @@ class Game:
             raise IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
         card = cards[0]
         if not self._is_jump_allowed(seat, card, escape):
-            self._out.append(ev.WrongJumpIn(seat, card))
             if ruleset.jump_in_penalty is JumpInPenalty.CARDS:
+                self._out.append(ev.WrongJumpIn(seat, card, penalty_cards=WRONG_JUMP_IN_CARDS))
                 self._draw(seat, WRONG_JUMP_IN_CARDS, DrawReason.WRONG_JUMP_IN)
             else:
+                self._out.append(ev.WrongJumpIn(seat, card, penalty_points=WRONG_JUMP_IN_POINTS))
                 self.penalty_points[seat] += WRONG_JUMP_IN_POINTS
                 self._out.append(ev.PenaltyPoints(seat, WRONG_JUMP_IN_POINTS))
             return
         obligation = self.obligation
         if obligation is not None and card.rank is not _DRAW_TWO:
             raise IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
+        # The window the jump-in wins: the skipped player's escape with the identical Skip, else the top card's.
+        won = escape.id if escape is not None and card == self.discard[-1] else self._jump_window or 0
         self._begin_turn()
         self.current = seat
         self.phase = _TURN
         self.drawn = None
         self._land(seat, cards)
-        self._out[-1] = ev.Played(seat, cards, jump_in=True)
+        landed = self._out[-1]
+        assert isinstance(landed, ev.Played)
+        self._out[-1] = dataclasses.replace(landed, jump_in=True, window=won)
         if obligation is not None and card.rank is _DRAW_TWO:  # H6: the jumper takes the chain over
             self._settle_uno(seat, action.call_uno)
             self._open_jump_window(seat, card)
@@ -1475,8 +1515,9 @@ class Game:
         *,
         blocking: bool,
         target: int | None = None,
+        card: Card | None = None,
     ) -> Window:
-        window = Window(self._next_window, kind, eligible, opener, blocking, target)
+        window = Window(self._next_window, kind, eligible, opener, blocking, target, card)
         self._next_window += 1
         self.windows[window.id] = window
         if blocking:
@@ -1492,15 +1533,15 @@ class Game:
             # on nearly every play.
             window_id = self._next_window
             self._next_window = window_id + 1
-            window = self.windows[window_id] = Window(window_id, _JUMP_IN_WINDOW, self._seats, seat, False, None)
+            window = self.windows[window_id] = Window(window_id, _JUMP_IN_WINDOW, self._seats, seat, False, None, card)
             self._jump_window = window_id
             self._out.append(ev.WindowOpened(window))
 
-    def _open_escape_window(self, seat: int) -> None:
+    def _open_escape_window(self, seat: int, skip: Card) -> None:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""
         skipped = self._next(seat)
         if skipped != seat:
-            self._open_window(_SKIP_ESCAPE_WINDOW, (skipped,), seat, blocking=False, target=skipped)
+            self._open_window(_SKIP_ESCAPE_WINDOW, (skipped,), seat, blocking=False, target=skipped, card=skip)
 
     def _open_slap_window(self, seat: int) -> None:
         if self.ruleset.uno_slap:  # U5
@@ -1512,7 +1553,7 @@ class Game:
         for window in list(self.windows.values()):
             if window.kind is _UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]  # never blocking
-                self._out.append(_window_closed(window.id))
+                self._out.append(_window_closed(window))
 
     def _close_window(self, window_id: int) -> None:
         window = self.windows.pop(window_id)
@@ -1524,14 +1565,14 @@ class Game:
         if window.kind is _UNO_CATCH_WINDOW and window.target is not None:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
-            self._out.append(_window_closed(window.id))
+            self._out.append(_window_closed(window))
             if window.kind is _RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
         order = tuple(log.order)
         missing = tuple(seat for seat in window.eligible if seat not in order)
         slowest = missing or order[-1:]  # U5, H12: the slowest (or everyone who never reacted) draws 2
-        self._out.append(ev.WindowClosed(window.id, order, slowest))
+        self._out.append(ev.WindowClosed(window.id, order, slowest, window.kind))
         for seat in slowest:
             self._draw(seat, SLOWEST_PENALTY, DrawReason.SLOWEST)
 
@@ -1599,7 +1640,7 @@ class Game:
                 del self.windows[window.id]
                 if window.id == self._jump_window:
                     self._jump_window = None
-                self._out.append(ev.WindowClosed(window.id))
+                self._out.append(_window_closed(window))
             elif seat in window.eligible:
                 eligible = tuple(s for s in window.eligible if s != seat)
                 self.windows[window.id] = dataclasses.replace(window, eligible=eligible)
@@ -1615,10 +1656,10 @@ class Game:
         self.went_out = None
         self.phase = _ROUND_OVER
         self.obligation = None
-        for window_id in list(self.windows):
-            self._reactions.pop(window_id, None)
-            del self.windows[window_id]
-            self._out.append(_window_closed(window_id))
+        for window in list(self.windows.values()):
+            self._reactions.pop(window.id, None)
+            del self.windows[window.id]
+            self._out.append(_window_closed(window))
         self._blocking = 0
         self._pending_run = None
         self.catchable.clear()
@@ -1644,11 +1685,15 @@ class Game:
                     reason="CARD_NOT_IN_HAND",
                 )
 
+    def _turn_facts(self) -> dict[str, str]:
+        """A NOT_YOUR_TURN refusal's metadata: the `seat` the game waits for, when one is."""
+        return {"seat": str(self.to_act)} if self.to_act is not None else {}
+
     def _require_turn(self, seat: int, phase: Phase) -> None:
         if self._blocking:
             raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
         if seat != self.current:
-            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
         if self.phase is not phase:
             raise IllegalAction(
                 f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}",

@@ -27,6 +27,7 @@ from unonet.engine.actions import (
 from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
 from unonet.engine.events import WindowKind
 from unonet.engine.game import Game, Phase
+from unonet.engine.rules import is_wild_draw_four_fair
 
 # Enum members as module globals (see game.py: a tenth of the lookup cost in CPython 3.11).
 _TURN: Final = Phase.TURN
@@ -68,6 +69,23 @@ _DRAWS: dict[int, Draw] = {seat: Draw(seat) for seat in range(10)}
 _PASSES: Final = tuple(Pass(seat) for seat in range(10))
 _CHALLENGES: Final = tuple(Challenge(seat) for seat in range(10))
 _CHOOSE_COLORS: Final = tuple(tuple(ChooseColor(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
+
+
+_A_WILD_DRAW_FOUR: Final = Card.of(Color.BLACK, Rank.WILD_DRAW_FOUR)
+
+
+def is_bluff(game: Game, seat: int) -> bool:
+    """T2, B3: would a Wild Draw Four that `seat` plays now be unfair, so that a challenge finds it guilty?
+
+    Every Wild Draw Four is the same card and leaves the same other cards in the hand, so the answer
+    holds for any play of one; False when the seat holds none (or nothing is on the pile yet).
+    """
+    hand = game.hands[seat]
+    if not game.discard or _A_WILD_DRAW_FOUR not in hand:
+        return False
+    rest = list(hand)
+    rest.remove(_A_WILD_DRAW_FOUR)
+    return not is_wild_draw_four_fair(rest, game.color, game.discard[-1], game.ruleset.wild_draw_four)
 
 
 def legal_actions(game: Game, seat: int) -> list[Action]:

@@ -188,13 +188,21 @@ class Match:
         self.eliminated.add(seat)
         game = self._game
         if game is not None and not game.is_over and game.in_play[seat]:
-            out = game.forfeit(seat)
+            out = self._with_totals(game.forfeit(seat))
         else:
-            out = [ev.PlayerEliminated(seat)]
+            out = [ev.PlayerEliminated(seat, self.totals[seat])]
         remaining = [s for s in range(self.num_players) if s not in self.eliminated]
         if len(remaining) == 1:
             self.winners = (remaining[0],)
-            return [*out, ev.MatchEnded(self.winners, tuple(self.totals))]
+            return [
+                *out,
+                ev.MatchEnded(
+                    self.winners,
+                    tuple(self.totals),
+                    ev.MatchEndReason.LAST_SEAT_STANDING,
+                    tuple(sorted(self.eliminated)),
+                ),
+            ]
         return self._settle(out)
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -241,9 +249,33 @@ class Match:
 
     def _settle(self, out: list[Event]) -> list[Event]:
         game = self.game
+        out = self._with_totals(out)
         if game.is_over and game.winner is not None and not self.is_over:
             out = out + self._score_round(game, game.winner)
         return out
+
+    def _with_totals(self, out: list[Event]) -> list[Event]:
+        """Fill in the match totals the round cannot know: a PenaltyPoints' total counting the round's
+        penalty points so far (added under lowest_wins and elimination, taken off under winner_takes,
+        P2), and a forfeited seat's total in its PlayerEliminated."""
+        if not any(type(event) is ev.PenaltyPoints or type(event) is ev.PlayerEliminated for event in out):
+            return out
+        game = self.game
+        sign = -1 if self.ruleset.scoring is Scoring.WINNER_TAKES else 1
+        # The round's penalty points before this step: the step's own are counted as they come.
+        charged = list(game.penalty_points)
+        for event in out:
+            if type(event) is ev.PenaltyPoints:
+                charged[event.seat] -= event.points
+        filled: list[Event] = []
+        for event in out:
+            if type(event) is ev.PenaltyPoints:
+                charged[event.seat] += event.points
+                event = ev.PenaltyPoints(event.seat, event.points, self.totals[event.seat] + sign * charged[event.seat])
+            elif type(event) is ev.PlayerEliminated:
+                event = ev.PlayerEliminated(event.seat, self.totals[event.seat])
+            filled.append(event)
+        return filled
 
     def _score_round(self, game: Game, winner: int) -> list[Event]:
         """P2/P3: score the round, eliminate, decide the match or deal the next round."""
@@ -262,10 +294,14 @@ class Match:
                 points[winner] -= RUSSIAN_WILD_DRAW_FOUR_BONUS
         for seat in seats:
             self.totals[seat] += points[seat]
+        decided = self._decide(seats)  # eliminations (their PlayerEliminated follow the RoundEnded)
+        hands = tuple(tuple(h) for h in game.hands)
         out: list[Event] = [
-            ev.RoundEnded(self.round_no, winner, tuple(points), tuple(self.totals), tuple(tuple(h) for h in game.hands))
+            ev.RoundEnded(
+                self.round_no, winner, tuple(points), tuple(self.totals), hands, tuple(sorted(self.eliminated))
+            )
         ]
-        out += self._decide(seats)
+        out += decided
         if not self.is_over:
             if self.auto_deal:
                 out += self._deal(self._next_dealer(game.dealer))
@@ -299,14 +335,16 @@ class Match:
             out: list[Event] = []
             for seat in reached:
                 self.eliminated.add(seat)
-                out.append(ev.PlayerEliminated(seat))
+                out.append(ev.PlayerEliminated(seat, self.totals[seat]))
             remaining = [seat for seat in seats if seat not in self.eliminated]
+            reason = ev.MatchEndReason.TARGET_SCORE
             if len(remaining) == 1:
                 self.winners = (remaining[0],)
+                reason = ev.MatchEndReason.LAST_SEAT_STANDING
             elif not remaining:  # the last ones all went out in the same round
                 low = min(self.totals[seat] for seat in reached)
                 self.winners = tuple(seat for seat in reached if self.totals[seat] == low)
             if self.winners:
-                out.append(ev.MatchEnded(self.winners, tuple(self.totals)))
+                out.append(ev.MatchEnded(self.winners, tuple(self.totals), reason, tuple(sorted(self.eliminated))))
             return out
-        return [ev.MatchEnded(self.winners, tuple(self.totals))]
+        return [ev.MatchEnded(self.winners, tuple(self.totals), eliminated=tuple(sorted(self.eliminated)))]

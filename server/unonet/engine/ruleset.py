@@ -260,6 +260,22 @@ PRESETS: dict[str, Ruleset] = {
 }
 
 
+# What each preset is for, in a sentence or two, for people choosing one (LobbyService.ListPresets).
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "standard": "The standard published rules: every option at its default.",
+    "house": "The house rules people play at home: stacking Draw Twos and Wild Draw Fours, jumping in, "
+    "0 and 7 swapping hands, and runs.",
+    "serbian": "Every rule of the Serbian text: Sound Wilds, stacking and deflecting, runs, jump-ins of any "
+    "colour, seven-0, lowest score wins.",
+    "french": "The French text's traditional rules: a Wild Draw Four at any time, stacked Draw Twos, a "
+    "penalty for a wrong card, lowest score to 100 wins.",
+    "russian": "Every rule of the Russian forum: Blank and H2O cards, slaps, jump-ins, skip escapes, seven-0, "
+    "five swaps, silent twos, Russian scoring.",
+    "polish": "The Polish text: a strict Wild Draw Four with no bluffing, draw until playable, a four-card "
+    "UNO penalty, elimination at 500.",
+}
+
+
 def find_ruleset(name: str, **overrides: Any) -> Ruleset:
     """The preset called `name`, with some options changed. Raises RulesetError for an unknown name."""
     try:

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from unonet.engine.actions import Action
-from unonet.engine.cards import Card, Color
+from unonet.engine.cards import Card, Color, Rank
 from unonet.engine.events import Window
-from unonet.engine.game import Phase
-from unonet.engine.legal import legal_actions
+from unonet.engine.game import Game, Phase
+from unonet.engine.legal import is_bluff, legal_actions
 
 if TYPE_CHECKING:
     from unonet.engine.match import Match
@@ -25,6 +25,7 @@ class ObligationView:
     amount: int
     setter: int
     can_challenge: bool
+    kind: Rank = Rank.DRAW_TWO  # the rank of the card that set or last raised it (a deflection keeps it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,8 @@ class SeatView:
     silence: int | None
     match_winners: tuple[int, ...]
     legal_actions: tuple[Action, ...]
+    bluff: bool = False  # a Wild Draw Four the viewer played now would be unfair (T2, B3)
+    swap_card: Card | None = None  # H11: the card offered in a pending five swap, for its two seats only
 
 
 def build_view(match: Match, seat: int | None) -> SeatView:
@@ -76,6 +79,7 @@ def build_view(match: Match, seat: int | None) -> SeatView:
             obligation.amount,
             obligation.setter,
             obligation.bluff is not None and game.ruleset.can_challenge,
+            obligation.kind,
         ),
         windows=tuple(game.windows.values()),
         catchable=tuple(sorted(game.catchable)),
@@ -88,4 +92,14 @@ def build_view(match: Match, seat: int | None) -> SeatView:
         silence=game.silence,
         match_winners=match.winners,
         legal_actions=tuple(legal_actions(game, seat)) if seat is not None and not match.is_over else (),
+        bluff=seat is not None and is_bluff(game, seat),
+        swap_card=_swap_card_for(game, seat),
     )
+
+
+def _swap_card_for(game: Game, seat: int | None) -> Card | None:
+    """H11: the card a pending five swap offers, which only its giver and its target may see."""
+    pending = game.pending_swap
+    if pending is None or seat not in pending[:2]:
+        return None
+    return pending[2]

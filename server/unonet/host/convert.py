@@ -204,11 +204,17 @@ _PHASE_TO_PB: dict[Phase, views_pb2.Phase.ValueType] = {
     Phase.ROUND_OVER: views_pb2.PHASE_ROUND_OVER,
 }
 
-# The rank of the top card that set a draw obligation, as the protocol names the obligation's kind.
-_OBLIGATION_KIND_BY_TOP: dict[Rank, views_pb2.DrawObligationKind.ValueType] = {
+# The rank of the card that set or last raised a draw obligation, as the protocol names its kind.
+_OBLIGATION_KIND: dict[Rank, views_pb2.DrawObligationKind.ValueType] = {
     Rank.DRAW_TWO: views_pb2.DRAW_OBLIGATION_KIND_DRAW_TWO,
     Rank.WILD_DRAW_FOUR: views_pb2.DRAW_OBLIGATION_KIND_WILD_DRAW_FOUR,
     Rank.BLANK: views_pb2.DRAW_OBLIGATION_KIND_BLANK,
+    Rank.PLUS_ONE: views_pb2.DRAW_OBLIGATION_KIND_PLUS_ONE,
+    Rank.PLUS_TWO: views_pb2.DRAW_OBLIGATION_KIND_PLUS_TWO,
+}
+_MATCH_END_REASON_TO_PB: dict[ev.MatchEndReason, events_pb2.MatchEndReason.ValueType] = {
+    ev.MatchEndReason.TARGET_SCORE: events_pb2.MATCH_END_REASON_TARGET_SCORE,
+    ev.MatchEndReason.LAST_SEAT_STANDING: events_pb2.MATCH_END_REASON_LAST_SEAT_STANDING,
 }
 
 
@@ -399,10 +405,7 @@ def window_kind_to_pb(kind: WindowKind) -> views_pb2.ReactionWindowKind.ValueTyp
 
 
 def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
-    """An open reaction window, without the host's timing (open time, deadline, latency allowance).
-
-    `card` is left unset: the engine's window does not carry it, and the host knows the top card.
-    """
+    """An open reaction window, without the host's timing (open time, deadline, latency allowance)."""
     subject = window.target if window.kind in _WINDOWS_ABOUT_TARGET else window.opened_by
     msg = views_pb2.ReactionWindow(
         id=window.id,
@@ -410,6 +413,8 @@ def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
         eligible_seats=window.eligible,
         blocks_play=window.is_blocking,
     )
+    if window.card is not None:
+        msg.card.card.CopyFrom(card_to_pb(window.card))
     if subject is not None:
         msg.subject_seat = subject
     return msg
@@ -432,11 +437,9 @@ def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = N
     challenger), an event of the same kind still goes out with the hidden parts removed, because the
     protocol promises every subscriber every event number.
 
-    Only the payload is set: the caller sets `number`, `time` and `your_legal_actions`. Facts the engine
-    event does not carry are left at their zero value for the caller to fill from the table state:
-    hand sizes after a play or draw, the kind of a draw obligation, a closed window's kind, the card a
-    window is about, totals after penalty points and eliminations, penalties decided by the ruleset
-    (wrong jump-ins, bluffs), the played event number of a revealed hand, the dealer of a deal, clocks.
+    Only the payload is set: the caller sets `number`, `time` and `your_legal_actions`, and the facts
+    only the host knows: a TurnStarted's clock, a revealed hand's `played_event_number` (from `refs`),
+    a ruled window's measurements (races.py). Everything else comes from the engine event.
 
     Raises TypeError for an event class this module does not know (a new engine event must be added).
     """
@@ -574,7 +577,9 @@ def _round_started(event: ev.RoundStarted, _visible: ev.RoundStarted, _seat: int
 def _dealt(event: ev.Dealt, visible: ev.Dealt | None, _seat: int | None) -> events_pb2.Event:
     cards = visible.cards if visible is not None else ()
     hand = _seat_hand(event.seat, event.count, cards, show=bool(cards))
-    return events_pb2.Event(cards_dealt=events_pb2.CardsDealt(hands=[hand]))
+    return events_pb2.Event(
+        cards_dealt=events_pb2.CardsDealt(dealer_seat=event.dealer, hands=[hand], draw_pile_size=event.draw_pile)
+    )
 
 
 @_converts(ev.FirstCardTurned)
@@ -596,7 +601,14 @@ def _played(event: ev.Played, _visible: ev.Played, _seat: int | None) -> events_
     else:
         kind = actions_pb2.PLAY_KIND_TURN
     return events_pb2.Event(
-        cards_played=events_pb2.CardsPlayed(seat=event.seat, cards=[card_ref(card) for card in event.cards], kind=kind)
+        cards_played=events_pb2.CardsPlayed(
+            seat=event.seat,
+            cards=[card_ref(card) for card in event.cards],
+            kind=kind,
+            reaction_window_id=event.window,
+            hand_size=event.hand_size,
+            called_uno=event.called_uno,
+        )
     )
 
 
@@ -614,8 +626,15 @@ def _drew(event: ev.Drew, visible: ev.Drew | None, _seat: int | None) -> events_
             count=event.count,
             reason=draw_reason_to_pb(event.reason),
             cards=[card_ref(card) for card in cards],
+            hand_size=event.hand_size,
+            forgiven=event.forgiven,
         )
     )
+
+
+@_converts(ev.DrawnCardKept)
+def _drawn_card_kept(event: ev.DrawnCardKept, _visible: ev.DrawnCardKept, _seat: int | None) -> events_pb2.Event:
+    return events_pb2.Event(drawn_card_kept=events_pb2.DrawnCardKept(seat=event.seat))
 
 
 @_converts(ev.Reshuffled)
@@ -641,7 +660,13 @@ def _turn_started(event: ev.TurnStarted, _visible: ev.TurnStarted, _seat: int | 
 
 @_converts(ev.DrawObligation)
 def _draw_obligation(event: ev.DrawObligation, _visible: ev.DrawObligation, _seat: int | None) -> events_pb2.Event:
-    obligation = views_pb2.DrawObligation(amount=event.amount, target_seat=event.target, setter_seat=event.setter)
+    obligation = views_pb2.DrawObligation(
+        amount=event.amount,
+        kind=_lookup(_OBLIGATION_KIND, event.kind, "obligation kind"),
+        target_seat=event.target,
+        setter_seat=event.setter,
+        challengeable=event.challengeable,
+    )
     return events_pb2.Event(draw_obligation_changed=events_pb2.DrawObligationChanged(obligation=obligation))
 
 
@@ -677,6 +702,8 @@ def _challenged(event: ev.Challenged, _visible: ev.Challenged, _seat: int | None
             accused_seat=event.accused,
             guilty=event.guilty,
             penalized_seat=penalized,
+            penalty_cards=event.penalty,
+            bluff_penalty=_lookup(_BLUFF_PENALTY_TO_PB, event.bluff_penalty, "bluff penalty"),
         )
     )
 
@@ -691,7 +718,11 @@ def _hand_revealed(event: ev.HandRevealed, visible: ev.HandRevealed | None, _sea
 
 @_converts(ev.CardTakenBack)
 def _card_taken_back(event: ev.CardTakenBack, _visible: ev.CardTakenBack, _seat: int | None) -> events_pb2.Event:
-    return events_pb2.Event(card_taken_back=events_pb2.CardTakenBack(seat=event.seat, card=card_ref(event.card)))
+    return events_pb2.Event(
+        card_taken_back=events_pb2.CardTakenBack(
+            seat=event.seat, card=card_ref(event.card), top_card=card_ref(event.top), color=color_to_pb(event.color)
+        )
+    )
 
 
 @_converts(ev.HandsRotated)
@@ -748,6 +779,7 @@ def _window_opened(event: ev.WindowOpened, _visible: ev.WindowOpened, _seat: int
 def _window_closed(event: ev.WindowClosed, _visible: ev.WindowClosed, _seat: int | None) -> events_pb2.Event:
     closed = events_pb2.ReactionWindowClosed(
         window_id=event.window,
+        kind=window_kind_to_pb(event.kind) if event.kind is not None else views_pb2.REACTION_WINDOW_KIND_UNSPECIFIED,
         reactions=[events_pb2.Reaction(seat=seat) for seat in event.order],
         penalized_seats=event.penalised,
     )
@@ -766,7 +798,14 @@ def _race_lost(event: ev.RaceLost, _visible: ev.RaceLost, _seat: int | None) -> 
 
 @_converts(ev.WrongJumpIn)
 def _wrong_jump_in(event: ev.WrongJumpIn, _visible: ev.WrongJumpIn, _seat: int | None) -> events_pb2.Event:
-    return events_pb2.Event(wrong_jump_in=events_pb2.WrongJumpIn(seat=event.seat, cards=[card_ref(event.card)]))
+    return events_pb2.Event(
+        wrong_jump_in=events_pb2.WrongJumpIn(
+            seat=event.seat,
+            cards=[card_ref(event.card)],
+            penalty_cards=event.penalty_cards,
+            penalty_points=event.penalty_points,
+        )
+    )
 
 
 @_converts(ev.IllegalPlay)
@@ -780,7 +819,9 @@ def _illegal_play(event: ev.IllegalPlay, _visible: ev.IllegalPlay, _seat: int | 
 
 @_converts(ev.PenaltyPoints)
 def _penalty_points(event: ev.PenaltyPoints, _visible: ev.PenaltyPoints, _seat: int | None) -> events_pb2.Event:
-    return events_pb2.Event(penalty_points=events_pb2.PenaltyPoints(seat=event.seat, points=event.points))
+    return events_pb2.Event(
+        penalty_points=events_pb2.PenaltyPoints(seat=event.seat, points=event.points, total=event.total)
+    )
 
 
 @_converts(ev.SilenceStarted)
@@ -798,6 +839,7 @@ def _round_ended(event: ev.RoundEnded, _visible: ev.RoundEnded, _seat: int | Non
             hand_points=sum(card.points for card in event.hands[owner]) if owner < len(event.hands) else 0,
             round_points=points,
             total=total,
+            eliminated=owner in event.eliminated,
         )
         for owner, (points, total) in enumerate(zip(event.points, event.totals, strict=True))
     ]
@@ -811,17 +853,20 @@ def _round_ended(event: ev.RoundEnded, _visible: ev.RoundEnded, _seat: int | Non
 
 @_converts(ev.PlayerEliminated)
 def _player_eliminated(event: ev.PlayerEliminated, _v: ev.PlayerEliminated, _s: int | None) -> events_pb2.Event:
-    return events_pb2.Event(player_eliminated=events_pb2.PlayerEliminated(seat=event.seat))
+    return events_pb2.Event(player_eliminated=events_pb2.PlayerEliminated(seat=event.seat, total=event.total))
 
 
 @_converts(ev.MatchEnded)
 def _match_ended(event: ev.MatchEnded, _visible: ev.MatchEnded, _seat: int | None) -> events_pb2.Event:
-    # The engine ends a match only when someone reaches the target score (P2); a host that ends it for
-    # another reason (the last seat standing after forfeits, abandonment) overrides `reason`.
-    scores = [events_pb2.SeatScore(seat=owner, total=total) for owner, total in enumerate(event.totals)]
+    scores = [
+        events_pb2.SeatScore(seat=owner, total=total, eliminated=owner in event.eliminated)
+        for owner, total in enumerate(event.totals)
+    ]
     return events_pb2.Event(
         match_ended=events_pb2.MatchEnded(
-            winner_seats=event.winners, scores=scores, reason=events_pb2.MATCH_END_REASON_TARGET_SCORE
+            winner_seats=event.winners,
+            scores=scores,
+            reason=_lookup(_MATCH_END_REASON_TO_PB, event.reason, "match end reason"),
         )
     )
 
@@ -848,6 +893,7 @@ def legal_actions_to_pb(
     obligation_target: int | None = None,
     obligation_amount: int = 0,
     draw_to_match: bool = False,
+    bluff: bool = False,
 ) -> actions_pb2.LegalActions:
     """Group the engine's flat list of one seat's legal actions into the protocol's summary.
 
@@ -857,9 +903,10 @@ def legal_actions_to_pb(
     run-cut window, whose plays are cuts), `jump_in_window` (the window a jump-in by this seat answers:
     its skip-escape window, else the jump-in window), and the open obligation's `obligation_target` and
     `obligation_amount` (a Draw by its target accepts it). `draw_to_match` is the table's T4 option.
+    `bluff` says a Wild Draw Four this seat played now would be unfair (the engine's `is_bluff`): every
+    option holding one is then marked `is_bluff`.
 
     A play listed with and without `call_uno` is one option: the client sets the flag on its request.
-    `is_bluff` is left false: the engine's list does not say which Wild Draw Fours would be unfair.
     """
     msg = actions_pb2.LegalActions(required=required)
     plays: dict[tuple[Card, ...], Play] = {}
@@ -907,6 +954,8 @@ def legal_actions_to_pb(
         else:
             kind, window = actions_pb2.PLAY_KIND_JUMP_IN, jump_in_window or 0
         option = add_play(kind=kind, reaction_window_id=window, needs_color=_needs_color(play.cards[-1]))
+        if bluff and any(card.rank is Rank.WILD_DRAW_FOUR for card in play.cards):
+            option.is_bluff = True
         add_card = option.cards.add
         for card in play.cards:
             add_card(color=_COLOR_TO_PB[card.color], rank=_RANK_TO_PB[card.rank])
@@ -930,20 +979,14 @@ def legal_actions_to_pb(
 # ---------------------------------------------------------------------------------------------- views
 
 
-def _obligation_to_pb(obligation: ObligationView, top: Card) -> views_pb2.DrawObligation:
-    msg = views_pb2.DrawObligation(
+def _obligation_to_pb(obligation: ObligationView) -> views_pb2.DrawObligation:
+    return views_pb2.DrawObligation(
         amount=obligation.amount,
+        kind=_lookup(_OBLIGATION_KIND, obligation.kind, "obligation kind"),
         target_seat=obligation.target,
         setter_seat=obligation.setter,
         challengeable=obligation.can_challenge,
     )
-    # An obligation's kind is the card that set or last raised it, which is the top card unless the
-    # obligation was deflected (H3) by a Skip, Reverse or Wild: then the view cannot tell, and the kind
-    # stays unspecified rather than guessed.
-    kind = _OBLIGATION_KIND_BY_TOP.get(top.rank)
-    if kind is not None:
-        msg.kind = kind
-    return msg
 
 
 def view_to_pb(
@@ -995,12 +1038,14 @@ def view_to_pb(
     if view.to_act is not None and not view.match_winners:
         msg.seat_to_act = view.to_act
     if view.obligation is not None:
-        msg.draw_obligation.CopyFrom(_obligation_to_pb(view.obligation, view.top))
+        msg.draw_obligation.CopyFrom(_obligation_to_pb(view.obligation))
     if view.silence is not None:
         msg.silence_seat = view.silence
     if view.phase is Phase.GIVE_CARD and view.to_act is not None:
         # H11: the giver is the player whose turn it is; the card itself is not in the engine's view.
-        msg.five_swap.CopyFrom(views_pb2.PendingFiveSwap(seat=view.current, target_seat=view.to_act))
+        msg.five_swap.CopyFrom(
+            views_pb2.PendingFiveSwap(seat=view.current, target_seat=view.to_act, card=card_ref(view.swap_card))
+        )
     if view.seat is not None:
         msg.hand.extend(card_ref(card) for card in view.hand)
         msg.legal_actions.CopyFrom(_view_legal_actions(view, view.seat, settings))
@@ -1023,6 +1068,7 @@ def _view_legal_actions(view: SeatView, seat: int, settings: table_pb2.TableSett
         obligation_target=obligation.target if obligation is not None else None,
         obligation_amount=obligation.amount if obligation is not None else 0,
         draw_to_match=settings.ruleset.draw_to_match,
+        bluff=view.bluff,
     )
 
 

@@ -208,6 +208,7 @@ class Host:
 
     def _step(self, table: Table) -> float | None:
         """Do what is due now; return 0 to come back at once, seconds until the next deadline, or None."""
+        table.sync_connections()  # a stream that closed since the last step (Table.unsubscribe)
         match = table.match
         if match is None or match.is_over:
             return None

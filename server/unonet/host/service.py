@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from unonet.engine import PRESETS, UnoError, find_ruleset
+from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
 from unonet.host import convert
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
@@ -257,7 +257,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     @_refusals
     async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
         presets = [
-            rules_pb2.RulesetPreset(name=name, ruleset=convert.ruleset_to_pb(ruleset))
+            rules_pb2.RulesetPreset(
+                name=name, description=PRESET_DESCRIPTIONS[name], ruleset=convert.ruleset_to_pb(ruleset)
+            )
             for name, ruleset in PRESETS.items()
         ]
         return lobby_service_pb2.ListPresetsResponse(presets=presets)
@@ -454,9 +456,11 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         async with table.lock:
             last = table.last_number
             if request.after_event_number > last:
-                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}"))
+                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
+                                             event_number=str(last)))
                 return
             subscriber = table.subscribe(seat)
+            last = subscriber.first_queued - 1  # a seat's first stream was just announced (SeatConnectionChanged)
             subscriber.task = asyncio.current_task()
             snapshot = None
             if request.start_with_snapshot:

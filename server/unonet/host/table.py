@@ -27,6 +27,7 @@ from unonet.engine import (
     Ruleset,
     WindowKind,
     find_ruleset,
+    is_bluff,
     legal_actions,
     standard_deck,
 )
@@ -82,7 +83,8 @@ class Seat:
     token: str = ""
     is_bot: bool = False
     bot_kind: str = ""
-    connected: int = 0
+    connected: int = 0  # the seat's open event streams, live (a replay leaves it at 0)
+    shown_connected: bool = False  # what the last SeatConnectionChanged said (journalled, so replayed)
     strikes: int = 0
     taken_over: bool = False
     bank_s: float = 0.0
@@ -108,6 +110,7 @@ class LogEntry:
     legal: dict[int, actions_pb2.LegalActions] | None = None
     refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
     deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
+    bank_ns: int = 0  # with `deadline_ns`: the seat's time bank left as its turn starts
     wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)
     legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
     shared: bytes | None = field(default=None, repr=False, compare=False)
@@ -361,7 +364,10 @@ class Table:
         out.number = entry.number
         convert.set_timestamp(out.time, entry.time_ns)
         if entry.deadline_ns is not None:
-            convert.set_timestamp(out.turn_started.deadline, entry.deadline_ns)
+            started = out.turn_started
+            convert.set_timestamp(started.deadline, entry.deadline_ns)
+            started.turn_time.FromNanoseconds(int(self.settings.turn_time_s * 1e9))
+            started.time_bank_remaining.FromNanoseconds(entry.bank_ns)
         return out
 
     def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
@@ -474,10 +480,11 @@ class Table:
         if not produced or match is None or not (match.round_no or self.shuffle is not None):
             return
         seat, deadline = self._clock_seat, self.turn_deadline_ns
-        if deadline is not None and self.shuffle is None:
+        if deadline is not None and self.shuffle is None and seat is not None:
+            bank_ns = int(self.seats[seat].bank_s * 1e9)
             for entry in produced:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
-                    entry.deadline_ns = deadline
+                    entry.deadline_ns, entry.bank_ns = deadline, bank_ns
         produced[-1].legal = self._legal_for_all()
 
     def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
@@ -569,6 +576,7 @@ class Table:
                 obligation_target=obligation.target if obligation is not None else None,
                 obligation_amount=obligation.amount if obligation is not None else 0,
                 draw_to_match=self.ruleset.draw_to_match,
+                bluff=is_bluff(game, seat),
             )
             deadline = self._legal_deadline(seat, legal)
             if deadline is not None:
@@ -585,6 +593,13 @@ class Table:
         produced = self._append([self._host_event(player_joined=events_pb2.PlayerJoined(
             seat=seat.index, name=seat.name))], now)
         return produced + self._maybe_autostart(now)
+
+    def _apply_conn(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+        """A player's seat opened its first event stream, or closed its last (`sync_connections`)."""
+        seat = self.seats[int(entry["seat"])]
+        seat.shown_connected = bool(entry["on"])
+        return self._append([self._host_event(seat_connection_changed=events_pb2.SeatConnectionChanged(
+            seat=seat.index, connected=seat.shown_connected))], now)
 
     def _apply_spectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
         self.spectators[entry["token"]] = entry["name"]
@@ -952,18 +967,37 @@ class Table:
 
     def subscribe(self, seat: int | None) -> Subscriber:
         """A new stream: the table queues it every event after the current last one (the stream reads
-        the earlier ones from the log, once they are durable: `store.durable()`)."""
-        subscriber = Subscriber(seat, first_queued=self.last_number + 1)
-        self.subscribers.append(subscriber)
+        the earlier ones from the log, once they are durable: `store.durable()`). A seat's first stream
+        is announced first (SeatConnectionChanged), so that event is the last of the stream's backlog,
+        and a snapshot (which shows the seat connected) is numbered after it."""
         if seat is not None:
             self.seats[seat].connected += 1
+            self.sync_connections()
+        subscriber = Subscriber(seat, first_queued=self.last_number + 1)
+        self.subscribers.append(subscriber)
         return subscriber
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
+        """Forget a stream. Its seat's disconnection is announced by the next `sync_connections`, under
+        the table's lock (the driver's next step): a stream may end where no input may be recorded."""
         if subscriber in self.subscribers:
             self.subscribers.remove(subscriber)
             if subscriber.seat is not None:
                 self.seats[subscriber.seat].connected -= 1
+                self.wake_driver(force=True)
+
+    def sync_connections(self) -> None:
+        """Record a SeatConnectionChanged for each player's seat whose streams opened or all closed since
+        the last one said otherwise. Host bots have no stream and are always connected, so they get
+        none. After a restart the replayed journal says who was connected and no stream is open yet, so
+        the first call announces those seats as disconnected until they resume. Once the match is over
+        nothing is announced: the record of a finished table stays as it ended."""
+        if self.match is not None and self.match.is_over:
+            return
+        for seat in self.seats:
+            live = seat.connected > 0
+            if seat.token and not seat.is_bot and live != seat.shown_connected:
+                self.record({"k": "conn", "seat": seat.index, "on": live})
 
     def _publish(self, produced: list[LogEntry]) -> None:
         """Hand the events to every stream once their inputs are durable: one wake-up per stream per

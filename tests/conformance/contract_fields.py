@@ -1,0 +1,137 @@
+"""Which documented fields a host actually fills: walked from the generated descriptors, never listed.
+
+`FieldCoverage.observe(message)` records every field of `message`, recursively, that is set to something
+other than its default: a repeated field with an element, a message field present, an `optional` scalar
+present, a plain scalar different from zero, false or empty. `universe()` is every field of every
+`unonet.v1` message a host sends (the Event and each RPC's response, recursing into the messages they
+hold), so a field added to a proto joins the check without anyone listing it.
+
+`proto_comments()` reads the leading comment of every field from `protos/unonet/v1/*.proto`, so an
+exemption (a field that may legitimately stay at its default) can be checked against what its comment
+says about when it is zero.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from unonet.v1 import (
+    chat_service_pb2,
+    errors_pb2,
+    events_pb2,
+    lobby_service_pb2,
+    play_service_pb2,
+    time_service_pb2,
+    watch_service_pb2,
+)
+
+PACKAGE = "unonet.v1"
+PROTOS = Path(__file__).resolve().parents[2] / "protos" / "unonet" / "v1"
+_SERVICE_FILES = (chat_service_pb2, lobby_service_pb2, play_service_pb2, time_service_pb2, watch_service_pb2)
+
+
+def sent_roots() -> list[Descriptor]:
+    """The messages a host sends: every RPC's response (the event stream's included), the Event they
+    carry, and the ErrorDetail of every refusal."""
+    roots = [events_pb2.Event.DESCRIPTOR, errors_pb2.ErrorDetail.DESCRIPTOR]
+    for module in _SERVICE_FILES:
+        for service in module.DESCRIPTOR.services_by_name.values():
+            roots += [method.output_type for method in service.methods]
+    return roots
+
+
+def _is_repeated(field: FieldDescriptor) -> bool:
+    return bool(field.is_repeated)
+
+
+def _ours(descriptor: Descriptor | None) -> bool:
+    return descriptor is not None and descriptor.full_name.startswith(PACKAGE + ".") and not (
+        descriptor.GetOptions().map_entry)
+
+
+def universe(roots: Iterable[Descriptor] | None = None) -> set[str]:
+    """The full name of every field reachable from `roots` (default: `sent_roots()`)."""
+    names: set[str] = set()
+    seen: set[str] = set()
+    stack = list(sent_roots() if roots is None else roots)
+    while stack:
+        descriptor = stack.pop()
+        if descriptor.full_name in seen:
+            continue
+        seen.add(descriptor.full_name)
+        for field in descriptor.fields:
+            names.add(field.full_name)
+            if _ours(field.message_type):
+                stack.append(field.message_type)
+    return names
+
+
+def set_fields(message: Message) -> Iterator[str]:
+    """The full names of the fields set to a non-default value in `message` and the messages it holds."""
+    for field in message.DESCRIPTOR.fields:
+        value = getattr(message, field.name)
+        nested = _ours(field.message_type)
+        if _is_repeated(field):
+            if len(value):
+                yield field.full_name
+                if nested:
+                    for item in value:
+                        yield from set_fields(item)
+        elif field.message_type is not None:
+            if message.HasField(field.name):
+                yield field.full_name
+                if nested:
+                    yield from set_fields(value)
+        elif field.has_presence:
+            if message.HasField(field.name):
+                yield field.full_name
+        elif value != field.default_value:
+            yield field.full_name
+
+
+class FieldCoverage:
+    """Everything observed in a run: the fields set, and the reasons of the refusals met."""
+
+    def __init__(self) -> None:
+        self.fields: set[str] = set()
+        self.reasons: set[str] = set()
+
+    def observe(self, message: Message) -> None:
+        self.fields.update(set_fields(message))
+
+
+_MESSAGE = re.compile(r"^message (\w+) \{")
+_BLOCK = re.compile(r"^(?:oneof|enum|service) \w+ \{")
+_FIELD = re.compile(r"^(?:optional |repeated )?(?:map<[\w.]+, *[\w.]+>|[\w.]+) (\w+) = \d+;")
+
+
+def proto_comments(directory: Path = PROTOS) -> dict[str, str]:
+    """Each field's leading comment, by full name (`unonet.v1.CardsPlayed.hand_size`), one line of text."""
+    comments: dict[str, str] = {}
+    for path in sorted(directory.glob("*.proto")):
+        stack: list[str | None] = []  # message names, None for a oneof or enum block
+        lines: list[str] = []
+        for raw in path.read_text().splitlines():
+            line = raw.strip()
+            if line.startswith("//"):
+                lines.append(line[2:].strip())
+                continue
+            if line.endswith("{}"):
+                pass  # an empty message on one line
+            elif match := _MESSAGE.match(line):
+                stack.append(match.group(1))
+            elif _BLOCK.match(line):
+                stack.append(None)
+            elif line == "}":
+                if stack:
+                    stack.pop()
+            elif (match := _FIELD.match(line)) and any(stack):
+                owner = next(name for name in reversed(stack) if name is not None)
+                comments[f"{PACKAGE}.{owner}.{match.group(1)}"] = " ".join(lines)
+            lines = []
+    return comments
