@@ -153,6 +153,8 @@ async def test_a_slap_by_the_caller_and_a_stack_with_nobody_to_pass_it_to(
     await play.PlayCards(play_service_pb2.PlayCardsRequest(
         **ids(table_id, tokens[1], "fives"), cards=fives, call_uno=True), timeout=TIMEOUT)
     slap = await open_window(wire, table_id, tokens[0], views_pb2.REACTION_WINDOW_KIND_UNO_SLAP)
+    await refused(play.Draw(play_service_pb2.DrawRequest(**ids(table_id, tokens[0], "early"))),
+                  failed, "WINDOW_OPEN")  # play waits for the slap
     await refused(play.React(play_service_pb2.ReactRequest(
         **ids(table_id, tokens[1], "own-slap"), reaction_window_id=slap)), failed, "NOT_ELIGIBLE")
     await play.React(play_service_pb2.ReactRequest(**ids(table_id, tokens[0], "slap"), reaction_window_id=slap),
@@ -178,6 +180,48 @@ async def test_a_jump_in_with_a_skip_on_a_deflected_obligation(wire: Wire, monke
     await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
         **ids(table_id, tokens[1], "jump"), cards=[card("red skip")], reaction_window_id=jump)),
         grpc.StatusCode.FAILED_PRECONDITION, "OBLIGATION_OPEN")
+
+
+async def test_what_the_seat_to_act_and_the_others_may_not_do(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:
+    """T1, T3, B1, U2, H10/H11 and reaction windows: one refusal per wrong command, each with its reason."""
+    deck = stacked_deck({1: ["red 5", "wild", "red draw_two"], 0: ["green 7", "blue 7"]}, "red 3", 2,
+                        drawn=["red 9"])
+    table_id, _, tokens = await rigged_table(wire, monkeypatch, deck, 2, jump_in=True)
+    play, failed = wire.play, grpc.StatusCode.FAILED_PRECONDITION
+    one, zero = tokens[1], tokens[0]
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, one, "blue"), cards=[card("blue 9")])), failed, "CARD_DOES_NOT_MATCH")  # a filler
+    await refused(play.ChooseColor(play_service_pb2.ChooseColorRequest(
+        **ids(table_id, one, "colour"), color=cards_pb2.COLOR_RED)), failed, "NO_COLOR_TO_CHOOSE")
+    await refused(play.Challenge(play_service_pb2.ChallengeRequest(**ids(table_id, one, "challenge"))),
+                  failed, "NOTHING_TO_CHALLENGE")
+    await refused(play.CatchUno(play_service_pb2.CatchUnoRequest(**ids(table_id, zero, "catch"), target_seat=1)),
+                  failed, "NOT_CATCHABLE")  # seven cards, and no false_call_penalty
+    await refused(play.Pass(play_service_pb2.PassRequest(**ids(table_id, one, "pass"))), failed, "WRONG_PHASE")
+    await refused(play.GiveCard(play_service_pb2.GiveCardRequest(**ids(table_id, one, "give"), card=card("red 5"))),
+                  failed, "NO_SWAP")
+    await refused(play.React(play_service_pb2.ReactRequest(**ids(table_id, zero, "react"), reaction_window_id=99)),
+                  failed, "WINDOW_CLOSED")
+    await play.PlayCards(play_service_pb2.PlayCardsRequest(**ids(table_id, one, "wild"), cards=[card("wild")]),
+                         timeout=TIMEOUT)  # its colour is still to be named
+    jump = await open_window(wire, table_id, zero, views_pb2.REACTION_WINDOW_KIND_JUMP_IN)
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, zero, "wait"), cards=[card("green 7")], reaction_window_id=jump)),
+        failed, "WAIT_FOR_EFFECT")  # the Wild's colour comes first
+    await play.ChooseColor(play_service_pb2.ChooseColorRequest(
+        **ids(table_id, one, "red"), color=cards_pb2.COLOR_RED), timeout=TIMEOUT)
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(  # seat 0's turn: seat 1 would jump in
+        **ids(table_id, one, "two"), cards=[card("red 5"), card("red draw_two")], reaction_window_id=jump)),
+        failed, "ONE_CARD_ONLY")
+    await play.Draw(play_service_pb2.DrawRequest(**ids(table_id, zero, "draw")), timeout=TIMEOUT)  # red 9
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, zero, "other"), cards=[card("green 7")])), failed, "ONLY_DRAWN_CARD")
+    await play.PlayCards(play_service_pb2.PlayCardsRequest(**ids(table_id, zero, "nine"), cards=[card("red 9")]),
+                         timeout=TIMEOUT)
+    await play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, one, "plus-two"), cards=[card("red draw_two")]), timeout=TIMEOUT)
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, zero, "dodge"), cards=[card("green 7")])), failed, "MUST_ANSWER_OBLIGATION")
 
 
 async def open_window(wire: Wire, table_id: str, token: str, kind: int) -> int:
