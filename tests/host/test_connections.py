@@ -54,3 +54,26 @@ async def test_a_seat_is_announced_on_its_first_stream_and_after_its_last_one_cl
     assert not info.table.seats[0].connected and info.table.seats[1].connected  # the bot always is
     kinds = [entry.event.WhichOneof("payload") for entry in table.log]
     assert kinds == ["player_joined", "bot_seated", "seat_connection_changed", "seat_connection_changed"]
+
+
+async def test_a_connection_change_during_the_match_carries_no_legal_actions(stubs: Any) -> None:
+    """Nobody's options change when a stream opens: a seat must not read it as a new LegalActions to
+    answer (it would send its last command again)."""
+    created = await stubs.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="t", preset="standard", seat_count=2), timeout=TIMEOUT)
+    table_id = created.table.table_id
+    tokens = [(await stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+        table_id=table_id, name=name, role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)).token
+        for name in ("ann", "bob")]
+    table = stubs.host.tables[table_id]
+    before = table.last_number
+    ann = stream(stubs, table_id, tokens[0])
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            async for response in ann:
+                if response.event.number > before:
+                    assert response.event.WhichOneof("payload") == "seat_connection_changed"
+                    assert not response.event.HasField("your_legal_actions")
+                    break
+    finally:
+        ann.cancel()
