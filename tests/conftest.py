@@ -60,4 +60,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         and not config.option.markexpr
         and not getattr(config.option, "lf", False)
         and not getattr(config.option, "deselect", None)
+        and not getattr(config.option, "ignore", None)
+        and not getattr(config.option, "ignore_glob", None)
     )

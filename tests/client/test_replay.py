@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from fair_games import TABLE_ID, drive, play_match, stream
 
 from unonet.cli import main
 from unonet.client.replay import OPEN, Replay, ReplayRefused, render_text
+from unonet.host import fair
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore, SqliteStore
 from unonet.host.table import Table, TableSettings
@@ -44,11 +47,17 @@ def plain(event: events_pb2.Event) -> events_pb2.Event:
 
 @pytest.fixture(scope="module")
 def house_game(tmp_path_factory) -> tuple[Table, Replay]:
-    """One match with 7-0, five swaps, jump-ins and bluffs, so every kind of hidden card moves."""
+    """One match with 7-0, five swaps, jump-ins and bluffs, so every kind of hidden card moves.
+
+    The host draws its shuffle seeds from `secrets`; here they come from a seeded stream, so the match is
+    the same on every run (and in any test order) and the kinds of moves it holds do not depend on luck.
+    """
     tmp = tmp_path_factory.mktemp("replay")
     db = tmp / "host.db"
     store = SqliteStore(db)
-    table = play_match(7, seats=3, store=store, target_score=200, **HOUSE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(7).randbytes))
+        table = play_match(7, seats=3, store=store, target_score=200, **HOUSE)
     events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(TABLE_ID)]
     store.close()
     return table, Replay(TABLE_ID, events)

@@ -252,10 +252,10 @@ class Player:
         if races and self.rng.random() < 0.7:
             await self._play(self.rng.choice(races))
             return
-        if self.is_careless and self._silenced_by is not None and self.rng.random() < 0.3:
+        if self.is_careless and self._silenced_by is not None and self.rng.random() < 0.6:
             await self._send(self.stubs.chat.SendChat(chat_service_pb2.SendChatRequest(  # breaks the silence
                 **self._ids(), text="psst")))
-        if self.is_careless and self.rng.random() < 0.08:
+        if self.is_careless and self.rng.random() < 0.12:
             await self._mistake()
         for _ in range(3):  # a command refused as stale (the table moved on): look again, and retry
             if not self.legal.required or await self._required(self.legal) is not None:
@@ -314,10 +314,12 @@ class Player:
                 **self._ids(), card=rng.choice(list(legal.give_cards)))))
         elif legal.challenge and rng.random() < 0.7:
             return await self._send(play.Challenge(play_service_pb2.ChallengeRequest(**self._ids())))
+        elif (bluffs := [option for option in turn if option.is_bluff]) and rng.random() < 0.5:
+            return await self._play(rng.choice(bluffs))  # an unfair Wild Draw Four, to be challenged (B3)
         elif legal.pass_turn and rng.random() < 0.4:  # keep the card just drawn (T3)
             return await self._send(play.Pass(play_service_pb2.PassRequest(**self._ids())))
         elif turn and rng.random() < (0.5 if legal.draw.accepts_obligation else 0.95):  # chains end too
-            return await self._play(rng.choice(turn), call_uno=rng.random() < 0.6)
+            return await self._play(rng.choice(turn), call_uno=rng.random() < 0.3)  # often forgets: catchable
         elif legal.pass_turn:
             return await self._send(play.Pass(play_service_pb2.PassRequest(**self._ids())))
         elif legal.HasField("draw"):
@@ -344,6 +346,8 @@ class Player:
             return
         card = rng.choice(list(view.view.hand)).card
         jump = next((w.id for w in self.windows.values() if w.kind == views_pb2.REACTION_WINDOW_KIND_JUMP_IN), 0)
+        if jump and choice > 2 and rng.random() < 0.5:
+            choice = 2  # a jump-in window is the rarer chance: take it more often (wrong jump-ins, H6)
         request = play_service_pb2.PlayCardsRequest(**self._ids(), cards=[card])
         if choice == 2 and jump:
             request.reaction_window_id = jump  # a jump-in with a card that is probably not identical

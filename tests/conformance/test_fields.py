@@ -64,21 +64,25 @@ class Game:
 
 GAMES = [
     # Ten seats: ties when choosing the dealer, reshuffled piles, long rounds.
-    Game("ten", "standard", 10, ["careful", "careless"], {"target_score": 300}),
+    Game("ten", "standard", 10, ["careful", "careless"], {"target_score": 300, "bluff_penalty": 3}),
     Game("house", "house", 4, ["careful", "careless"], {"target_score": 300, "jump_in_penalty": 2,
                                                          "uno_slap": True, "bluff_penalty": 3}),
-    Game("serbian", "serbian", 4, ["careless", "careful", "careful"], {"target_score": 250},
+    # Careless jumpers, so wrong jump-ins (H6) are met under both penalties, points and cards.
+    Game("jumps", "house", 3, ["careless", "careless"], {"target_score": 150, "jump_in_penalty": 1}),
+    Game("jumps-cards", "house", 3, ["careless", "careless"], {"target_score": 150, "jump_in_penalty": 2}),
+    Game("serbian", "serbian", 4, ["careful", "careless", "careful"], {"target_score": 250},
          spectator_delay_s=0.05),
     # Blanks draw 2 here, not 10: hands that only grow make a round without end.
     Game("russian", "russian", 4, ["careful", "careless", "careful"],
          {"target_score": 100, "bluff_penalty": 3, "blank_draw": 2}),
-    Game("french", "french", 3, ["careless", "careful"], {"target_score": 150}),
+    Game("french", "french", 3, ["careful", "careless"], {"target_score": 150}),
     Game("polish", "polish", 4, ["careful", "careless"], {"target_score": 250}),
     Game("blanks", "standard", 5, ["careful", "careless", "careful"],
          {"target_score": 250, "blank_cards": True, "h2o_wilds": True, "stacking": True, "stacking_mixed": True,
           "stacking_cumulative": False, "draw_penalty_skips_turn": False, "bluff_penalty": 2,
           "false_call_penalty": True,
-          "five_swap": True, "seven_o": True, "jump_in": True, "jump_in_wilds": True, "skip_escape": True}),
+          "five_swap": True, "seven_o": True, "jump_in": True, "jump_in_wilds": True, "skip_escape": True,
+          "silent_two": True}),
     # Clocks: an idle seat times out into a bot's hands; time banks run down.
     Game("clock", "standard", 3, ["careful", "idle"], {"target_score": 100},
          turn_time_s=0.25, time_bank_s=0.2, strikes=2),

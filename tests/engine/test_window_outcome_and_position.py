@@ -90,9 +90,10 @@ def test_a_position_may_open_a_draw_obligation_on_the_seat_to_act() -> None:
     game = obligation_position(Obligation(4, Rank.WILD_DRAW_FOUR, 1, 0, True))
     assert game.obligation is not None and (game.obligation.target, game.obligation.amount) == (1, 4)
     start = Match(game.ruleset, 3, random.Random(0), first_round=game).start()
-    assert start == [ev.DrawObligation(1, 4, 0), ev.TurnStarted(1)]
+    assert start == [ev.DrawObligation(1, 4, 0, Rank.WILD_DRAW_FOUR, False), ev.TurnStarted(1)]
     out = game.apply(Draw(1))
-    assert ev.Drew(1, 4, ev.DrawReason.OBLIGATION, tuple(cards("blue 7", "blue 8", "blue 9", "green 1"))) in out
+    drawn = tuple(cards("blue 7", "blue 8", "blue 9", "green 1"))
+    assert ev.Drew(1, 4, ev.DrawReason.OBLIGATION, drawn, hand_size=len(game.hands[1])) in out
     assert game.current == 2 and game.obligation is None
 
 
@@ -101,7 +102,7 @@ def test_a_position_obligation_with_a_bluff_record_can_be_challenged() -> None:
     bluff = BluffRecord(0, tuple(cards("red 1", "red 3")), False, wild, Color.RED)
     game = obligation_position(Obligation(4, Rank.WILD_DRAW_FOUR, 1, 0, True, bluff))
     out = game.apply(Challenge(1))
-    assert ev.Challenged(1, 0, True) in out
+    assert ev.Challenged(1, 0, True, penalty=4, bluff_penalty=game.ruleset.bluff_penalty) in out
     assert len(game.hands[0]) == 6 and game.current == 1
 
 

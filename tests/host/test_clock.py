@@ -119,3 +119,32 @@ def test_without_a_clock_nothing_carries_a_deadline() -> None:
             rendered = table.render(entry, viewer)
             assert not rendered.your_legal_actions.HasField("deadline")
             assert not rendered.turn_started.HasField("deadline")
+
+
+def _last_turn_started(table: Table, seat: int):
+    entry = next(e for e in reversed(table.log) if type(e.event).__name__ == "TurnStarted" and e.event.seat == seat)
+    return table.render(entry, seat).turn_started
+
+
+def _draw_then_keep(table: Table, seat: int, cid: str) -> None:
+    """The seat draws; if it may then keep the card (T3), it does, so the turn moves on."""
+    table.command(seat, f"{cid}-draw", (Draw(seat),))
+    keep = next((a for a in legal_actions(table.match.game, seat) if a.__class__.__name__ == "Pass"), None)
+    if keep is not None and table.match.game.to_act == seat:
+        table.command(seat, f"{cid}-keep", (keep,))
+
+
+def test_a_timed_turn_started_carries_the_turn_time_and_the_bank_left() -> None:
+    clock = FakeClock()
+    _, table, seat = table_with_clock(clock, turn_time_s=10, time_bank_s=5)
+    started = _last_turn_started(table, seat)
+    assert started.turn_time.ToSeconds() == 10 and started.time_bank_remaining.ToSeconds() == 5
+    assert started.deadline.ToNanoseconds() == table.turn_deadline_ns
+    clock.now += 12 * SECOND  # two seconds into the bank
+    _draw_then_keep(table, seat, "slow")
+    other = table.match.game.to_act
+    assert other != seat
+    _draw_then_keep(table, other, "quick")
+    assert table.match.game.to_act == seat
+    again = _last_turn_started(table, seat)
+    assert again.turn_time.ToSeconds() == 10 and again.time_bank_remaining.ToNanoseconds() == 3 * SECOND

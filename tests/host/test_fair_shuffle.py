@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
@@ -191,3 +192,57 @@ async def test_a_player_commits_and_reveals_over_grpc(stubs) -> None:
     events.cancel()
     revealed = [e.seat_entropy_revealed for e in seen if e.HasField("seat_entropy_revealed")]
     assert any(r.seat == joined.seat and r.entropy == VALUE for r in revealed)
+
+
+async def test_a_second_commitment_or_reveal_by_one_seat_is_refused_over_grpc(stubs) -> None:
+    """ALREADY_COMMITTED while another seat has yet to commit, ALREADY_REVEALED while another has yet to
+    reveal: a seat contributes once per shuffle."""
+    import asyncio
+
+    from unonet.v1 import errors_pb2, lobby_service_pb2, play_service_pb2, watch_service_pb2
+
+    created = await stubs.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
+        name="fair", seat_count=3, manual_start=True), timeout=10)
+    table_id = created.table.table_id
+    tokens = [(await stubs.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+        table_id=table_id, name=name, role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=10)).token
+        for name in ("ann", "bob")]
+    streams = [stubs.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=table_id, token=token))
+               for token in tokens]
+    for events in streams:  # open (connected) once their first event arrives: both are asked to contribute
+        await asyncio.wait_for(events.read(), 10)
+    await stubs.lobby.StartTable(lobby_service_pb2.StartTableRequest(
+        table_id=table_id, owner_token=created.owner_token, fill_with_bots=True), timeout=10)
+    view = (await stubs.watch.GetView(watch_service_pb2.GetViewRequest(table_id=table_id, token=tokens[0]),
+                                      timeout=10)).view
+    assert view.phase == views_pb2.PHASE_SHUFFLE and view.legal_actions.commit_entropy
+
+    async def refused(call, reason: str, code=grpc.StatusCode.FAILED_PRECONDITION) -> None:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call
+        detail = errors_pb2.ErrorDetail.FromString(dict(caught.value.trailing_metadata())["unonet-error-bin"])
+        assert caught.value.code() == code and detail.reason == reason
+
+    def commit(seat: int, cid: str):
+        return stubs.play.CommitEntropy(play_service_pb2.CommitEntropyRequest(
+            table_id=table_id, token=tokens[seat], command_id=cid, commitment=commit_seat_entropy(
+                seat, VALUE, table_id=table_id, round_no=view.round_number)), timeout=10)
+
+    def reveal(seat: int, cid: str):
+        return stubs.play.RevealEntropy(play_service_pb2.RevealEntropyRequest(
+            table_id=table_id, token=tokens[seat], command_id=cid, entropy=VALUE), timeout=10)
+
+    try:
+        await refused(stubs.play.CommitEntropy(play_service_pb2.CommitEntropyRequest(
+            table_id=table_id, token=tokens[0], command_id="short", commitment=b"\x01" * 5), timeout=10),
+            "INVALID_FIELD", grpc.StatusCode.INVALID_ARGUMENT)  # a commitment is 32 bytes
+        await commit(0, "c1")
+        await refused(commit(0, "c2"), "ALREADY_COMMITTED")
+        await commit(1, "c1")
+        await reveal(0, "r1")
+        await refused(reveal(0, "r2"), "ALREADY_REVEALED")
+        await reveal(1, "r1")  # the last reveal: the deck is derived and dealt
+        await refused(reveal(1, "r3"), "NO_SHUFFLE_PENDING")
+    finally:
+        for events in streams:
+            events.cancel()

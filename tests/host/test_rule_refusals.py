@@ -8,6 +8,7 @@ stacked deck and dealer 0, so seat 1 plays first with the cards listed here.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from unonet.host import table as table_module
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.v1 import (
+    actions_pb2,
     cards_pb2,
     errors_pb2,
     lobby_service_pb2,
@@ -79,8 +81,8 @@ def stacked_deck(hands: dict[int, Sequence[str]], first: str, seats: int, *, dra
 async def rigged_table(wire: Wire, monkeypatch: pytest.MonkeyPatch, deck: list[Card], seats: int,
                        **overrides: Any) -> tuple[str, str, list[str]]:
     """A started table of `seats` players dealt from `deck` by dealer 0: (table id, owner token, tokens)."""
-    def stacked_match(ruleset: Any, players: int, rng: Any, *, auto_deal: bool) -> Match:
-        return Match(ruleset, players, rng, dealer=0, decks=[deck], auto_deal=auto_deal)
+    def stacked_match(ruleset: Any, players: int, rng: Any, **options: Any) -> Match:
+        return Match(ruleset, players, rng, dealer=0, decks=[deck], **options)
 
     monkeypatch.setattr(table_module, "Match", stacked_match)
     created = await wire.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
@@ -153,11 +155,16 @@ async def test_a_slap_by_the_caller_and_a_stack_with_nobody_to_pass_it_to(
     await play.PlayCards(play_service_pb2.PlayCardsRequest(
         **ids(table_id, tokens[1], "fives"), cards=fives, call_uno=True), timeout=TIMEOUT)
     slap = await open_window(wire, table_id, tokens[0], views_pb2.REACTION_WINDOW_KIND_UNO_SLAP)
+    early = asyncio.ensure_future(play.Draw(play_service_pb2.DrawRequest(  # play waits for the slap
+        **ids(table_id, tokens[0], "early")), timeout=TIMEOUT))
     await refused(play.React(play_service_pb2.ReactRequest(
         **ids(table_id, tokens[1], "own-slap"), reaction_window_id=slap)), failed, "NOT_ELIGIBLE")
+    assert not early.done()
     await play.React(play_service_pb2.ReactRequest(**ids(table_id, tokens[0], "slap"), reaction_window_id=slap),
                      timeout=TIMEOUT)
-    await play.Draw(play_service_pb2.DrawRequest(**ids(table_id, tokens[0], "draw")), timeout=TIMEOUT)  # blue 4
+    async with asyncio.timeout(TIMEOUT):
+        drawn = await early  # blue 4, once the slap is ruled
+    assert drawn.result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
     await play.PlayCards(play_service_pb2.PlayCardsRequest(
         **ids(table_id, tokens[1], "out"), cards=[card("red draw_two")]), timeout=TIMEOUT)
     await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
@@ -178,6 +185,48 @@ async def test_a_jump_in_with_a_skip_on_a_deflected_obligation(wire: Wire, monke
     await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
         **ids(table_id, tokens[1], "jump"), cards=[card("red skip")], reaction_window_id=jump)),
         grpc.StatusCode.FAILED_PRECONDITION, "OBLIGATION_OPEN")
+
+
+async def test_what_the_seat_to_act_and_the_others_may_not_do(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:
+    """T1, T3, B1, U2, H10/H11 and reaction windows: one refusal per wrong command, each with its reason."""
+    deck = stacked_deck({1: ["red 5", "wild", "red draw_two"], 0: ["green 7", "blue 7"]}, "red 3", 2,
+                        drawn=["red 9"])
+    table_id, _, tokens = await rigged_table(wire, monkeypatch, deck, 2, jump_in=True)
+    play, failed = wire.play, grpc.StatusCode.FAILED_PRECONDITION
+    one, zero = tokens[1], tokens[0]
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, one, "blue"), cards=[card("blue 9")])), failed, "CARD_DOES_NOT_MATCH")  # a filler
+    await refused(play.ChooseColor(play_service_pb2.ChooseColorRequest(
+        **ids(table_id, one, "colour"), color=cards_pb2.COLOR_RED)), failed, "NO_COLOR_TO_CHOOSE")
+    await refused(play.Challenge(play_service_pb2.ChallengeRequest(**ids(table_id, one, "challenge"))),
+                  failed, "NOTHING_TO_CHALLENGE")
+    await refused(play.CatchUno(play_service_pb2.CatchUnoRequest(**ids(table_id, zero, "catch"), target_seat=1)),
+                  failed, "NOT_CATCHABLE")  # seven cards, and no false_call_penalty
+    await refused(play.Pass(play_service_pb2.PassRequest(**ids(table_id, one, "pass"))), failed, "WRONG_PHASE")
+    await refused(play.GiveCard(play_service_pb2.GiveCardRequest(**ids(table_id, one, "give"), card=card("red 5"))),
+                  failed, "NO_SWAP")
+    await refused(play.React(play_service_pb2.ReactRequest(**ids(table_id, zero, "react"), reaction_window_id=99)),
+                  grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_WINDOW")
+    await play.PlayCards(play_service_pb2.PlayCardsRequest(**ids(table_id, one, "wild"), cards=[card("wild")]),
+                         timeout=TIMEOUT)  # its colour is still to be named
+    jump = await open_window(wire, table_id, zero, views_pb2.REACTION_WINDOW_KIND_JUMP_IN)
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, zero, "wait"), cards=[card("green 7")], reaction_window_id=jump)),
+        failed, "WAIT_FOR_EFFECT")  # the Wild's colour comes first
+    await play.ChooseColor(play_service_pb2.ChooseColorRequest(
+        **ids(table_id, one, "red"), color=cards_pb2.COLOR_RED), timeout=TIMEOUT)
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(  # seat 0's turn: seat 1 would jump in
+        **ids(table_id, one, "two"), cards=[card("red 5"), card("red draw_two")], reaction_window_id=jump)),
+        failed, "ONE_CARD_ONLY")
+    await play.Draw(play_service_pb2.DrawRequest(**ids(table_id, zero, "draw")), timeout=TIMEOUT)  # red 9
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, zero, "other"), cards=[card("green 7")])), failed, "ONLY_DRAWN_CARD")
+    await play.PlayCards(play_service_pb2.PlayCardsRequest(**ids(table_id, zero, "nine"), cards=[card("red 9")]),
+                         timeout=TIMEOUT)
+    await play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, one, "plus-two"), cards=[card("red draw_two")]), timeout=TIMEOUT)
+    await refused(play.PlayCards(play_service_pb2.PlayCardsRequest(
+        **ids(table_id, zero, "dodge"), cards=[card("green 7")])), failed, "MUST_ANSWER_OBLIGATION")
 
 
 async def open_window(wire: Wire, table_id: str, token: str, kind: int) -> int:

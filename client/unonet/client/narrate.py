@@ -56,6 +56,10 @@ def describe(event: events_pb2.Event, names: Sequence[str] = ()) -> str | None:
             shown = refs_text(p.cards)  # empty for whoever may not see the faces (a spectator, the others)
             faces = f": {shown}" if shown else ""
             return f"{who(p.seat)} draws {p.count} ({reason}){faces}"
+        case "drawn_card_kept":
+            return f"{who(p.seat)} keeps the card"
+        case "seat_connection_changed":
+            return f"{who(p.seat)} {'is back' if p.connected else 'is away'}"
         case "turn_skipped":
             return f"{who(p.seat)} is skipped"
         case "direction_reversed":

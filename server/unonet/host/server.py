@@ -97,6 +97,11 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux).
     `announce_as`: publish the host on the LAN under that name (announce.py) while it serves, and
     withdraw it before shutting down."""
+    stop = asyncio.Event()  # the handlers come first: a SIGTERM right after "listening" must stop us cleanly
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
     interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
     store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval)
     host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s)
@@ -114,11 +119,6 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     announcer = None
     if announce_as is not None:
         announcer = await announce_or_warn(announcer_for(bound, port, announce_as, host, tls=tls is not None))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
     if announcer is not None:

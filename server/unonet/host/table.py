@@ -479,6 +479,8 @@ class Table:
         match = self.match
         if not produced or match is None or not (match.round_no or self.shuffle is not None):
             return
+        if all(_is_connection_change(entry.event) for entry in produced):
+            return  # a stream opening or closing changes nobody's options: no LegalActions to act on again
         seat, deadline = self._clock_seat, self.turn_deadline_ns
         if deadline is not None and self.shuffle is None and seat is not None:
             bank_ns = int(self.seats[seat].bank_s * 1e9)
@@ -1050,6 +1052,10 @@ def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) ->
     if seat is not None:
         return seat, f"chat:{command_id}"
     return -1, f"chat:{spectator_token}:{command_id}"
+
+
+def _is_connection_change(event: Event | events_pb2.Event) -> bool:
+    return isinstance(event, events_pb2.Event) and event.HasField("seat_connection_changed")
 
 
 def _hides_something(event: Event | events_pb2.Event) -> TypeGuard[Event]:
