@@ -10,7 +10,7 @@ answer's reaction time is its arrival, measured from when that seat's copy of th
 the latency the seat is forgiven (capped; a client's own timing is believed within what the host can
 check). Ties within the tolerance are broken by a draw seeded from the round's committed shuffle seed
 and the window (from the table seed where shuffles are not committed). The ruling is journalled
-(`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the ruling instead
+(a `journal.Ruling`) with every measurement it used, so a restarted host replays the ruling instead
 of recomputing it from clocks; then the answers are applied with `Match.resolve_window` in the ruled
 order, which gives what applying them one after another would, except that the losers of an exclusive
 window lose at no cost; and every answering RPC is answered.
@@ -57,6 +57,7 @@ from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S, LatencyEstimator, PingSample
 from unonet.fairness.races import Reaction, order_reactions
 from unonet.fairness.shuffle import derive_seed
+from unonet.host import journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.errors import invalid, precondition
 from unonet.v1 import actions_pb2, events_pb2
@@ -157,7 +158,7 @@ class RaceTable(Protocol):
         """True once the table applied (and remembers the result of) this seat's command id."""
         ...
 
-    def record(self, entry: dict[str, Any]) -> object:
+    def record(self, entry: journal.AnyEntry) -> object:
         """Apply, journal and publish one input; raises (changing nothing) when it is refused."""
         ...
 
@@ -251,7 +252,8 @@ class RaceBook:
     # ------------------------------------------------------------------------------------- lifecycle
 
     def after_record(
-        self, table: RaceTable, entry: dict[str, Any], produced: Sequence[tuple[int, ev.Event | events_pb2.Event]],
+        self, table: RaceTable, entry: journal.AnyEntry,
+        produced: Sequence[tuple[int, ev.Event | events_pb2.Event]],
         now: int,
     ) -> dict[int, events_pb2.Event]:
         """Follow the engine's windows after a change: register new races, drop vanished ones, and keep
@@ -260,7 +262,7 @@ class RaceBook:
         `produced` is the change's new log entries as (number, event). Returns, by event number, the
         protocol form each opened window is sent in (with its timing), for the table to put in its log.
         The latency figures a new window is opened with (each seat's round trip, the allowance) are
-        written into the journal `entry` that opened it, under "races", before it is stored; a replay
+        written into the journal `entry` that opened it (its `races` part), before it is stored; a replay
         reads them back, so the window is sent, and ruled, with the same figures after a restart."""
         match = table.match
         if match is None:
@@ -269,7 +271,7 @@ class RaceBook:
         opened: dict[int, events_pb2.Event] = {}
         for number, event in produced:
             if isinstance(event, ev.WindowOpened) and game is not None and event.window.id in game.windows:
-                figures = entry.setdefault("races", {})
+                figures = entry.races
                 race = self._open(table, event.window, game, now, figures.get(str(event.window.id)))
                 figures[str(race.window_id)] = {
                     "allowance_ns": race.allowance_ns,
@@ -375,8 +377,7 @@ class RaceBook:
         game = match.game
         named = _named_window(actions[0], window_hint)
         if named and named not in game.windows and (game.round_no, named) in self._ruled:
-            table.record({"k": "late", "seat": seat, "cid": command_id, "window": named,
-                          "actions": [dump_action(a) for a in actions]})
+            table.record(journal.Late(seat, command_id, named, [dump_action(a) for a in actions]))
             return None
         _check_named_window(game, seat, actions[0], named)
         race = self.race_for(game, seat, actions[0])
@@ -424,15 +425,15 @@ class RaceBook:
 
     # ------------------------------------------------------------------------------------- rulings
 
-    def closing_entry(self, table: RaceTable, window_id: int) -> dict[str, Any]:
+    def closing_entry(self, table: RaceTable, window_id: int) -> journal.Close | journal.Ruling:
         """The journal entry that closes `window_id` now: its ruling, or a plain close for a window the
         host does not referee."""
         race = self.races.get(window_id)
         if race is None:
-            return {"k": "close", "window": window_id}
+            return journal.Close(window_id)
         return self.ruling_entry(table, race)
 
-    def ruling_entry(self, table: RaceTable, race: Race) -> dict[str, Any]:
+    def ruling_entry(self, table: RaceTable, race: Race) -> journal.Ruling:
         """Rule `race` from its answers; the entry holds every measurement, the ruling and the order."""
         cards = table.cards
         if cards is not None and cards.round_no == race.round_no:
@@ -457,29 +458,27 @@ class RaceBook:
         ruling = order_reactions(0.0, reactions, seed=tie_seed, max_forgiven_s=self.max_forgiven_s,
                                  duration_s=duration_s)
         by_seat = {answer.seat: answer for answer in race.answers}
-        return {
-            "k": "ruling", "v": RULING_VERSION, "window": race.window_id, "round": race.round_no,
-            "kind": race.window.kind.value,
-            "compensated": self.compensate, "opened_ns": race.opened_ns, "close_ns": race.close_ns,
-            "duration_ns": race.duration_ns, "allowance_ns": race.allowance_ns,
-            "participants": list(race.participants),
-            "sent_ns": {str(seat): race.sent_ns.get(seat, race.opened_ns) for seat in race.participants},
-            "answers": [by_seat[seat].record() for seat in ruling.order],
-            "late": [by_seat[e.seat].record() for e in ruling.late],
-            "ruling": ruling.to_record(),
-        }
+        return journal.Ruling(
+            RULING_VERSION, race.window_id, race.round_no, race.window.kind.value, self.compensate,
+            answers=[by_seat[seat].record() for seat in ruling.order],
+            late=[by_seat[e.seat].record() for e in ruling.late],
+            ruling=ruling.to_record(),
+            opened_ns=race.opened_ns, close_ns=race.close_ns, duration_ns=race.duration_ns,
+            allowance_ns=race.allowance_ns, participants=list(race.participants),
+            sent_ns={str(seat): race.sent_ns.get(seat, race.opened_ns) for seat in race.participants},
+        )
 
-    def apply_ruling(self, match: Match, entry: dict[str, Any]) -> Ruled:
+    def apply_ruling(self, match: Match, entry: journal.Ruling) -> Ruled:
         """Apply a journalled ruling (live or on replay) to `match`: the answers in its order, each with
         the rest of its command (a colour), and the late ones as RaceLost. Returns the events for the
         table's log and how each answer came out; the race is then over and its waiters are woken.
 
         Rulings journalled before the host ruled windows as their answers applied in order (no "v")
         are replayed the way they were ruled then, so old journals give the same events."""
-        window_id = int(entry["window"])
-        ranked, late = entry["answers"], entry["late"]
+        window_id = entry.window
+        ranked, late = entry.answers, entry.late
         commands = {a["seat"]: [load_action(a["seat"], x) for x in a["actions"]] for a in ranked + late}
-        as_before = int(entry.get("v", 1)) < RULING_VERSION
+        as_before = entry.version < RULING_VERSION
         game = match.game
         events: list[ev.Event] = []
         if window_id not in game.windows:
@@ -501,7 +500,7 @@ class RaceBook:
             logged[events.index(closed)] = self._closed_pb(entry, closed, lost, penalized)
         answers = [AnswerResult(a["seat"], a["cid"], a["actions"], _outcome(a["seat"], lost, penalized))
                    for a in ranked + late]
-        self._ruled[(int(entry.get("round", game.round_no)), window_id)] = None
+        self._ruled[(game.round_no if entry.round is None else entry.round, window_id)] = None
         while len(self._ruled) > RULED_KEPT:
             self._ruled.popitem(last=False)
         race = self.races.pop(window_id, None)
@@ -510,11 +509,10 @@ class RaceBook:
             race.ruled.set()
         return Ruled(logged, answers)
 
-    def apply_late(self, entry: dict[str, Any]) -> Ruled:
+    def apply_late(self, entry: journal.Late) -> Ruled:
         """An answer to a window already ruled: it loses the race at no cost (RaceLost, RACE_LOST)."""
-        seat, window_id = int(entry["seat"]), int(entry["window"])
-        answer = AnswerResult(seat, entry["cid"], entry["actions"], actions_pb2.COMMAND_OUTCOME_RACE_LOST)
-        return Ruled([ev.RaceLost(seat, window_id)], [answer])
+        answer = AnswerResult(entry.seat, entry.cid, entry.actions, actions_pb2.COMMAND_OUTCOME_RACE_LOST)
+        return Ruled([ev.RaceLost(entry.seat, entry.window)], [answer])
 
     # ------------------------------------------------------------------------------------- protobuf
 
@@ -535,14 +533,14 @@ class RaceBook:
         return None if race is None else (race.opened_ns, race.deadline_ns, race.allowance_ns)
 
     def _closed_pb(
-        self, entry: dict[str, Any], closed: ev.WindowClosed, lost: set[int], penalized: set[int]
+        self, entry: journal.Ruling, closed: ev.WindowClosed, lost: set[int], penalized: set[int]
     ) -> events_pb2.Event:
         from unonet.host import convert
 
         out = convert.event_to_pb(closed, None)
         msg = out.reaction_window_closed
-        ruling = entry["ruling"]
-        answers = {a["seat"]: a for a in entry["answers"] + entry["late"]}
+        ruling = entry.ruling
+        answers = {a["seat"]: a for a in entry.answers + entry.late}
         del msg.reactions[:]
         for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]:
             answer = answers[ruled["seat"]]
@@ -554,9 +552,9 @@ class RaceBook:
             if ruled["claimed_reaction_s"] is not None:
                 reaction.client_reaction_time.FromNanoseconds(round(ruled["claimed_reaction_s"] * 1e9))
         msg.tie_seed = bytes.fromhex(ruling["seed"])
-        msg.latency_compensated = bool(entry["compensated"])
-        kind = WindowKind(entry["kind"])
-        winner = next((a["seat"] for a in entry["answers"] if a["seat"] not in lost | penalized), None)
+        msg.latency_compensated = entry.compensated
+        kind = WindowKind(entry.kind)
+        winner = next((a["seat"] for a in entry.answers if a["seat"] not in lost | penalized), None)
         msg.ClearField("winner_seat")
         if kind in EXCLUSIVE and winner is not None and not closed.penalised:
             msg.winner_seat = winner

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import grpc
 
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
-from unonet.host import convert
+from unonet.host import convert, journal
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
 from unonet.host.host import Host
@@ -226,7 +226,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 table.leave_spectator(request.token)
                 return lobby_service_pb2.LeaveTableResponse(event_number=0)
             seat = table.acting_seat(request.token)
-            produced = table.record({"k": "leave", "seat": seat})
+            produced = table.record(journal.Leave(seat))
             return lobby_service_pb2.LeaveTableResponse(event_number=_number_of(produced, "player_left"))
 
     @_refusals
@@ -241,7 +241,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
             number = table.last_number
             for seat in free[:count]:
-                produced = table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
+                produced = table.record(journal.SeatBot(seat, kind, f"{kind}-bot-{seat}"))
                 number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
             return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
@@ -251,7 +251,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         async with table.lock:
             _owner(table, request.owner_token)
             kind = _bot_kind(request.bot_kind)
-            produced = table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
+            produced = table.record(journal.Start(request.fill_with_bots, kind))
             return lobby_service_pb2.StartTableResponse(event_number=_number_of(produced, "match_started"))
 
     @_refusals

@@ -32,7 +32,7 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
-from unonet.host import convert
+from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
@@ -450,7 +450,7 @@ class Table:
 
     # ----------------------------------------------------------------------------- changes
 
-    def record(self, entry: dict[str, Any], *, time_ns: int | None = None) -> list[LogEntry]:
+    def record(self, entry: journal.AnyEntry, *, time_ns: int | None = None) -> list[LogEntry]:
         """Apply one input, journal it and publish its events. Raises (changing nothing) if refused."""
         now = self.clock_ns() if time_ns is None else time_ns
         produced = self._apply(entry, now)
@@ -463,7 +463,7 @@ class Table:
         if not self._replaying:
             watched = bool(self.subscribers)
             public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
-            self.store.append(self.table_id, JournalEntry(self._seq, now, entry), public)
+            self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public)
             if watched:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
                     if produced_entry.legal is None and not _hides_something(produced_entry.event):
@@ -518,19 +518,52 @@ class Table:
             deadlines.append(self.shuffle.deadline_ns)
         return min(deadlines) if deadlines else None
 
-    def replay(self, journal: list[JournalEntry]) -> None:
+    def replay(self, stored: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
         self._replaying = True
         try:
-            for item in journal:
-                self.record(item.entry, time_ns=item.time_ns)
+            for item in stored:
+                self.record(journal.decode(item.entry), time_ns=item.time_ns)
         finally:
             self._replaying = False
 
-    def _apply(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        kind = entry["k"]
-        handler = getattr(self, f"_apply_{kind}")
-        produced: list[LogEntry] = handler(entry, now)
+    def _apply(self, entry: journal.AnyEntry, now: int) -> list[LogEntry]:
+        """Apply one entry by its kind (a seat's command first: most entries are), then move the
+        shuffle before a deal on as far as it goes."""
+        produced: list[LogEntry]
+        match entry:
+            case journal.Command():
+                produced = self._apply_cmd(entry, now)
+            case journal.Ruling():
+                produced = self._apply_ruling(entry, now)
+            case journal.Late():
+                produced = self._apply_late(entry, now)
+            case journal.Close():
+                produced = self._apply_close(entry, now)
+            case journal.Timeout():
+                produced = self._apply_timeout(entry, now)
+            case journal.Chat():
+                produced = self._apply_chat(entry, now)
+            case journal.Connection():
+                produced = self._apply_conn(entry, now)
+            case journal.Entropy():
+                produced = self._apply_entropy(entry, now)
+            case journal.EntropyTimeout():
+                produced = self._apply_entropy_timeout(entry, now)
+            case journal.Join():
+                produced = self._apply_join(entry, now)
+            case journal.Spectate():
+                self.spectators[entry.token] = entry.name
+                produced = []
+            case journal.Unspectate():
+                self.spectators.pop(entry.token, None)
+                produced = []
+            case journal.SeatBot():
+                produced = self._apply_bot(entry, now)
+            case journal.Leave():
+                produced = self._apply_leave(entry, now)
+            case journal.Start():
+                produced = self._apply_start(entry, now)
         return produced + self._advance_shuffle(entry, now)
 
     def _append(self, events: Sequence[Event | events_pb2.Event], now: int) -> list[LogEntry]:
@@ -586,38 +619,30 @@ class Table:
     def _host_event(self, **payload: Any) -> events_pb2.Event:
         return events_pb2.Event(**payload)
 
-    def _apply_join(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = self.seats[entry["seat"]]
-        seat.name, seat.token, seat.connected = entry["name"], entry["token"], 0
+    def _apply_join(self, entry: journal.Join, now: int) -> list[LogEntry]:
+        seat = self.seats[entry.seat]
+        seat.name, seat.token, seat.connected = entry.name, entry.token, 0
         seat.bank_s = self.settings.time_bank_s
         produced = self._append([self._host_event(player_joined=events_pb2.PlayerJoined(
             seat=seat.index, name=seat.name))], now)
         return produced + self._maybe_autostart(now)
 
-    def _apply_conn(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_conn(self, entry: journal.Connection, now: int) -> list[LogEntry]:
         """A player's seat opened its first event stream, or closed its last (`sync_connections`)."""
-        seat = self.seats[int(entry["seat"])]
-        seat.shown_connected = bool(entry["on"])
+        seat = self.seats[entry.seat]
+        seat.shown_connected = entry.on
         return self._append([self._host_event(seat_connection_changed=events_pb2.SeatConnectionChanged(
             seat=seat.index, connected=seat.shown_connected))], now)
 
-    def _apply_spectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        self.spectators[entry["token"]] = entry["name"]
-        return []
-
-    def _apply_unspectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        self.spectators.pop(entry["token"], None)
-        return []
-
-    def _apply_bot(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = self.seats[entry["seat"]]
-        seat.is_bot, seat.bot_kind, seat.name = True, entry["kind"], entry["name"]
+    def _apply_bot(self, entry: journal.SeatBot, now: int) -> list[LogEntry]:
+        seat = self.seats[entry.seat]
+        seat.is_bot, seat.bot_kind, seat.name = True, entry.kind, entry.name
         produced = self._append([self._host_event(bot_seated=events_pb2.BotSeated(
             seat=seat.index, name=seat.name, bot_kind=seat.bot_kind))], now)
         return produced + self._maybe_autostart(now)
 
-    def _apply_leave(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = self.seats[entry["seat"]]
+    def _apply_leave(self, entry: journal.Leave, now: int) -> list[LogEntry]:
+        seat = self.seats[entry.seat]
         name = seat.name
         events: list[Event | events_pb2.Event] = [
             self._host_event(player_left=events_pb2.PlayerLeft(seat=seat.index, name=name))
@@ -645,14 +670,14 @@ class Table:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
 
-    def _apply_start(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_start(self, entry: journal.Start, now: int) -> list[LogEntry]:
         if self.match is not None:
             raise precondition("ALREADY_STARTED", "the table has already started")
         for seat in self.seats:
             if not seat.is_occupied:
-                if not entry.get("fill"):
+                if not entry.fill:
                     raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
-                seat.is_bot, seat.bot_kind, seat.name = True, entry.get("bot_kind") or "random", f"bot-{seat.index}"
+                seat.is_bot, seat.bot_kind, seat.name = True, entry.bot_kind or "random", f"bot-{seat.index}"
         # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself. With
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
@@ -669,15 +694,15 @@ class Table:
         if self.settings.manual_start or self.match is not None:
             return []
         if all(seat.is_occupied for seat in self.seats):
-            return self._apply_start({"k": "start"}, now)
+            return self._apply_start(journal.Start(), now)
         return []
 
-    def _apply_cmd(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = int(entry["seat"])
-        key = (seat, entry["cid"])
+    def _apply_cmd(self, entry: journal.Command, now: int) -> list[LogEntry]:
+        seat = entry.seat
+        key = (seat, entry.cid)
         if self.match is None:
             raise precondition("NOT_STARTED", "the match has not started yet")
-        actions = [load_action(seat, action) for action in entry["actions"]]
+        actions = [load_action(seat, action) for action in entry.actions]
         events = self._apply_actions(actions)
         self._charge_clock(seat, now)
         produced = self._append(list(events), now)
@@ -690,7 +715,7 @@ class Table:
             outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
         first = produced[0].number if produced else self.last_number
         self.commands[key] = CommandRecord(
-            {"actions": entry["actions"]},
+            {"actions": entry.actions},
             actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
         )
         return produced
@@ -700,25 +725,25 @@ class Table:
         assert self.match is not None
         return self.match.apply_command(actions)
 
-    def _apply_close(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_close(self, entry: journal.Close, now: int) -> list[LogEntry]:
         assert self.match is not None
-        window = int(entry["window"])
+        window = entry.window
         self.window_deadlines.pop(window, None)
         produced = self._append(list(self.match.close_window(window)), now)
         self._after_change(now)
         return produced
 
-    def _apply_ruling(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_ruling(self, entry: journal.Ruling, now: int) -> list[LogEntry]:
         """A race's ruling, with the measurements it used (races.py): replayed as journalled."""
         assert self.match is not None
-        self.window_deadlines.pop(int(entry["window"]), None)
+        self.window_deadlines.pop(entry.window, None)
         ruled = self.races.apply_ruling(self.match, entry)
         produced = self._append(ruled.events, now)
         self._after_change(now)
         self._remember_answers(ruled, produced)
         return produced
 
-    def _apply_late(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_late(self, entry: journal.Late, now: int) -> list[LogEntry]:
         """An answer to a window already ruled: RaceLost, at no cost."""
         ruled = self.races.apply_late(entry)
         produced = self._append(ruled.events, now)
@@ -735,10 +760,10 @@ class Table:
                                           outcome=answer.outcome),
             )
 
-    def _apply_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_timeout(self, entry: journal.Timeout, now: int) -> list[LogEntry]:
         """The turn clock ran out: the documented default (draw, then pass), a strike, maybe a takeover."""
         assert self.match is not None
-        seat = self.seats[int(entry["seat"])]
+        seat = self.seats[entry.seat]
         game = self.match.game
         seat.strikes += 1
         events: list[Event | events_pb2.Event] = [self._host_event(turn_timed_out=events_pb2.TurnTimedOut(
@@ -760,19 +785,19 @@ class Table:
         self._after_change(now)
         return produced
 
-    def _apply_chat(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = entry.get("seat")
+    def _apply_chat(self, entry: journal.Chat, now: int) -> list[LogEntry]:
+        seat = entry.seat
         events: list[Event | events_pb2.Event] = [self._host_event(chat_message=events_pb2.ChatMessage(
-            seat=seat, name=entry["name"], text=entry["text"]))]
+            seat=seat, name=entry.name, text=entry.text))]
         if seat is not None and self.match is not None and not self.match.is_over:
-            penalty = self.match.apply(Chat(int(seat)))
+            penalty = self.match.apply(Chat(seat))
             if penalty:
                 events.append(self._host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=2)))
                 events += penalty
         produced = self._append(events, now)
-        if entry.get("cid"):  # remembered, so a retry (after a restart too) gets this result
-            self.commands[_chat_key(seat, entry.get("by"), entry["cid"])] = CommandRecord(
-                {"text": entry["text"]}, self._chat_result(produced))
+        if entry.cid:  # remembered, so a retry (after a restart too) gets this result
+            self.commands[_chat_key(seat, entry.by, entry.cid)] = CommandRecord(
+                {"text": entry.text}, self._chat_result(produced))
         return produced
 
     def _chat_result(self, produced: list[LogEntry]) -> actions_pb2.CommandResult:
@@ -817,7 +842,7 @@ class Table:
 
     # ----------------------------------------------------------------------------- fair shuffles
 
-    def _advance_shuffle(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _advance_shuffle(self, entry: journal.AnyEntry, now: int) -> list[LogEntry]:
         """Before each deal, run the commit-reveal shuffle (docs/fairness.md section 7) as far as it goes.
 
         It starts in the entry after which the match awaits a deal (the start, or the play that ended a
@@ -834,7 +859,7 @@ class Table:
         if self.shuffle is None:
             in_play = [seat for seat in self.seats if seat.index not in match.eliminated]
             self.shuffle, events = ShuffleRound.begin(
-                entry.setdefault("fair", {}), table_id=self.table_id, round_no=match.round_no + 1,
+                entry.fair, table_id=self.table_id, round_no=match.round_no + 1,
                 bots=[seat.index for seat in in_play if seat.is_bot],
                 players=[seat.index for seat in in_play if not seat.is_bot and seat.connected > 0],
                 reaction_ns=int(self.settings.reaction_time_s * 1e9), now=now,
@@ -860,48 +885,48 @@ class Table:
         self._after_change(now)
         return produced
 
-    def _apply_entropy(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_entropy(self, entry: journal.Entropy, now: int) -> list[LogEntry]:
         """A seat's CommitEntropy or RevealEntropy. Raises (changing nothing) when it cannot be taken."""
-        seat = int(entry["seat"])
+        seat = entry.seat
         if self.shuffle is None:
             raise precondition("NO_SHUFFLE_PENDING", "no shuffle is waiting for contributions now")
         try:
-            if "commit" in entry:
-                events = self.shuffle.commit(seat, bytes.fromhex(entry["commit"]), now)
+            if entry.commitment is not None:
+                events = self.shuffle.commit(seat, entry.commitment, now)
             else:
-                events = self.shuffle.reveal(seat, bytes.fromhex(entry["reveal"]), now)
+                events = self.shuffle.reveal(seat, entry.value or b"", now)
         except ShuffleRefused as refused:
             raise (invalid if refused.malformed else precondition)(refused.reason, str(refused)) from None
         produced = self._append(events, now)
         produced += self._advance_shuffle(entry, now)
-        request: dict[str, Any] = {key: entry[key] for key in ("commit", "reveal") if key in entry}
-        self.commands[(seat, entry["cid"])] = CommandRecord(request, actions_pb2.CommandResult(
+        self.commands[(seat, entry.cid)] = CommandRecord(entry.request(), actions_pb2.CommandResult(
             event_number=produced[0].number, last_event_number=self.last_number,
             outcome=actions_pb2.COMMAND_OUTCOME_APPLIED))
         return produced
 
-    def _apply_entropy_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_entropy_timeout(self, entry: journal.EntropyTimeout, now: int) -> list[LogEntry]:
         """The phase's deadline passed (recorded by the driver): the seats that did not act are left out."""
         shuffle = self.shuffle
-        if shuffle is None or shuffle.round_no != int(entry["round"]) or shuffle.phase != entry["phase"]:
+        if shuffle is None or shuffle.round_no != entry.round or shuffle.phase != entry.phase:
             return []
         late = shuffle.waiting_for()
         events: list[Event | events_pb2.Event] = [events_pb2.Event(shuffle_timed_out=events_pb2.ShuffleTimedOut(
-            round_number=shuffle.round_no, seats=late, revealing=entry["phase"] == "reveal"))]
-        events += shuffle.timeout(entry["phase"], now)
+            round_number=shuffle.round_no, seats=late, revealing=entry.phase == "reveal"))]
+        events += shuffle.timeout(entry.phase, now)
         return self._append(events, now)
 
     def entropy(self, seat: int, command_id: str, *, commitment: bytes | None = None,
                 value: bytes | None = None) -> actions_pb2.CommandResult:
         """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
         _check_command_id(command_id, required=True)
-        request = {"commit": commitment.hex()} if commitment is not None else {"reveal": (value or b"").hex()}
+        entry = journal.Entropy(seat, command_id, commitment=commitment,
+                                value=None if commitment is not None else value or b"")
         previous = self.commands.get((seat, command_id))
         if previous is not None:
-            if previous.request != request:
+            if previous.request != entry.request():
                 raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for a different command")
             return previous.result
-        self.record({"k": "entropy", "seat": seat, "cid": command_id, **request})
+        self.record(entry)
         return self.commands[(seat, command_id)].result
 
     # ----------------------------------------------------------------------------- commands
@@ -917,7 +942,7 @@ class Table:
             return previous.result
         if self.match is not None and self.match.is_over:
             raise precondition("GAME_OVER", "the match is over")
-        self.record({"k": "cmd", "seat": seat, "cid": command_id, **request})
+        self.record(journal.Command(seat, command_id, request["actions"]))
         return self.commands[(seat, command_id)].result
 
     def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
@@ -933,18 +958,13 @@ class Table:
                     raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for another message")
                 return previous.result
         name = self.seats[seat].name if seat is not None else self.spectators[token]
-        entry: dict[str, Any] = {"k": "chat", "seat": seat, "name": name, "text": text}
-        if command_id:
-            entry["cid"] = command_id
-            if by is not None:
-                entry["by"] = by
-        produced = self.record(entry)
+        produced = self.record(journal.Chat(seat, name, text, command_id, by if command_id else None))
         return self.commands[_chat_key(seat, by, command_id)].result if command_id else self._chat_result(produced)
 
     def join(self, name: str, seat: int | None, spectator: bool) -> tuple[str, int | None]:
         token = secrets.token_urlsafe(24)
         if spectator:
-            self.record({"k": "spectate", "token": token, "name": name})
+            self.record(journal.Spectate(token, name))
             return token, None
         if seat is None:
             free = [s.index for s in self.seats if not s.is_occupied]
@@ -955,13 +975,13 @@ class Table:
             raise invalid("BAD_SEAT", f"table {self.table_id} has seats 0 to {len(self.seats) - 1}")
         if self.seats[seat].is_occupied:
             raise exists("SEAT_TAKEN", f"seat {seat} is taken")
-        self.record({"k": "join", "seat": seat, "name": name, "token": token})
+        self.record(journal.Join(seat, name, token))
         return token, seat
 
     def leave_spectator(self, token: str) -> None:
         """A spectator gives its place up: the token stops working. Journalled, so a restart keeps it gone;
         no event, as a spectator's joining is none."""
-        self.record({"k": "unspectate", "token": token})
+        self.record(journal.Unspectate(token))
 
     # ----------------------------------------------------------------------------- subscribers
 
@@ -997,7 +1017,7 @@ class Table:
         for seat in self.seats:
             live = seat.connected > 0
             if seat.token and not seat.is_bot and live != seat.shown_connected:
-                self.record({"k": "conn", "seat": seat.index, "on": live})
+                self.record(journal.Connection(seat.index, live))
 
     def _publish(self, produced: list[LogEntry]) -> None:
         """Hand the events to every stream once their inputs are durable: one wake-up per stream per

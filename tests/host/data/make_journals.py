@@ -29,6 +29,7 @@ from typing import Any
 
 from unonet.engine import legal_actions
 from unonet.fairness import commit_seat_entropy
+from unonet.host import journal
 from unonet.host.bots import choose_action
 from unonet.host.errors import HostError
 from unonet.host.host import Host
@@ -134,10 +135,10 @@ async def play(host: Host, clock: Clock, settings: TableSettings, *, leave_at: i
     table.chat(spectator, "hello", "hello from the rail")
     table.leave_spectator(spectator)
     table.join("bob", 1, spectator=False)
-    table.record({"k": "bot", "seat": 2, "kind": "random", "name": "random-bot-2"})  # what AddBots records
+    table.record(journal.SeatBot(2, "random", "random-bot-2"))  # what AddBots records
     watching = [table.subscribe(0), table.subscribe(1)]
     table.chat(ann, "", "good luck")
-    table.record({"k": "start", "fill": True, "bot_kind": "random"})  # what StartTable records
+    table.record(journal.Start(fill=True, bot_kind="random"))  # what StartTable records
     rng = random.Random(5)
     state: dict[str, Any] = {"late": None, "chats": 0, "closed": False}
     steps = 0
@@ -147,11 +148,11 @@ async def play(host: Host, clock: Clock, settings: TableSettings, *, leave_at: i
         if leave_at is not None and steps == leave_at and not table.seats[1].taken_over:
             table.unsubscribe(watching[1])
             table.sync_connections()
-            table.record({"k": "leave", "seat": 1})  # what LeaveTable records
+            table.record(journal.Leave(1))  # what LeaveTable records
         if not state["closed"] and table.window_deadlines and min(table.window_deadlines.values()) <= clock():
             # What hosts before the race book journalled for a window at its deadline (tests do it too).
             state["closed"] = True
-            table.record({"k": "close", "window": min(table.window_deadlines, key=table.window_deadlines.get)})
+            table.record(journal.Close(min(table.window_deadlines, key=table.window_deadlines.get)))
     for subscriber in watching:
         table.unsubscribe(subscriber)
     return table
