@@ -22,8 +22,9 @@ from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
 from unonet.host import convert, journal
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
+from unonet.host.fanout import Subscriber
 from unonet.host.host import Host
-from unonet.host.table import DEFAULT_REACTION_TIME_S, LogEntry, Subscriber, Table, TableSettings
+from unonet.host.table import DEFAULT_REACTION_TIME_S, LogEntry, Table, TableSettings
 from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
@@ -473,7 +474,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         self._arm_watchdog()
         try:
             # The backlog and the snapshot may include inputs of the open group commit: nothing leaves
-            # before they are durable. What the queue brings later already is (`Table._publish`).
+            # before they are durable. What the queue brings later already is (`FanOut.publish`).
             await self.host.store.durable()
             if snapshot is not None:
                 await self._write(context, subscriber, length_delimited(tag, snapshot.SerializeToString()))

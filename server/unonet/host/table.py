@@ -9,7 +9,6 @@ through the same method rebuilds the table exactly, which is how a restarted hos
 from __future__ import annotations
 
 import asyncio
-import collections
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -37,12 +36,12 @@ from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
+from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.races import RaceBook, Ruled
 from unonet.host.store import JournalEntry, Store
 from unonet.host.wire import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
-SUBSCRIBER_QUEUE = 2048
 MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
@@ -116,70 +115,6 @@ class LogEntry:
     shared: bytes | None = field(default=None, repr=False, compare=False)
 
 
-class Mailbox:
-    """A stream's bounded queue of event numbers, with one writer (the table) and one reader (the stream).
-
-    Every event goes through one of these per subscriber, so it is leaner than an asyncio.Queue: a
-    command's events go in with one `extend`, the reader takes all that waits at once, and a future
-    exists only while the reader is waiting.
-    """
-
-    __slots__ = ("_items", "_limit", "_waiter")
-
-    def __init__(self, limit: int) -> None:
-        self._items: collections.deque[int] = collections.deque()
-        self._limit = limit
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put(self, numbers: Sequence[int]) -> bool:
-        """Queue the numbers and wake the reader; False (nothing queued) if they would overflow it."""
-        if len(self._items) + len(numbers) > self._limit:
-            return False
-        self._items.extend(numbers)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-        return True
-
-    async def wait(self) -> None:
-        """Return once something is queued."""
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-
-    def take(self) -> list[int]:
-        """Everything queued, oldest first."""
-        items = list(self._items)
-        self._items.clear()
-        return items
-
-    def qsize(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        self._items.clear()
-
-
-@dataclass
-class Subscriber:
-    """One WatchEvents stream. Its queue is bounded: a reader that falls too far behind is cut off."""
-
-    seat: int | None
-    # The first event number the table hands to `queue`: the stream reads the ones before it from
-    # the log (its backlog), so none comes twice.
-    first_queued: int = 1
-    queue: Mailbox = field(default_factory=lambda: Mailbox(SUBSCRIBER_QUEUE))
-    overflowed: bool = False
-    store_failed: bool = False  # the store could not write the inputs behind the events it waits for
-    task: asyncio.Task[Any] | None = None
-    # The event loop time at which the stream's pending write began, 0.0 when none is pending: a single
-    # watchdog (WatchService) cuts off a stream whose write stays pending too long, with no timer per write.
-    writing_since: float = 0.0
-
-
 @dataclass
 class CommandRecord:
     request: dict[str, Any]
@@ -222,10 +157,7 @@ class Table:
         self.spectators: dict[str, str] = {}
         self.match: Match | None = None
         self.log: list[LogEntry] = []
-        self.subscribers: list[Subscriber] = []
-        # Event numbers recorded but not yet handed to the subscribers: they go out once the store
-        # says their inputs are durable (`_publish`), all the events of one group commit at once.
-        self._unpublished: list[int] = []
+        self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
@@ -468,7 +400,7 @@ class Table:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
                     if produced_entry.legal is None and not _hides_something(produced_entry.event):
                         produced_entry.shared = length_delimited(EVENTS_FIELD, payload)
-        self._publish(produced)
+        self.fanout.publish([entry.number for entry in produced])
         self.wake_driver()
         return produced
 
@@ -994,14 +926,13 @@ class Table:
             self.seats[seat].connected += 1
             self.sync_connections()
         subscriber = Subscriber(seat, first_queued=self.last_number + 1)
-        self.subscribers.append(subscriber)
+        self.fanout.add(subscriber)
         return subscriber
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         """Forget a stream. Its seat's disconnection is announced by the next `sync_connections`, under
         the table's lock (the driver's next step): a stream may end where no input may be recorded."""
-        if subscriber in self.subscribers:
-            self.subscribers.remove(subscriber)
+        if self.fanout.remove(subscriber):
             if subscriber.seat is not None:
                 self.seats[subscriber.seat].connected -= 1
                 self.wake_driver(force=True)
@@ -1019,39 +950,14 @@ class Table:
             if seat.token and not seat.is_bot and live != seat.shown_connected:
                 self.record(journal.Connection(seat.index, live))
 
-    def _publish(self, produced: list[LogEntry]) -> None:
-        """Hand the events to every stream once their inputs are durable: one wake-up per stream per
-        group commit, and no stream task waits on the store itself."""
-        if not produced:
-            return
-        first_wait = not self._unpublished
-        self._unpublished.extend(entry.number for entry in produced)
-        if first_wait:
-            self.store.when_durable(self._deliver)
-
-    def _deliver(self, durable: bool) -> None:
-        numbers, self._unpublished = self._unpublished, []
-        for subscriber in list(self.subscribers):
-            if not durable:  # the store failed: these events may never leave, so the stream ends
-                self.cut_off(subscriber, store_failed=True)
-                continue
-            mine = numbers
-            if numbers[0] < subscriber.first_queued:  # it subscribed after some of them: its backlog
-                mine = [number for number in numbers if number >= subscriber.first_queued]
-            if mine and not subscriber.queue.put(mine):
-                self.cut_off(subscriber)
-
     def cut_off(self, subscriber: Subscriber, *, store_failed: bool = False) -> None:
-        """End a stream and drop its queue (memory stays flat): a reader too slow to keep up, or, with
-        `store_failed`, one waiting for events whose inputs the store could not write."""
-        if store_failed:
-            subscriber.store_failed = True
-        else:
-            subscriber.overflowed = True
-        self.unsubscribe(subscriber)
-        subscriber.queue.clear()
-        if subscriber.task is not None:
-            subscriber.task.cancel()
+        """End a stream (`FanOut.cut_off`): a reader too slow to keep up, or one the store failed."""
+        self.fanout.cut_off(subscriber, store_failed=store_failed)
+
+    @property
+    def subscribers(self) -> list[Subscriber]:
+        """The table's open event streams."""
+        return self.fanout.subscribers
 
 
 def _check_command_id(command_id: str, *, required: bool) -> None:
