@@ -34,6 +34,7 @@ from unonet.engine import events as ev
 from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
+from unonet.host.clocks import Clocks
 from unonet.host.errors import denied, exists, invalid, precondition
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
@@ -163,12 +164,8 @@ class Table:
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
         self.driver_due_ns: int | None = None  # when (host clock) the driver's timer ends its sleep
-        self.turn_deadline_ns: int | None = None
-        # The seat whose decision the turn clock is timing, and since when (time beyond the turn
-        # allowance comes out of that seat's time bank).
-        self._clock_seat: int | None = None
-        self._clock_started_ns = 0
-        self.window_deadlines: dict[int, int] = {}
+        self.clocks = Clocks(turn_time_s=settings.turn_time_s, reaction_time_s=settings.reaction_time_s)
+        self.window_deadlines = self.clocks.window_deadlines  # the same dict, which races.py keeps too
         self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (races.py)
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
@@ -411,7 +408,7 @@ class Table:
         match = self.match
         if not produced or match is None or not (match.round_no or self.shuffle is not None):
             return
-        seat, deadline = self._clock_seat, self.turn_deadline_ns
+        seat, deadline = self.clocks.timed_seat, self.clocks.turn_deadline_ns
         if deadline is not None and self.shuffle is None and seat is not None:
             bank_ns = int(self.seats[seat].bank_s * 1e9)
             for entry in produced:
@@ -420,12 +417,13 @@ class Table:
         produced[-1].legal = self._legal_for_all()
 
     def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
-        """When `seat`'s listed options run out: its turn clock, else the soonest blocking window it
-        may answer; None when nothing it may do is timed."""
-        if seat == self._clock_seat and self.turn_deadline_ns is not None and actions.required:
-            return self.turn_deadline_ns
-        windows = [self.window_deadlines[w] for w in actions.react_window_ids if w in self.window_deadlines]
-        return min(windows) if windows else None
+        """When `seat`'s listed options run out (`Clocks.legal_deadline`)."""
+        return self.clocks.legal_deadline(seat, required=actions.required, window_ids=actions.react_window_ids)
+
+    @property
+    def turn_deadline_ns(self) -> int | None:
+        """When the turn clock of the seat to act runs out, if its decision is timed."""
+        return self.clocks.turn_deadline_ns
 
     def wake_driver(self, *, force: bool = False) -> None:
         """The table changed: its driver looks again at bots, windows and clocks, unless nothing it
@@ -443,12 +441,10 @@ class Table:
 
     def next_deadline_ns(self) -> int | None:
         """The soonest of the table's deadlines (reaction windows, the turn clock, the shuffle), if any."""
-        deadlines = [*self.window_deadlines.values()]
-        if self.turn_deadline_ns is not None:
-            deadlines.append(self.turn_deadline_ns)
+        soonest = self.clocks.next_deadline_ns()
         if self.shuffle is not None and self.shuffle.deadline_ns is not None:
-            deadlines.append(self.shuffle.deadline_ns)
-        return min(deadlines) if deadlines else None
+            soonest = self.shuffle.deadline_ns if soonest is None else min(soonest, self.shuffle.deadline_ns)
+        return soonest
 
     def replay(self, stored: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
@@ -701,7 +697,7 @@ class Table:
         events: list[Event | events_pb2.Event] = [self._host_event(turn_timed_out=events_pb2.TurnTimedOut(
             seat=seat.index, strikes=seat.strikes, strikes_before_takeover=self.settings.strikes_before_takeover))]
         seat.bank_s = 0.0
-        self._clock_seat = None
+        self.clocks.forget_seat()
         options = legal_actions(game, seat.index)
         default: Action | None = next((a for a in options if isinstance(a, Draw | Pass)), None)
         if default is None:
@@ -743,34 +739,19 @@ class Table:
         """Re-arm the turn clock and the deadlines of newly opened blocking windows."""
         assert self.match is not None
         if self.match.is_over or self.match.is_awaiting_deal:
-            self.turn_deadline_ns = None
-            self.window_deadlines.clear()
+            self.clocks.stop()
             return
         game = self.match.game
-        for window_id in list(self.window_deadlines):
-            if window_id not in game.windows:
-                del self.window_deadlines[window_id]
-        for window in game.windows.values():
-            if window.is_blocking and window.id not in self.window_deadlines:
-                self.window_deadlines[window.id] = now + int(self.settings.reaction_time_s * 1e9)
         to_act = game.to_act
-        if to_act is None or self.seats[to_act].is_bot or not self.settings.turn_time_s:
-            self.turn_deadline_ns = None
-            self._clock_seat = None
-            return
-        if to_act != self._clock_seat:
-            self._clock_seat, self._clock_started_ns = to_act, now
-        allowance = self.settings.turn_time_s + self.seats[to_act].bank_s
-        self.turn_deadline_ns = self._clock_started_ns + int(allowance * 1e9)
+        timed = None if to_act is None or self.seats[to_act].is_bot else to_act
+        bank_s = self.seats[timed].bank_s if timed is not None else 0.0
+        self.clocks.arm(game.windows.values(), timed, bank_s, now)
 
     def _charge_clock(self, seat: int, now: int) -> None:
         """The seat the clock was timing decided: time past its allowance comes out of its bank."""
-        if seat != self._clock_seat:
-            return
-        over = (now - self._clock_started_ns) / 1e9 - self.settings.turn_time_s
+        over = self.clocks.charge(seat, now)
         if over > 0:
             self.seats[seat].bank_s = max(0.0, self.seats[seat].bank_s - over)
-        self._clock_seat = None  # its next decision gets a fresh turn clock
 
     # ----------------------------------------------------------------------------- fair shuffles
 
