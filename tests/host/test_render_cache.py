@@ -8,8 +8,7 @@ import random
 import pytest
 
 from unonet.engine import legal_actions
-from unonet.host import journal
-from unonet.host import table as table_module
+from unonet.host import eventlog, journal
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.host import Host
 from unonet.host.table import TableSettings
@@ -93,7 +92,7 @@ async def test_an_entry_framed_once_for_every_stream_is_what_each_receiver_would
 
 
 async def test_only_recent_entries_keep_their_serialized_copies(monkeypatch) -> None:
-    monkeypatch.setattr(table_module, "WIRE_CACHE_ENTRIES", 16)
+    monkeypatch.setattr(eventlog, "WIRE_CACHE_ENTRIES", 16)
     table = await _played_table("house", {}, 3)
     for entry in table.log:
         for seat in (None, 0, 1):

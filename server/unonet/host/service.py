@@ -22,9 +22,10 @@ from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
 from unonet.host import convert, journal
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
+from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
 from unonet.host.host import Host
-from unonet.host.table import DEFAULT_REACTION_TIME_S, LogEntry, Table, TableSettings
+from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
 from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,

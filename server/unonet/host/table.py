@@ -12,8 +12,8 @@ import asyncio
 import random
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from dataclasses import dataclass
+from typing import Any
 
 from unonet.engine import (
     Action,
@@ -36,23 +36,18 @@ from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.clocks import Clocks
 from unonet.host.errors import denied, exists, invalid, precondition
+from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.races import RaceBook, Ruled
 from unonet.host.store import JournalEntry, Store
-from unonet.host.wire import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
 MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
-# Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
-_PUBLIC = object()
-_HIDDEN = object()
 # A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
 _NOTHING_TO_DO = {False: actions_pb2.LegalActions(), True: actions_pb2.LegalActions(required=True)}
-# How many of a table's latest log entries keep their serialized copies (LogEntry.wire).
-WIRE_CACHE_ENTRIES = 256
 
 
 @dataclass
@@ -92,28 +87,6 @@ class Seat:
     @property
     def is_occupied(self) -> bool:
         return bool(self.token) or self.is_bot
-
-
-@dataclass
-class LogEntry:
-    """One numbered event: an engine event (rendered per seat) or a host event (the same for all).
-
-    `wire` and `legal_wire` cache serialized renderings (see `Table.render_bytes`); an entry never
-    changes once appended, so neither do they. `shared` is the entry framed as one of a
-    WatchEventsResponse's `events` when every receiver reads it alike (public, no legal actions, as a
-    play is), which each of a table's streams then sends without rendering or framing it again.
-    """
-
-    number: int
-    time_ns: int
-    event: Event | events_pb2.Event
-    legal: dict[int, actions_pb2.LegalActions] | None = None
-    refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
-    deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
-    bank_ns: int = 0  # with `deadline_ns`: the seat's time bank left as its turn starts
-    wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)
-    legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
-    shared: bytes | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -157,7 +130,8 @@ class Table:
         self.seats = [Seat(i) for i in range(settings.seat_count)]
         self.spectators: dict[str, str] = {}
         self.match: Match | None = None
-        self.log: list[LogEntry] = []
+        self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
+        self.log = self.events.entries  # the same list, never rebound
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
@@ -277,66 +251,12 @@ class Table:
         return pb
 
     def render(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
-        """The event as `seat` may see it (None: a spectator)."""
-        out = self._render_payload(entry, seat)
-        if entry.legal is not None and seat is not None and seat in entry.legal:
-            out.your_legal_actions.CopyFrom(entry.legal[seat])
-        return out
-
-    def _render_payload(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
-        """The event as `seat` may see it, without legal actions."""
-        if isinstance(entry.event, events_pb2.Event):
-            out = events_pb2.Event()
-            out.CopyFrom(entry.event)
-        else:
-            out = convert.event_to_pb(entry.event, seat, refs=entry.refs)
-        out.number = entry.number
-        convert.set_timestamp(out.time, entry.time_ns)
-        if entry.deadline_ns is not None:
-            started = out.turn_started
-            convert.set_timestamp(started.deadline, entry.deadline_ns)
-            started.turn_time.FromNanoseconds(int(self.settings.turn_time_s * 1e9))
-            started.time_bank_remaining.FromNanoseconds(entry.bank_ns)
-        return out
+        """The event as `seat` may see it (None: a spectator): `EventLog.render`."""
+        return self.events.render(entry, seat)
 
     def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
-        """`render(entry, seat)` serialized, from a cache on the entry: a protobuf message equal to it.
-
-        The payload (with number and time) is rendered and serialized once per visibility class: once
-        for a public event or a host event, shared by every seat and spectator; for an event with hidden
-        parts, once per distinct `visible_to` result (the owner of a Dealt or Drew, and everyone else).
-        The converters see only that result, never the seat. A seat's legal actions are serialized once
-        and appended as the `your_legal_actions` field (protobuf parses concatenated fields as one
-        message), so no seat's copy ever holds another seat's hidden cards or legal actions. Only the
-        last WIRE_CACHE_ENTRIES entries of a table keep their cache (`_append` drops older ones); with
-        `cache=False` nothing new is kept (the journal's public copy of a table nobody watches).
-        """
-        event = entry.event
-        if _hides_something(event):
-            key: Any = event.visible_to(seat)
-            key = _HIDDEN if key is None else key
-        else:
-            key = _PUBLIC
-        wire = entry.wire
-        base = wire.get(key) if wire is not None else None
-        if base is None:
-            base = self._render_payload(entry, seat).SerializeToString()
-            if cache and entry.number > len(self.log) - WIRE_CACHE_ENTRIES:
-                if wire is None:
-                    wire = entry.wire = {}
-                wire[key] = base
-        legal = entry.legal
-        if legal is None or seat is None or seat not in legal:
-            return base
-        legal_wire = entry.legal_wire
-        field_bytes = legal_wire.get(seat) if legal_wire is not None else None
-        if field_bytes is None:
-            field_bytes = length_delimited(LEGAL_ACTIONS_TAG, legal[seat].SerializeToString())
-            if entry.number > len(self.log) - WIRE_CACHE_ENTRIES:
-                if legal_wire is None:
-                    legal_wire = entry.legal_wire = {}
-                legal_wire[seat] = field_bytes
-        return base + field_bytes
+        """`render(entry, seat)` serialized, from the log's cache: `EventLog.render_bytes`."""
+        return self.events.render_bytes(entry, seat, cache=cache)
 
     def view(self, seat: int | None) -> Any:
         if self.match is None or not self.match.round_no:
@@ -395,8 +315,7 @@ class Table:
             self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public)
             if watched:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
-                    if produced_entry.legal is None and not _hides_something(produced_entry.event):
-                        produced_entry.shared = length_delimited(EVENTS_FIELD, payload)
+                    self.events.share(produced_entry, payload)
         self.fanout.publish([entry.number for entry in produced])
         self.wake_driver()
         return produced
@@ -495,18 +414,17 @@ class Table:
         return produced + self._advance_shuffle(entry, now)
 
     def _append(self, events: Sequence[Event | events_pb2.Event], now: int) -> list[LogEntry]:
+        """Number the events into the log, each engine event with its committed cards and followed by
+        the fairness events it brings (a new pile's DeckCommitted, the ShuffleRevealed after RoundEnded)."""
+        log = self.events
         produced = []
         for event in events:
-            entry = LogEntry(len(self.log) + 1, now, event)
-            self.log.append(entry)
+            entry = log.add(event, now)
             produced.append(entry)
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
-                for extra in follow:  # a new pile's DeckCommitted, the ShuffleRevealed after RoundEnded
-                    self.log.append(LogEntry(len(self.log) + 1, now, extra))
-                    produced.append(self.log[-1])
-        for old in self.log[max(0, len(self.log) - WIRE_CACHE_ENTRIES - len(produced)):-WIRE_CACHE_ENTRIES]:
-            old.wire = old.legal_wire = old.shared = None  # only the recent entries' serialized copies are kept
+                produced += [log.add(extra, now) for extra in follow]
+        log.trim(len(produced))
         return produced
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
@@ -957,8 +875,3 @@ def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) ->
     if seat is not None:
         return seat, f"chat:{command_id}"
     return -1, f"chat:{spectator_token}:{command_id}"
-
-
-def _hides_something(event: Event | events_pb2.Event) -> TypeGuard[Event]:
-    """An engine event that some receivers see less of (else every receiver gets the same rendering)."""
-    return not isinstance(event, events_pb2.Event) and type(event).visible_to is not Event.visible_to
