@@ -35,7 +35,7 @@ from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.clocks import Clocks
-from unonet.host.errors import denied, exists, invalid, precondition
+from unonet.host.errors import denied, exists, invalid, precondition, shuffle_refusal
 from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
@@ -727,7 +727,7 @@ class Table:
             else:
                 events = self.shuffle.reveal(seat, entry.value or b"", now)
         except ShuffleRefused as refused:
-            raise (invalid if refused.malformed else precondition)(refused.reason, str(refused)) from None
+            raise shuffle_refusal(refused) from None
         produced = self._append(events, now)
         produced += self._advance_shuffle(entry, now)
         self.commands[(seat, entry.cid)] = CommandRecord(entry.request(), actions_pb2.CommandResult(
