@@ -1,9 +1,13 @@
-"""One table: seats and tokens, the engine match, the numbered event log and its subscribers.
+"""One table: the engine match and the journal entries that change it, composed from its parts.
 
 Everything that changes a table goes through `Table.record(entry)` under the table's lock: the entry
-is applied (the engine refuses bad input and changes nothing), then journalled, then its events are
-numbered, appended to the log and offered to every subscriber's bounded queue. Replaying the journal
-through the same method rebuilds the table exactly, which is how a restarted host gets it back.
+(a typed `journal` value) is applied (the engine refuses bad input and changes nothing), then
+journalled, then its events are numbered, appended to the log and offered to every subscriber's
+bounded queue. Replaying the journal through the same method rebuilds the table exactly, which is how
+a restarted host gets it back. The table composes the parts that keep the rest: `seats.Places` (seats,
+spectators, tokens), `eventlog.EventLog` (the numbered events and their serialized renderings),
+`clocks.Clocks` (the turn clock and window deadlines), `fanout.FanOut` (the event streams), and
+`races.RaceBook` and `fair.ShuffleRound` / `fair.RoundCards` (races, shuffles, committed cards).
 """
 
 from __future__ import annotations
@@ -35,11 +39,12 @@ from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.clocks import Clocks
-from unonet.host.errors import denied, exists, invalid, precondition, shuffle_refusal
+from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
 from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.races import RaceBook, Ruled
+from unonet.host.seats import Places, Seat
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
@@ -69,24 +74,6 @@ class TableSettings:
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
-
-
-@dataclass
-class Seat:
-    index: int
-    name: str = ""
-    token: str = ""
-    is_bot: bool = False
-    bot_kind: str = ""
-    connected: int = 0  # the seat's open event streams, live (a replay leaves it at 0)
-    shown_connected: bool = False  # what the last SeatConnectionChanged said (journalled, so replayed)
-    strikes: int = 0
-    taken_over: bool = False
-    bank_s: float = 0.0
-
-    @property
-    def is_occupied(self) -> bool:
-        return bool(self.token) or self.is_bot
 
 
 @dataclass
@@ -127,8 +114,8 @@ class Table:
         self.created_ns = created_ns
         self.store = store
         self.clock_ns = clock_ns
-        self.seats = [Seat(i) for i in range(settings.seat_count)]
-        self.spectators: dict[str, str] = {}
+        self.places = Places(table_id, settings.seat_count)  # seats, spectators and their tokens (seats.py)
+        self.seats, self.spectators = self.places.seats, self.places.spectators  # never rebound
         self.match: Match | None = None
         self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
         self.log = self.events.entries  # the same list, never rebound
@@ -169,21 +156,12 @@ class Table:
         return table_pb2.TABLE_STATUS_FINISHED if self.match.is_over else table_pb2.TABLE_STATUS_PLAYING
 
     def seat_for(self, token: str) -> int | None:
-        """The seat a token plays, None for a spectator. Raises PERMISSION_DENIED for any other token."""
-        if not token:
-            raise invalid("TOKEN_MISSING", "this call needs the token JoinTable returned")
-        for seat in self.seats:
-            if seat.token and secrets.compare_digest(seat.token, token):
-                return seat.index
-        if token in self.spectators:
-            return None
-        raise denied("BAD_TOKEN", f"that token does not belong to table {self.table_id}")
+        """The seat a token plays, None for a spectator (`Places.seat_for`)."""
+        return self.places.seat_for(token)
 
     def player_seat(self, token: str) -> int:
-        seat = self.seat_for(token)
-        if seat is None:
-            raise denied("SPECTATOR", "spectators watch; only players act")
-        return seat
+        """The seat a token plays, refusing spectators (`Places.player_seat`)."""
+        return self.places.player_seat(token)
 
     def acting_seat(self, token: str, command_id: str | None = None) -> int:
         """The seat a player's command acts for. Refuses spectators, and a seat taken over (by a bot or
@@ -797,15 +775,7 @@ class Table:
         if spectator:
             self.record(journal.Spectate(token, name))
             return token, None
-        if seat is None:
-            free = [s.index for s in self.seats if not s.is_occupied]
-            if not free:
-                raise exists("TABLE_FULL", f"all {len(self.seats)} seats of table {self.table_id} are taken")
-            seat = free[0]
-        if not 0 <= seat < len(self.seats):
-            raise invalid("BAD_SEAT", f"table {self.table_id} has seats 0 to {len(self.seats) - 1}")
-        if self.seats[seat].is_occupied:
-            raise exists("SEAT_TAKEN", f"seat {seat} is taken")
+        seat = self.places.seat_to_join(seat)
         self.record(journal.Join(seat, name, token))
         return token, seat
 
