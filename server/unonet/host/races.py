@@ -57,7 +57,7 @@ from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S, LatencyEstimator, PingSample
 from unonet.fairness.races import Reaction, order_reactions
 from unonet.fairness.shuffle import derive_seed
-from unonet.host import journal
+from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.errors import invalid, precondition
 from unonet.v1 import actions_pb2, events_pb2
@@ -517,15 +517,8 @@ class RaceBook:
     # ------------------------------------------------------------------------------------- protobuf
 
     def _opened_pb(self, table: RaceTable, race: Race) -> events_pb2.Event:
-        from unonet.host import convert
-
-        out = convert.event_to_pb(ev.WindowOpened(race.window), None)
-        window = out.reaction_window_opened.window
-        window.open_time.FromNanoseconds(race.opened_ns)
-        if race.deadline_ns is not None:
-            window.deadline.FromNanoseconds(race.deadline_ns)
-        window.latency_allowance.FromNanoseconds(race.allowance_ns)
-        return out
+        return convert.window_opened_pb(race.window, opened_ns=race.opened_ns, deadline_ns=race.deadline_ns,
+                                        allowance_ns=race.allowance_ns)
 
     def window_timing(self, window_id: int) -> tuple[int, int | None, int] | None:
         """(open time, deadline or None, allowance) of an open race, for views."""
@@ -535,30 +528,24 @@ class RaceBook:
     def _closed_pb(
         self, entry: journal.Ruling, closed: ev.WindowClosed, lost: set[int], penalized: set[int]
     ) -> events_pb2.Event:
-        from unonet.host import convert
-
-        out = convert.event_to_pb(closed, None)
-        msg = out.reaction_window_closed
+        """The ruled window's WindowClosed: every answer with its measurements, the tie seed and the
+        winner of an exclusive window (the first answer in order that neither lost nor was penalised)."""
         ruling = entry.ruling
         answers = {a["seat"]: a for a in entry.answers + entry.late}
-        del msg.reactions[:]
-        for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]:
-            answer = answers[ruled["seat"]]
-            reaction = msg.reactions.add(seat=ruled["seat"], tie_group=max(ruled["tie_group"], 0), late=is_late)
-            reaction.receive_time.FromNanoseconds(answer["arrived_ns"])
-            reaction.latency_forgiven.FromNanoseconds(round(ruled["forgiven_s"] / 2 * 1e9))
-            reaction.reaction_time.FromNanoseconds(round(ruled["reaction_time_s"] * 1e9))
-            reaction.round_trip.FromNanoseconds(round(ruled["rtt_s"] * 1e9))
-            if ruled["claimed_reaction_s"] is not None:
-                reaction.client_reaction_time.FromNanoseconds(round(ruled["claimed_reaction_s"] * 1e9))
-        msg.tie_seed = bytes.fromhex(ruling["seed"])
-        msg.latency_compensated = entry.compensated
-        kind = WindowKind(entry.kind)
+        reactions = [
+            convert.RuledReaction(
+                seat=ruled["seat"], late=is_late, tie_group=ruled["tie_group"],
+                receive_ns=answers[ruled["seat"]]["arrived_ns"], forgiven_s=ruled["forgiven_s"],
+                reaction_time_s=ruled["reaction_time_s"], rtt_s=ruled["rtt_s"],
+                claimed_reaction_s=ruled["claimed_reaction_s"],
+            )
+            for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]
+        ]
         winner = next((a["seat"] for a in entry.answers if a["seat"] not in lost | penalized), None)
-        msg.ClearField("winner_seat")
-        if kind in EXCLUSIVE and winner is not None and not closed.penalised:
-            msg.winner_seat = winner
-        return out
+        if WindowKind(entry.kind) not in EXCLUSIVE or closed.penalised:
+            winner = None
+        return convert.window_ruled_pb(closed, reactions, tie_seed=bytes.fromhex(ruling["seed"]),
+                                       compensated=entry.compensated, winner=winner)
 
 
 def race_tie_seed(table_seed: int, round_no: int, window_id: int) -> bytes:

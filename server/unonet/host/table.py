@@ -440,56 +440,48 @@ class Table:
                 convert.set_timestamp(legal.deadline, deadline)
         return out
 
-    def _host_event(self, **payload: Any) -> events_pb2.Event:
-        return events_pb2.Event(**payload)
-
     def _apply_join(self, entry: journal.Join, now: int) -> list[LogEntry]:
         seat = self.seats[entry.seat]
         seat.name, seat.token, seat.connected = entry.name, entry.token, 0
         seat.bank_s = self.settings.time_bank_s
-        produced = self._append([self._host_event(player_joined=events_pb2.PlayerJoined(
-            seat=seat.index, name=seat.name))], now)
+        produced = self._append([convert.player_joined(seat.index, seat.name)], now)
         return produced + self._maybe_autostart(now)
 
     def _apply_conn(self, entry: journal.Connection, now: int) -> list[LogEntry]:
         """A player's seat opened its first event stream, or closed its last (`sync_connections`)."""
         seat = self.seats[entry.seat]
         seat.shown_connected = entry.on
-        return self._append([self._host_event(seat_connection_changed=events_pb2.SeatConnectionChanged(
-            seat=seat.index, connected=seat.shown_connected))], now)
+        return self._append([convert.seat_connection_changed(seat.index, seat.shown_connected)], now)
 
     def _apply_bot(self, entry: journal.SeatBot, now: int) -> list[LogEntry]:
         seat = self.seats[entry.seat]
         seat.is_bot, seat.bot_kind, seat.name = True, entry.kind, entry.name
-        produced = self._append([self._host_event(bot_seated=events_pb2.BotSeated(
-            seat=seat.index, name=seat.name, bot_kind=seat.bot_kind))], now)
+        produced = self._append([convert.bot_seated(seat.index, seat.name, seat.bot_kind)], now)
         return produced + self._maybe_autostart(now)
 
     def _apply_leave(self, entry: journal.Leave, now: int) -> list[LogEntry]:
         seat = self.seats[entry.seat]
         name = seat.name
-        events: list[Event | events_pb2.Event] = [
-            self._host_event(player_left=events_pb2.PlayerLeft(seat=seat.index, name=name))
-        ]
+        events: list[Event | events_pb2.Event] = [convert.player_left(seat.index, name)]
         if self.match is None:
             seat.token, seat.name = "", ""
         else:  # mid-match, the table's takeover policy: a bot plays on, or the seat forfeits
-            events += self._take_over(seat, events_pb2.TAKEOVER_REASON_LEFT)
+            events += self._take_over(seat, strikes=False)
         produced = self._append(events, now)
         if self.match is not None:
             self._after_change(now)
         return produced
 
-    def _take_over(self, seat: Seat, reason: events_pb2.TakeoverReason.ValueType) -> list[Event | events_pb2.Event]:
-        """Hand a seat to a bot of the table's takeover kind, or forfeit it, as the takeover policy says."""
+    def _take_over(self, seat: Seat, *, strikes: bool) -> list[Event | events_pb2.Event]:
+        """Hand a seat to a bot of the table's takeover kind, or forfeit it, as the takeover policy says,
+        because its player left or (`strikes`) ran out of time too often."""
         assert self.match is not None
         forfeits = self.settings.takeover_policy == "forfeit"
         seat.taken_over = True
         if not forfeits:
             seat.is_bot, seat.bot_kind = True, self.settings.takeover_bot_kind
-        policy = table_pb2.TAKEOVER_POLICY_FORFEIT if forfeits else table_pb2.TAKEOVER_POLICY_BOT
-        events: list[Event | events_pb2.Event] = [self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
-            seat=seat.index, policy=policy, bot_kind="" if forfeits else seat.bot_kind, reason=reason))]
+        events: list[Event | events_pb2.Event] = [
+            convert.seat_taken_over(seat.index, forfeits=forfeits, bot_kind=seat.bot_kind, strikes=strikes)]
         if forfeits and not self.match.is_over:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
@@ -508,8 +500,7 @@ class Table:
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
             window_ids_per_round=self.window_ids_per_round,
         )
-        started = self._host_event(match_started=events_pb2.MatchStarted(
-            settings=self.settings_pb(), seats=self.seat_states()))
+        started = convert.match_started(self.settings_pb(), self.seat_states())
         produced = self._append([started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
@@ -590,8 +581,8 @@ class Table:
         seat = self.seats[entry.seat]
         game = self.match.game
         seat.strikes += 1
-        events: list[Event | events_pb2.Event] = [self._host_event(turn_timed_out=events_pb2.TurnTimedOut(
-            seat=seat.index, strikes=seat.strikes, strikes_before_takeover=self.settings.strikes_before_takeover))]
+        events: list[Event | events_pb2.Event] = [
+            convert.turn_timed_out(seat.index, seat.strikes, self.settings.strikes_before_takeover)]
         seat.bank_s = 0.0
         self.clocks.forget_seat()
         options = legal_actions(game, seat.index)
@@ -604,19 +595,18 @@ class Table:
             if keep is not None:  # the default is draw, then pass: a playable drawn card is kept
                 events += self.match.apply(keep)
         if self.settings.strikes_before_takeover and seat.strikes >= self.settings.strikes_before_takeover:
-            events += self._take_over(seat, events_pb2.TAKEOVER_REASON_STRIKES)
+            events += self._take_over(seat, strikes=True)
         produced = self._append(events, now)
         self._after_change(now)
         return produced
 
     def _apply_chat(self, entry: journal.Chat, now: int) -> list[LogEntry]:
         seat = entry.seat
-        events: list[Event | events_pb2.Event] = [self._host_event(chat_message=events_pb2.ChatMessage(
-            seat=seat, name=entry.name, text=entry.text))]
+        events: list[Event | events_pb2.Event] = [convert.chat_message(seat, entry.name, entry.text)]
         if seat is not None and self.match is not None and not self.match.is_over:
             penalty = self.match.apply(Chat(seat))
             if penalty:
-                events.append(self._host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=2)))
+                events.append(convert.chat_penalty(seat, 2))
                 events += penalty
         produced = self._append(events, now)
         if entry.cid:  # remembered, so a retry (after a restart too) gets this result
@@ -719,8 +709,8 @@ class Table:
         if shuffle is None or shuffle.round_no != entry.round or shuffle.phase != entry.phase:
             return []
         late = shuffle.waiting_for()
-        events: list[Event | events_pb2.Event] = [events_pb2.Event(shuffle_timed_out=events_pb2.ShuffleTimedOut(
-            round_number=shuffle.round_no, seats=late, revealing=entry.phase == "reveal"))]
+        events: list[Event | events_pb2.Event] = [
+            convert.shuffle_timed_out(shuffle.round_no, late, revealing=entry.phase == "reveal")]
         events += shuffle.timeout(entry.phase, now)
         return self._append(events, now)
 
