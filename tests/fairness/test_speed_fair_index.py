@@ -39,8 +39,9 @@ from unonet.fairness.encoding import encode, field, tagged_hash, text
 from unonet.fairness.merkle import _root_of_hashes, leaf_hash
 from unonet.host import fair, journal
 from unonet.host.bots import choose_action, reaction_for
-from unonet.host.fair import Hand, MirrorError, Ref, RoundCards
+from unonet.host.fair import Hand, MirrorError, RoundCards
 from unonet.host.host import Host
+from unonet.host.refs import Ref
 from unonet.host.table import TableSettings
 
 # ------------------------------------------------------------------------------------ hands

@@ -55,7 +55,7 @@ from unonet.engine.ruleset import (
     find_ruleset,
 )
 from unonet.engine.views import ObligationView, SeatView
-from unonet.host.fair import EventRefs, Ref
+from unonet.host.refs import EventRefs, Ref
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
@@ -77,6 +77,7 @@ __all__ = [
     "chat_penalty",
     "color_from_pb",
     "color_to_pb",
+    "deck_committed",
     "direction_to_pb",
     "draw_reason_to_pb",
     "event_to_pb",
@@ -91,7 +92,12 @@ __all__ = [
     "ruleset_from_pb",
     "ruleset_to_pb",
     "seat_connection_changed",
+    "seat_entropy_committed",
+    "seat_entropy_revealed",
     "seat_taken_over",
+    "shuffle_committed",
+    "shuffle_legal_actions",
+    "shuffle_revealed",
     "shuffle_timed_out",
     "turn_timed_out",
     "view_to_pb",
@@ -440,7 +446,7 @@ def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
 def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = None) -> events_pb2.Event:
     """The payload of one engine event as `seat` (None: a spectator) may see it.
 
-    With `refs` (the host runs provably fair shuffles, `unonet.host.fair`), every card of the event
+    With `refs` (the host runs provably fair shuffles, `unonet.host.fair`, `unonet.host.refs`), every card of the event
     carries its commitment, pile and position for everyone, and its salt wherever its face is shown, so
     a shown card is an opening anyone can check (docs/fairness.md). Hidden hands then list one CardRef
     per card (SeatHand's rule), with the commitment only. A revealed hand (B2) carries the
@@ -1255,4 +1261,49 @@ def window_ruled_pb(
     msg.ClearField("winner_seat")
     if winner is not None:
         msg.winner_seat = winner
+    return out
+
+
+def shuffle_committed(
+    round_no: int, seed_commitment: bytes, scheme: str, entropy_seats: Sequence[int]
+) -> events_pb2.Event:
+    return host_event(shuffle_committed=events_pb2.ShuffleCommitted(
+        round_number=round_no, seed_commitment=seed_commitment, scheme=scheme, entropy_seats=entropy_seats))
+
+
+def seat_entropy_committed(seat: int, commitment: bytes) -> events_pb2.Event:
+    return host_event(seat_entropy_committed=events_pb2.SeatEntropyCommitted(seat=seat, commitment=commitment))
+
+
+def seat_entropy_revealed(seat: int, value: bytes) -> events_pb2.Event:
+    return host_event(seat_entropy_revealed=events_pb2.SeatEntropyRevealed(seat=seat, entropy=value))
+
+
+def deck_committed(
+    round_no: int, *, merkle_root: bytes, deck_size: int, card_commitments: Sequence[bytes], deck_no: int,
+    contributing_seats: Sequence[int], source_commitments: Sequence[bytes],
+) -> events_pb2.Event:
+    """A committed pile's announcement, before any card of it is used (fair.py)."""
+    return host_event(deck_committed=events_pb2.DeckCommitted(
+        round_number=round_no, merkle_root=merkle_root, deck_size=deck_size, card_commitments=card_commitments,
+        deck_number=deck_no, contributing_seats=contributing_seats, source_commitments=source_commitments))
+
+
+def shuffle_revealed(round_no: int, host_seed: bytes) -> events_pb2.Event:
+    return host_event(shuffle_revealed=events_pb2.ShuffleRevealed(round_number=round_no, seed=host_seed))
+
+
+def shuffle_legal_actions(
+    seats: int, waiting_for: Iterable[int], *, revealing: bool, deadline_ns: int | None,
+) -> dict[int, actions_pb2.LegalActions]:
+    """Each seat's legal actions during a shuffle: commit (or, `revealing`, reveal) for the seats the
+    phase waits for, by its deadline; nothing for the others."""
+    out = {seat: actions_pb2.LegalActions() for seat in range(seats)}
+    for seat in waiting_for:
+        legal = out[seat]
+        legal.commit_entropy = not revealing
+        legal.reveal_entropy = revealing
+        legal.required = True
+        if deadline_ns is not None:
+            legal.deadline.FromNanoseconds(deadline_ns)
     return out
