@@ -79,8 +79,9 @@ def stacked_deck(hands: dict[int, Sequence[str]], first: str, seats: int, *, dra
 async def rigged_table(wire: Wire, monkeypatch: pytest.MonkeyPatch, deck: list[Card], seats: int,
                        **overrides: Any) -> tuple[str, str, list[str]]:
     """A started table of `seats` players dealt from `deck` by dealer 0: (table id, owner token, tokens)."""
-    def stacked_match(ruleset: Any, players: int, rng: Any, *, auto_deal: bool) -> Match:
-        return Match(ruleset, players, rng, dealer=0, decks=[deck], auto_deal=auto_deal)
+    def stacked_match(ruleset: Any, players: int, rng: Any, *, auto_deal: bool, window_ids_per_round: bool) -> Match:
+        return Match(ruleset, players, rng, dealer=0, decks=[deck], auto_deal=auto_deal,
+                     window_ids_per_round=window_ids_per_round)
 
     monkeypatch.setattr(table_module, "Match", stacked_match)
     created = await wire.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
