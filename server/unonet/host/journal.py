@@ -179,13 +179,33 @@ class Close(Entry):
 
 
 @dataclass(frozen=True, slots=True)
+class RaceAnswer:
+    """One answer a race collected, as its ruling journals it: who, under which command id, its
+    actions (JSON form), when it arrived (host clock) and the reaction time the client claimed."""
+
+    seat: int
+    cid: str
+    actions: list[JsonDict]
+    arrived_ns: int
+    claimed_s: float | None = None
+
+    def to_json(self) -> JsonDict:
+        return {"seat": self.seat, "cid": self.cid, "actions": self.actions, "arrived_ns": self.arrived_ns,
+                "claimed_s": self.claimed_s}
+
+    @classmethod
+    def load(cls, data: JsonDict) -> RaceAnswer:
+        return cls(int(data["seat"]), data["cid"], data["actions"], int(data["arrived_ns"]), data.get("claimed_s"))
+
+
+@dataclass(frozen=True, slots=True)
 class Ruling(Entry):
     """A race's ruling with every measurement it used (`races.RaceBook.ruling_entry`).
 
-    `answers` (in the ruled order) and `late` are the collected answers' records (seat, cid, actions,
-    arrived_ns, claimed_s) and `ruling` the `fairness.races` ordering's own record, kept as the JSON
-    they are journalled as. `version` 2 rules as the answers applied in order would; 1 (rulings
-    journalled without "v") replays the way hosts ruled before. `round` is None in rulings journalled
+    `answers` (in the ruled order) and `late` are the collected answers, and `ruling` the
+    `fairness.races` ordering's own record (`Ruling.to_record`), kept as the JSON it is journalled
+    as. `version` 2 rules as the answers applied in order would; 1 (rulings journalled without "v")
+    replays the way hosts ruled before. `round` is None in rulings journalled
     before it was recorded (the round being played).
     """
 
@@ -195,8 +215,8 @@ class Ruling(Entry):
     round: int | None
     kind: str
     compensated: bool
-    answers: list[JsonDict]
-    late: list[JsonDict]
+    answers: list[RaceAnswer]
+    late: list[RaceAnswer]
     ruling: JsonDict
     opened_ns: int = 0
     close_ns: int | None = None
@@ -211,7 +231,8 @@ class Ruling(Entry):
             "window": self.window, "round": self.round, "kind": self.kind, "compensated": self.compensated,
             "opened_ns": self.opened_ns, "close_ns": self.close_ns, "duration_ns": self.duration_ns,
             "allowance_ns": self.allowance_ns, "participants": self.participants, "sent_ns": self.sent_ns,
-            "answers": self.answers, "late": self.late, "ruling": self.ruling,
+            "answers": [answer.to_json() for answer in self.answers],
+            "late": [answer.to_json() for answer in self.late], "ruling": self.ruling,
         })
         if self.round is None:
             del out["round"]
@@ -222,7 +243,8 @@ class Ruling(Entry):
         round_no = data.get("round")
         return cls(
             int(data.get("v", 1)), int(data["window"]), None if round_no is None else int(round_no), data["kind"],
-            bool(data["compensated"]), data["answers"], data["late"], data["ruling"],
+            bool(data["compensated"]), [RaceAnswer.load(a) for a in data["answers"]],
+            [RaceAnswer.load(a) for a in data["late"]], data["ruling"],
             opened_ns=int(data.get("opened_ns", 0)), close_ns=data.get("close_ns"),
             duration_ns=int(data.get("duration_ns", 0)), allowance_ns=int(data.get("allowance_ns", 0)),
             participants=list(data.get("participants", [])), sent_ns=dict(data.get("sent_ns", {})),

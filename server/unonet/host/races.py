@@ -86,9 +86,9 @@ class Answer:
     arrived_ns: int
     claimed_s: float | None = None
 
-    def record(self) -> dict[str, Any]:
-        return {"seat": self.seat, "cid": self.command_id, "actions": self.actions, "arrived_ns": self.arrived_ns,
-                "claimed_s": self.claimed_s}
+    def record(self) -> journal.RaceAnswer:
+        """The answer as its ruling journals it."""
+        return journal.RaceAnswer(self.seat, self.command_id, self.actions, self.arrived_ns, self.claimed_s)
 
 
 @dataclass
@@ -477,28 +477,28 @@ class RaceBook:
         are replayed the way they were ruled then, so old journals give the same events."""
         window_id = entry.window
         ranked, late = entry.answers, entry.late
-        commands = {a["seat"]: [load_action(a["seat"], x) for x in a["actions"]] for a in ranked + late}
+        commands = {a.seat: [load_action(a.seat, x) for x in a.actions] for a in ranked + late}
         as_before = entry.version < RULING_VERSION
         game = match.game
         events: list[ev.Event] = []
         if window_id not in game.windows:
-            events += [ev.RaceLost(a["seat"], window_id) for a in ranked]
+            events += [ev.RaceLost(a.seat, window_id) for a in ranked]
         elif as_before:
-            events += match.resolve_window(window_id, [commands[a["seat"]][0] for a in ranked], as_recorded_before=True)
+            events += match.resolve_window(window_id, [commands[a.seat][0] for a in ranked], as_recorded_before=True)
         else:
-            events += match.resolve_window(window_id, [commands[a["seat"]] for a in ranked])
+            events += match.resolve_window(window_id, [commands[a.seat] for a in ranked])
         lost = {e.seat for e in events if isinstance(e, ev.RaceLost) and e.window == window_id}
         if as_before:
             events += _follow_ups_as_before(match, ranked, commands, lost)
-        events += [ev.RaceLost(a["seat"], window_id) for a in late]
-        lost |= {a["seat"] for a in late}
+        events += [ev.RaceLost(a.seat, window_id) for a in late]
+        lost |= {a.seat for a in late}
         closed = next((e for e in events if isinstance(e, ev.WindowClosed) and e.window == window_id), None)
         penalized = set(closed.penalised) if closed is not None else set()
-        penalized |= {a["seat"] for a in ranked if any(_penalizes(e, a["seat"]) for e in events)}
+        penalized |= {a.seat for a in ranked if any(_penalizes(e, a.seat) for e in events)}
         logged: list[ev.Event | events_pb2.Event] = list(events)
         if closed is not None:
             logged[events.index(closed)] = self._closed_pb(entry, closed, lost, penalized)
-        answers = [AnswerResult(a["seat"], a["cid"], a["actions"], _outcome(a["seat"], lost, penalized))
+        answers = [AnswerResult(a.seat, a.cid, a.actions, _outcome(a.seat, lost, penalized))
                    for a in ranked + late]
         self._ruled[(game.round_no if entry.round is None else entry.round, window_id)] = None
         while len(self._ruled) > RULED_KEPT:
@@ -531,17 +531,17 @@ class RaceBook:
         """The ruled window's WindowClosed: every answer with its measurements, the tie seed and the
         winner of an exclusive window (the first answer in order that neither lost nor was penalised)."""
         ruling = entry.ruling
-        answers = {a["seat"]: a for a in entry.answers + entry.late}
+        answers = {a.seat: a for a in entry.answers + entry.late}
         reactions = [
             convert.RuledReaction(
                 seat=ruled["seat"], late=is_late, tie_group=ruled["tie_group"],
-                receive_ns=answers[ruled["seat"]]["arrived_ns"], forgiven_s=ruled["forgiven_s"],
+                receive_ns=answers[ruled["seat"]].arrived_ns, forgiven_s=ruled["forgiven_s"],
                 reaction_time_s=ruled["reaction_time_s"], rtt_s=ruled["rtt_s"],
                 claimed_reaction_s=ruled["claimed_reaction_s"],
             )
             for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]
         ]
-        winner = next((a["seat"] for a in entry.answers if a["seat"] not in lost | penalized), None)
+        winner = next((a.seat for a in entry.answers if a.seat not in lost | penalized), None)
         if WindowKind(entry.kind) not in EXCLUSIVE or closed.penalised:
             winner = None
         return convert.window_ruled_pb(closed, reactions, tie_seed=bytes.fromhex(ruling["seed"]),
@@ -624,13 +624,13 @@ def _outcome(seat: int, lost: set[int], penalized: set[int]) -> actions_pb2.Comm
 
 
 def _follow_ups_as_before(
-    match: Match, ranked: list[dict[str, Any]], commands: dict[int, list[Action]], lost: set[int]
+    match: Match, ranked: list[journal.RaceAnswer], commands: dict[int, list[Action]], lost: set[int]
 ) -> list[ev.Event]:
     """How rulings journalled before RULING_VERSION applied each winner's follow-ups (a colour): after
     every answer, as far as they went."""
     events: list[ev.Event] = []
     for answer in ranked:
-        seat = answer["seat"]
+        seat = answer.seat
         if seat in lost or len(commands[seat]) < 2 or match.is_over:
             continue
         for follow_up in commands[seat][1:]:
