@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore, Store
 from unonet.host.table import Table, TableSettings
@@ -45,7 +46,7 @@ def play_match(seed: int, *, seats: int = 4, preset: str = "standard", store: St
                **overrides: Any) -> Table:
     """A whole match of host bots from StartTable with fill_with_bots."""
     host, table, clock = new_table(seed, seats=seats, preset=preset, store=store, **overrides)
-    table.record({"k": "start", "fill": True})
+    table.record(journal.Start(fill=True))
     drive(host, table, clock)
     return table
 

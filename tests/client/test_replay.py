@@ -18,7 +18,7 @@ from fair_games import TABLE_ID, drive, play_match, stream
 
 from unonet.cli import main
 from unonet.client.replay import OPEN, Replay, ReplayRefused, render_text
-from unonet.host import fair
+from unonet.host import fair, journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore, SqliteStore
 from unonet.host.table import Table, TableSettings
@@ -200,7 +200,7 @@ def test_a_table_without_fair_shuffles_shows_the_public_view_and_says_why() -> N
     host = Host(store, clock_ns=lambda: clock[0], fair_shuffle=False)
     table = Table(TABLE_ID, settings, owner_token="o", seed=3, created_ns=0, store=store,
                   clock_ns=lambda: clock[0], fair_shuffle=False)
-    table.record({"k": "start", "fill": True})
+    table.record(journal.Start(fill=True))
     drive(host, table, clock)
     replay = Replay(TABLE_ID, stream(table, None))
     assert not replay.is_fair and replay.open_rounds == frozenset()

@@ -37,10 +37,11 @@ from unonet.fairness import (
 from unonet.fairness.cards import canonical_order
 from unonet.fairness.encoding import encode, field, tagged_hash, text
 from unonet.fairness.merkle import _root_of_hashes, leaf_hash
-from unonet.host import fair
+from unonet.host import fair, journal
 from unonet.host.bots import choose_action, reaction_for
-from unonet.host.fair import Hand, MirrorError, Ref, RoundCards
+from unonet.host.fair import Hand, MirrorError, RoundCards
 from unonet.host.host import Host
+from unonet.host.refs import Ref
 from unonet.host.table import TableSettings
 
 # ------------------------------------------------------------------------------------ hands
@@ -112,7 +113,7 @@ async def _play(preset: str, overrides: dict[str, Any], seed: int) -> None:
     while table.match is not None and not table.match.is_over and steps < 3000:
         steps += 1
         if table.window_deadlines:
-            table.record({"k": "close", "window": min(table.window_deadlines)})
+            table.record(journal.Close(min(table.window_deadlines)))
             continue
         game = table.match.game
         seat = game.to_act

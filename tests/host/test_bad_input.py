@@ -15,7 +15,7 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from unonet.host.table import SUBSCRIBER_QUEUE
+from unonet.host.fanout import SUBSCRIBER_QUEUE
 from unonet.v1 import (
     cards_pb2,
     chat_service_pb2,

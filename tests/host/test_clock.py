@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from unonet.engine import Draw, legal_actions
+from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
 from unonet.host.table import Table, TableSettings
@@ -67,7 +68,7 @@ def test_the_clock_keeps_running_while_others_act() -> None:
     deadline = table.turn_deadline_ns
     other = 1 - seat
     clock.now += 3 * SECOND
-    table.record({"k": "chat", "seat": other, "name": "bob", "text": "hurry"})
+    table.record(journal.Chat(other, "bob", "hurry"))
     assert table.turn_deadline_ns == deadline
 
 
@@ -84,7 +85,7 @@ def test_with_the_forfeit_policy_a_struck_out_player_leaves_the_match() -> None:
 def test_a_player_who_leaves_mid_match_forfeits_under_the_forfeit_policy() -> None:
     clock = FakeClock()
     _, table, seat = table_with_clock(clock, turn_time_s=10, takeover_policy="forfeit")
-    table.record({"k": "leave", "seat": seat})
+    table.record(journal.Leave(seat))
     assert table.seats[seat].taken_over and not table.seats[seat].is_bot
     assert table.match.is_over and table.match.winners == (1 - seat,)
 

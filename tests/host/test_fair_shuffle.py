@@ -18,6 +18,7 @@ from fair_games import TABLE_ID, drive, new_table, play_match, stream
 
 from unonet.client.verify import Verifier
 from unonet.fairness import combine_seed, commit_seat_entropy
+from unonet.host import journal
 from unonet.host.errors import HostError
 from unonet.host.store import SqliteStore
 from unonet.v1 import views_pb2
@@ -32,9 +33,9 @@ def kinds(table, seat=None) -> list[str]:
 def player_table(seed: int = 5):
     """Seat 0 a player with an event stream open, seat 1 a host bot; the match started."""
     host, table, clock = new_table(seed, seats=2, target_score=50)
-    table.record({"k": "join", "seat": 0, "name": "ann", "token": "tok-0"})
+    table.record(journal.Join(0, "ann", "tok-0"))
     table.subscribe(0)
-    table.record({"k": "start", "fill": True})
+    table.record(journal.Start(fill=True))
     return host, table, clock
 
 
@@ -104,8 +105,8 @@ def test_a_seat_that_commits_but_does_not_reveal_is_left_out_and_listed() -> Non
 
 def test_players_without_an_event_stream_are_not_waited_for() -> None:
     _, table, _ = new_table(6, seats=2, manual_start=False)
-    table.record({"k": "join", "seat": 0, "name": "ann", "token": "tok-0"})
-    table.record({"k": "join", "seat": 1, "name": "bob", "token": "tok-1"})  # autostart
+    table.record(journal.Join(0, "ann", "tok-0"))
+    table.record(journal.Join(1, "bob", "tok-1"))  # autostart
     assert not table.match.is_awaiting_deal and len(table.view(0).hand) == 7
     names = kinds(table)
     assert names.index("shuffle_committed") < names.index("deck_committed") < names.index("round_started")
@@ -126,9 +127,9 @@ def test_a_restarted_host_replays_the_same_shuffles_and_keeps_the_seed_private(t
     db = tmp_path / "host.db"
     store = SqliteStore(db)
     host, table, clock = new_table(9, seats=3, store=store, target_score=100)
-    table.record({"k": "join", "seat": 0, "name": "ann", "token": "tok-0"})
+    table.record(journal.Join(0, "ann", "tok-0"))
     table.subscribe(0)
-    table.record({"k": "start", "fill": True})
+    table.record(journal.Start(fill=True))
     table.entropy(0, "c", commitment=commit_seat_entropy(0, VALUE, table_id=TABLE_ID, round_no=1))
     table.entropy(0, "r", value=VALUE)
     drive(host, table, clock)

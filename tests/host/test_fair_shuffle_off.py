@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from unonet.cli import build_parser
+from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore, SqliteStore, Store
 from unonet.host.table import Table, TableSettings
@@ -22,7 +23,7 @@ COMMITMENT_EVENTS = {
 
 
 def play(host: Host, table: Table, clock: list[int], max_steps: int = 200_000) -> None:
-    table.record({"k": "start", "fill": True})
+    table.record(journal.Start(fill=True))
     for _ in range(max_steps):
         if table.match is not None and table.match.is_over:
             return

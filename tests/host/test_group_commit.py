@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import JournalEntry, SqliteStore
@@ -217,11 +218,11 @@ async def test_a_stream_that_subscribes_while_its_events_are_being_committed_get
     try:
         table = await _joined_table(host)
         early = table.subscribe(0)
-        table.record({"k": "chat", "seat": 0, "name": "ann", "text": "before"})  # held in the open group
+        table.record(journal.Chat(0, "ann", "before"))  # held in the open group
         assert store.in_transaction and early.queue.qsize() == 0  # not durable: not handed out yet
         late = table.subscribe(1)  # reads up to here from the log (its backlog)
         assert late.first_queued == table.last_number + 1
-        table.record({"k": "chat", "seat": 1, "name": "bob", "text": "after"})
+        table.record(journal.Chat(1, "bob", "after"))
         store._commit()  # the interval would end it; no need to wait
         # Everything after it subscribed: the chat, seat 1's stream opening (SeatConnectionChanged), the chat.
         assert early.queue.take() == list(range(early.first_queued, table.last_number + 1))
@@ -247,7 +248,7 @@ async def test_a_failed_group_commit_sends_none_of_its_events_and_ends_the_strea
                 seen = (await stream.read()).events[-1].number
             store.fail_next = True
             async with table.lock:
-                table.record({"k": "chat", "seat": 0, "name": "ann", "text": "lost"})
+                table.record(journal.Chat(0, "ann", "lost"))
             try:
                 await store.durable()
             except sqlite3.OperationalError:

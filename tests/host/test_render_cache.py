@@ -8,7 +8,7 @@ import random
 import pytest
 
 from unonet.engine import legal_actions
-from unonet.host import table as table_module
+from unonet.host import eventlog, journal
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.host import Host
 from unonet.host.table import TableSettings
@@ -40,7 +40,7 @@ async def _played_table(preset: str, overrides: dict, seed: int):
     while table.match is not None and not table.match.is_over and steps < 3000:
         steps += 1
         if table.window_deadlines:
-            table.record({"k": "close", "window": min(table.window_deadlines)})
+            table.record(journal.Close(min(table.window_deadlines)))
             continue
         game = table.match.game
         seat = game.to_act
@@ -92,12 +92,12 @@ async def test_an_entry_framed_once_for_every_stream_is_what_each_receiver_would
 
 
 async def test_only_recent_entries_keep_their_serialized_copies(monkeypatch) -> None:
-    monkeypatch.setattr(table_module, "WIRE_CACHE_ENTRIES", 16)
+    monkeypatch.setattr(eventlog, "WIRE_CACHE_ENTRIES", 16)
     table = await _played_table("house", {}, 3)
     for entry in table.log:
         for seat in (None, 0, 1):
             table.render_bytes(entry, seat)
-    table.record({"k": "chat", "seat": 0, "name": "p0", "text": "hi"})
+    table.record(journal.Chat(0, "p0", "hi"))
     cached = [entry.number for entry in table.log if entry.wire is not None]
     assert cached and len(cached) <= 16 < table.last_number
     assert len([entry for entry in table.log if entry.shared is not None]) <= 16

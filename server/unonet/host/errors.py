@@ -15,6 +15,7 @@ import google.rpc.status_pb2 as status_pb2
 import grpc
 
 from unonet.engine import GameOver, IllegalAction, MalformedAction, RulesetError, UnoError
+from unonet.host.fair import ShuffleRefused
 from unonet.v1 import errors_pb2
 
 ERROR_METADATA_KEY = "unonet-error-bin"
@@ -57,6 +58,14 @@ def precondition(reason: str, message: str) -> HostError:
 
 def exhausted(reason: str, message: str) -> HostError:
     return HostError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message)
+
+
+def shuffle_refusal(refused: ShuffleRefused) -> HostError:
+    """A seat's CommitEntropy or RevealEntropy that the shuffle cannot take, as the host refuses it:
+    INVALID_ARGUMENT when the input itself is wrong (a commitment of the wrong size, a value that
+    does not open the commitment), FAILED_PRECONDITION when it is just not the time for it."""
+    code = grpc.StatusCode.INVALID_ARGUMENT if refused.malformed else grpc.StatusCode.FAILED_PRECONDITION
+    return HostError(code, refused.reason, str(refused))
 
 
 def status_for(error: Exception) -> tuple[grpc.StatusCode, str, str]:

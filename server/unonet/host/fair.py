@@ -13,8 +13,8 @@ Two pieces, both driven by `Table` and both rebuilt exactly by replaying the jou
   held aside by a five swap, the discard pile and the hand a Wild Draw Four was played from. That mirror
   is the public record any client rebuilds from the public events; `convert` renders it into CardRefs.
 
-This module knows engine cards and events (to follow them) and builds the fairness host events, which
-carry only bytes and numbers; turning an engine card into a protobuf card stays in `convert`.
+This module knows engine cards and events (to follow them) and decides the fairness host events; their
+protocol messages (bytes and numbers only) are built by `convert`, like every other event.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ from unonet.fairness import (
     derive_deck,
     verify_seat_entropy,
 )
+from unonet.host import convert
+from unonet.host.refs import EventRefs, Ref
 from unonet.v1 import actions_pb2, events_pb2
 
 SCHEME = "unonet/v1/fair-shuffle"
@@ -76,32 +78,6 @@ _CARDS = {code: card for card, code in _CODES.items()}
 def card_code(card: Card) -> CardCode:
     """The fairness encoding of an engine card (docs/fairness.md section 3: enum member names match)."""
     return _CODES[card]
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """One committed card: its face, its salt and its slot (an opening) plus the commitment it opens."""
-
-    card: Card
-    commitment: bytes
-    salt: bytes
-    deck_no: int
-    position: int
-
-
-@dataclass(frozen=True, slots=True)
-class EventRefs:
-    """The committed cards of one engine event, one group per card field of the event, in order.
-
-    Groups per event: Dealt, Drew, Played, WrongJumpIn, IllegalPlay, FirstCardTurned, FirstCardReturned,
-    SwapOffered: one group (the event's cards). CardTakenBack: the card, then the top card again.
-    CardsExchanged: given, then received. HandsSwapped: `seat`'s new hand, then `target`'s.
-    HandsRotated and RoundEnded: one group per seat. HandRevealed: the accused hand, with
-    `played_event`, the number of the CardsPlayed event of the Wild Draw Four.
-    """
-
-    groups: tuple[tuple[Ref, ...], ...]
-    played_event: int = 0
 
 
 class Hand:
@@ -218,16 +194,9 @@ class ShuffleRound:
             table_id, round_no, bytes.fromhex(private["seed"]), list(private["asked"]), bot_values, reaction_ns
         )
         entropy_seats = sorted([*bot_values, *shuffle.asked])
-        events = [
-            events_pb2.Event(
-                shuffle_committed=events_pb2.ShuffleCommitted(
-                    round_number=round_no,
-                    seed_commitment=commit_host_seed(shuffle.host_seed, table_id=table_id, round_no=round_no),
-                    scheme=SCHEME,
-                    entropy_seats=entropy_seats,
-                )
-            )
-        ]
+        events = [convert.shuffle_committed(
+            round_no, commit_host_seed(shuffle.host_seed, table_id=table_id, round_no=round_no), SCHEME,
+            entropy_seats)]
         from unonet.fairness import commit_seat_entropy
 
         for seat, value in sorted(bot_values.items()):
@@ -313,15 +282,8 @@ class ShuffleRound:
 
     def legal_actions(self, seats: int) -> dict[int, actions_pb2.LegalActions]:
         """Each seat's legal actions now: commit or reveal for the seats waited for, else wait."""
-        out = {seat: actions_pb2.LegalActions() for seat in range(seats)}
-        for seat in self.waiting_for():
-            legal = out[seat]
-            legal.commit_entropy = self.phase == "commit"
-            legal.reveal_entropy = self.phase == "reveal"
-            legal.required = True
-            if self.deadline_ns is not None:
-                legal.deadline.FromNanoseconds(self.deadline_ns)
-        return out
+        return convert.shuffle_legal_actions(seats, self.waiting_for(), revealing=self.phase == "reveal",
+                                             deadline_ns=self.deadline_ns)
 
     def _progress(self, now: int) -> list[events_pb2.Event]:
         events: list[events_pb2.Event] = []
@@ -340,26 +302,18 @@ class ShuffleRound:
 
 
 def _committed(seat: int, commitment: bytes) -> events_pb2.Event:
-    return events_pb2.Event(seat_entropy_committed=events_pb2.SeatEntropyCommitted(seat=seat, commitment=commitment))
+    return convert.seat_entropy_committed(seat, commitment)
 
 
 def _revealed(seat: int, value: bytes) -> events_pb2.Event:
-    return events_pb2.Event(seat_entropy_revealed=events_pb2.SeatEntropyRevealed(seat=seat, entropy=value))
+    return convert.seat_entropy_revealed(seat, value)
 
 
 def deck_committed(pile: Pile, round_no: int, contributing: Sequence[int] = ()) -> events_pb2.Event:
     """The DeckCommitted event announcing `pile` before any card of it is used."""
-    return events_pb2.Event(
-        deck_committed=events_pb2.DeckCommitted(
-            round_number=round_no,
-            merkle_root=pile.deck.root,
-            deck_size=len(pile.deck.cards),
-            card_commitments=pile.deck.commitments,
-            deck_number=pile.deck.deck_no,
-            contributing_seats=sorted(contributing),
-            source_commitments=pile.sources,
-        )
-    )
+    return convert.deck_committed(
+        round_no, merkle_root=pile.deck.root, deck_size=len(pile.deck.cards), card_commitments=pile.deck.commitments,
+        deck_no=pile.deck.deck_no, contributing_seats=sorted(contributing), source_commitments=pile.sources)
 
 
 # ------------------------------------------------------------------------------------ during the round
@@ -548,9 +502,7 @@ class RoundCards:
         for seat, group in enumerate(groups):
             self._check(group, event.hands[seat], event)
         self.is_over = True
-        revealed = events_pb2.Event(
-            shuffle_revealed=events_pb2.ShuffleRevealed(round_number=self.round_no, seed=self.host_seed)
-        )
+        revealed = convert.shuffle_revealed(self.round_no, self.host_seed)
         return EventRefs(groups), [revealed]
 
     # ------------------------------------------------------------------------------------ helpers

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from unonet.engine import UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
+from unonet.host import journal
 from unonet.host.actions_json import dump_action
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.errors import not_found
@@ -218,7 +219,7 @@ class Host:
             if shuffle.deadline_ns is None:
                 return None
             if shuffle.deadline_ns <= now:
-                table.record({"k": "entropy_timeout", "round": shuffle.round_no, "phase": shuffle.phase})
+                table.record(journal.EntropyTimeout(shuffle.round_no, shuffle.phase))
                 return 0
             return (shuffle.deadline_ns - now) / 1e9
         for window_id, deadline in sorted(table.window_deadlines.items()):
@@ -229,7 +230,7 @@ class Host:
         holding = table.races.holding() is not None  # the turn waits for a race's ruling
         if (table.turn_deadline_ns is not None and table.turn_deadline_ns <= now and game.to_act is not None
                 and not holding):
-            table.record({"k": "timeout", "seat": game.to_act})
+            table.record(journal.Timeout(game.to_act))
             return 0
         due = self._bot_move(table)
         if due == 0:
@@ -267,8 +268,7 @@ class Host:
             if table.races.holding() is not None:
                 continue
             try:
-                table.record({"k": "cmd", "seat": seat, "cid": f"bot-{table.last_number}",
-                              "actions": [dump_action(action)]})
+                table.record(journal.Command(seat, f"bot-{table.last_number}", [dump_action(action)]))
             except UnoError:
                 log.exception("bot at seat %d of table %s chose a refused action", seat, table.table_id)
                 continue

@@ -10,7 +10,7 @@ answer's reaction time is its arrival, measured from when that seat's copy of th
 the latency the seat is forgiven (capped; a client's own timing is believed within what the host can
 check). Ties within the tolerance are broken by a draw seeded from the round's committed shuffle seed
 and the window (from the table seed where shuffles are not committed). The ruling is journalled
-(`{"k": "ruling", ...}`) with every measurement it used, so a restarted host replays the ruling instead
+(a `journal.Ruling`) with every measurement it used, so a restarted host replays the ruling instead
 of recomputing it from clocks; then the answers are applied with `Match.resolve_window` in the ruled
 order, which gives what applying them one after another would, except that the losers of an exclusive
 window lose at no cost; and every answering RPC is answered.
@@ -57,6 +57,7 @@ from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S, LatencyEstimator, PingSample
 from unonet.fairness.races import Reaction, order_reactions
 from unonet.fairness.shuffle import derive_seed
+from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.errors import invalid, precondition
 from unonet.v1 import actions_pb2, events_pb2
@@ -85,9 +86,9 @@ class Answer:
     arrived_ns: int
     claimed_s: float | None = None
 
-    def record(self) -> dict[str, Any]:
-        return {"seat": self.seat, "cid": self.command_id, "actions": self.actions, "arrived_ns": self.arrived_ns,
-                "claimed_s": self.claimed_s}
+    def record(self) -> journal.RaceAnswer:
+        """The answer as its ruling journals it."""
+        return journal.RaceAnswer(self.seat, self.command_id, self.actions, self.arrived_ns, self.claimed_s)
 
 
 @dataclass
@@ -157,7 +158,7 @@ class RaceTable(Protocol):
         """True once the table applied (and remembers the result of) this seat's command id."""
         ...
 
-    def record(self, entry: dict[str, Any]) -> object:
+    def record(self, entry: journal.AnyEntry) -> object:
         """Apply, journal and publish one input; raises (changing nothing) when it is refused."""
         ...
 
@@ -251,7 +252,8 @@ class RaceBook:
     # ------------------------------------------------------------------------------------- lifecycle
 
     def after_record(
-        self, table: RaceTable, entry: dict[str, Any], produced: Sequence[tuple[int, ev.Event | events_pb2.Event]],
+        self, table: RaceTable, entry: journal.AnyEntry,
+        produced: Sequence[tuple[int, ev.Event | events_pb2.Event]],
         now: int,
     ) -> dict[int, events_pb2.Event]:
         """Follow the engine's windows after a change: register new races, drop vanished ones, and keep
@@ -260,7 +262,7 @@ class RaceBook:
         `produced` is the change's new log entries as (number, event). Returns, by event number, the
         protocol form each opened window is sent in (with its timing), for the table to put in its log.
         The latency figures a new window is opened with (each seat's round trip, the allowance) are
-        written into the journal `entry` that opened it, under "races", before it is stored; a replay
+        written into the journal `entry` that opened it (its `races` part), before it is stored; a replay
         reads them back, so the window is sent, and ruled, with the same figures after a restart."""
         match = table.match
         if match is None:
@@ -269,7 +271,7 @@ class RaceBook:
         opened: dict[int, events_pb2.Event] = {}
         for number, event in produced:
             if isinstance(event, ev.WindowOpened) and game is not None and event.window.id in game.windows:
-                figures = entry.setdefault("races", {})
+                figures = entry.races
                 race = self._open(table, event.window, game, now, figures.get(str(event.window.id)))
                 figures[str(race.window_id)] = {
                     "allowance_ns": race.allowance_ns,
@@ -375,8 +377,7 @@ class RaceBook:
         game = match.game
         named = _named_window(actions[0], window_hint)
         if named and named not in game.windows and (game.round_no, named) in self._ruled:
-            table.record({"k": "late", "seat": seat, "cid": command_id, "window": named,
-                          "actions": [dump_action(a) for a in actions]})
+            table.record(journal.Late(seat, command_id, named, [dump_action(a) for a in actions]))
             return None
         _check_named_window(game, seat, actions[0], named)
         race = self.race_for(game, seat, actions[0])
@@ -424,15 +425,15 @@ class RaceBook:
 
     # ------------------------------------------------------------------------------------- rulings
 
-    def closing_entry(self, table: RaceTable, window_id: int) -> dict[str, Any]:
+    def closing_entry(self, table: RaceTable, window_id: int) -> journal.Close | journal.Ruling:
         """The journal entry that closes `window_id` now: its ruling, or a plain close for a window the
         host does not referee."""
         race = self.races.get(window_id)
         if race is None:
-            return {"k": "close", "window": window_id}
+            return journal.Close(window_id)
         return self.ruling_entry(table, race)
 
-    def ruling_entry(self, table: RaceTable, race: Race) -> dict[str, Any]:
+    def ruling_entry(self, table: RaceTable, race: Race) -> journal.Ruling:
         """Rule `race` from its answers; the entry holds every measurement, the ruling and the order."""
         cards = table.cards
         if cards is not None and cards.round_no == race.round_no:
@@ -457,51 +458,49 @@ class RaceBook:
         ruling = order_reactions(0.0, reactions, seed=tie_seed, max_forgiven_s=self.max_forgiven_s,
                                  duration_s=duration_s)
         by_seat = {answer.seat: answer for answer in race.answers}
-        return {
-            "k": "ruling", "v": RULING_VERSION, "window": race.window_id, "round": race.round_no,
-            "kind": race.window.kind.value,
-            "compensated": self.compensate, "opened_ns": race.opened_ns, "close_ns": race.close_ns,
-            "duration_ns": race.duration_ns, "allowance_ns": race.allowance_ns,
-            "participants": list(race.participants),
-            "sent_ns": {str(seat): race.sent_ns.get(seat, race.opened_ns) for seat in race.participants},
-            "answers": [by_seat[seat].record() for seat in ruling.order],
-            "late": [by_seat[e.seat].record() for e in ruling.late],
-            "ruling": ruling.to_record(),
-        }
+        return journal.Ruling(
+            RULING_VERSION, race.window_id, race.round_no, race.window.kind.value, self.compensate,
+            answers=[by_seat[seat].record() for seat in ruling.order],
+            late=[by_seat[e.seat].record() for e in ruling.late],
+            ruling=ruling.to_record(),
+            opened_ns=race.opened_ns, close_ns=race.close_ns, duration_ns=race.duration_ns,
+            allowance_ns=race.allowance_ns, participants=list(race.participants),
+            sent_ns={str(seat): race.sent_ns.get(seat, race.opened_ns) for seat in race.participants},
+        )
 
-    def apply_ruling(self, match: Match, entry: dict[str, Any]) -> Ruled:
+    def apply_ruling(self, match: Match, entry: journal.Ruling) -> Ruled:
         """Apply a journalled ruling (live or on replay) to `match`: the answers in its order, each with
         the rest of its command (a colour), and the late ones as RaceLost. Returns the events for the
         table's log and how each answer came out; the race is then over and its waiters are woken.
 
         Rulings journalled before the host ruled windows as their answers applied in order (no "v")
         are replayed the way they were ruled then, so old journals give the same events."""
-        window_id = int(entry["window"])
-        ranked, late = entry["answers"], entry["late"]
-        commands = {a["seat"]: [load_action(a["seat"], x) for x in a["actions"]] for a in ranked + late}
-        as_before = int(entry.get("v", 1)) < RULING_VERSION
+        window_id = entry.window
+        ranked, late = entry.answers, entry.late
+        commands = {a.seat: [load_action(a.seat, x) for x in a.actions] for a in ranked + late}
+        as_before = entry.version < RULING_VERSION
         game = match.game
         events: list[ev.Event] = []
         if window_id not in game.windows:
-            events += [ev.RaceLost(a["seat"], window_id) for a in ranked]
+            events += [ev.RaceLost(a.seat, window_id) for a in ranked]
         elif as_before:
-            events += match.resolve_window(window_id, [commands[a["seat"]][0] for a in ranked], as_recorded_before=True)
+            events += match.resolve_window(window_id, [commands[a.seat][0] for a in ranked], as_recorded_before=True)
         else:
-            events += match.resolve_window(window_id, [commands[a["seat"]] for a in ranked])
+            events += match.resolve_window(window_id, [commands[a.seat] for a in ranked])
         lost = {e.seat for e in events if isinstance(e, ev.RaceLost) and e.window == window_id}
         if as_before:
             events += _follow_ups_as_before(match, ranked, commands, lost)
-        events += [ev.RaceLost(a["seat"], window_id) for a in late]
-        lost |= {a["seat"] for a in late}
+        events += [ev.RaceLost(a.seat, window_id) for a in late]
+        lost |= {a.seat for a in late}
         closed = next((e for e in events if isinstance(e, ev.WindowClosed) and e.window == window_id), None)
         penalized = set(closed.penalised) if closed is not None else set()
-        penalized |= {a["seat"] for a in ranked if any(_penalizes(e, a["seat"]) for e in events)}
+        penalized |= {a.seat for a in ranked if any(_penalizes(e, a.seat) for e in events)}
         logged: list[ev.Event | events_pb2.Event] = list(events)
         if closed is not None:
             logged[events.index(closed)] = self._closed_pb(entry, closed, lost, penalized)
-        answers = [AnswerResult(a["seat"], a["cid"], a["actions"], _outcome(a["seat"], lost, penalized))
+        answers = [AnswerResult(a.seat, a.cid, a.actions, _outcome(a.seat, lost, penalized))
                    for a in ranked + late]
-        self._ruled[(int(entry.get("round", game.round_no)), window_id)] = None
+        self._ruled[(game.round_no if entry.round is None else entry.round, window_id)] = None
         while len(self._ruled) > RULED_KEPT:
             self._ruled.popitem(last=False)
         race = self.races.pop(window_id, None)
@@ -510,24 +509,16 @@ class RaceBook:
             race.ruled.set()
         return Ruled(logged, answers)
 
-    def apply_late(self, entry: dict[str, Any]) -> Ruled:
+    def apply_late(self, entry: journal.Late) -> Ruled:
         """An answer to a window already ruled: it loses the race at no cost (RaceLost, RACE_LOST)."""
-        seat, window_id = int(entry["seat"]), int(entry["window"])
-        answer = AnswerResult(seat, entry["cid"], entry["actions"], actions_pb2.COMMAND_OUTCOME_RACE_LOST)
-        return Ruled([ev.RaceLost(seat, window_id)], [answer])
+        answer = AnswerResult(entry.seat, entry.cid, entry.actions, actions_pb2.COMMAND_OUTCOME_RACE_LOST)
+        return Ruled([ev.RaceLost(entry.seat, entry.window)], [answer])
 
     # ------------------------------------------------------------------------------------- protobuf
 
     def _opened_pb(self, table: RaceTable, race: Race) -> events_pb2.Event:
-        from unonet.host import convert
-
-        out = convert.event_to_pb(ev.WindowOpened(race.window), None)
-        window = out.reaction_window_opened.window
-        window.open_time.FromNanoseconds(race.opened_ns)
-        if race.deadline_ns is not None:
-            window.deadline.FromNanoseconds(race.deadline_ns)
-        window.latency_allowance.FromNanoseconds(race.allowance_ns)
-        return out
+        return convert.window_opened_pb(race.window, opened_ns=race.opened_ns, deadline_ns=race.deadline_ns,
+                                        allowance_ns=race.allowance_ns)
 
     def window_timing(self, window_id: int) -> tuple[int, int | None, int] | None:
         """(open time, deadline or None, allowance) of an open race, for views."""
@@ -535,32 +526,26 @@ class RaceBook:
         return None if race is None else (race.opened_ns, race.deadline_ns, race.allowance_ns)
 
     def _closed_pb(
-        self, entry: dict[str, Any], closed: ev.WindowClosed, lost: set[int], penalized: set[int]
+        self, entry: journal.Ruling, closed: ev.WindowClosed, lost: set[int], penalized: set[int]
     ) -> events_pb2.Event:
-        from unonet.host import convert
-
-        out = convert.event_to_pb(closed, None)
-        msg = out.reaction_window_closed
-        ruling = entry["ruling"]
-        answers = {a["seat"]: a for a in entry["answers"] + entry["late"]}
-        del msg.reactions[:]
-        for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]:
-            answer = answers[ruled["seat"]]
-            reaction = msg.reactions.add(seat=ruled["seat"], tie_group=max(ruled["tie_group"], 0), late=is_late)
-            reaction.receive_time.FromNanoseconds(answer["arrived_ns"])
-            reaction.latency_forgiven.FromNanoseconds(round(ruled["forgiven_s"] / 2 * 1e9))
-            reaction.reaction_time.FromNanoseconds(round(ruled["reaction_time_s"] * 1e9))
-            reaction.round_trip.FromNanoseconds(round(ruled["rtt_s"] * 1e9))
-            if ruled["claimed_reaction_s"] is not None:
-                reaction.client_reaction_time.FromNanoseconds(round(ruled["claimed_reaction_s"] * 1e9))
-        msg.tie_seed = bytes.fromhex(ruling["seed"])
-        msg.latency_compensated = bool(entry["compensated"])
-        kind = WindowKind(entry["kind"])
-        winner = next((a["seat"] for a in entry["answers"] if a["seat"] not in lost | penalized), None)
-        msg.ClearField("winner_seat")
-        if kind in EXCLUSIVE and winner is not None and not closed.penalised:
-            msg.winner_seat = winner
-        return out
+        """The ruled window's WindowClosed: every answer with its measurements, the tie seed and the
+        winner of an exclusive window (the first answer in order that neither lost nor was penalised)."""
+        ruling = entry.ruling
+        answers = {a.seat: a for a in entry.answers + entry.late}
+        reactions = [
+            convert.RuledReaction(
+                seat=ruled["seat"], late=is_late, tie_group=ruled["tie_group"],
+                receive_ns=answers[ruled["seat"]].arrived_ns, forgiven_s=ruled["forgiven_s"],
+                reaction_time_s=ruled["reaction_time_s"], rtt_s=ruled["rtt_s"],
+                claimed_reaction_s=ruled["claimed_reaction_s"],
+            )
+            for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]
+        ]
+        winner = next((a.seat for a in entry.answers if a.seat not in lost | penalized), None)
+        if WindowKind(entry.kind) not in EXCLUSIVE or closed.penalised:
+            winner = None
+        return convert.window_ruled_pb(closed, reactions, tie_seed=bytes.fromhex(ruling["seed"]),
+                                       compensated=entry.compensated, winner=winner)
 
 
 def race_tie_seed(table_seed: int, round_no: int, window_id: int) -> bytes:
@@ -639,13 +624,13 @@ def _outcome(seat: int, lost: set[int], penalized: set[int]) -> actions_pb2.Comm
 
 
 def _follow_ups_as_before(
-    match: Match, ranked: list[dict[str, Any]], commands: dict[int, list[Action]], lost: set[int]
+    match: Match, ranked: list[journal.RaceAnswer], commands: dict[int, list[Action]], lost: set[int]
 ) -> list[ev.Event]:
     """How rulings journalled before RULING_VERSION applied each winner's follow-ups (a colour): after
     every answer, as far as they went."""
     events: list[ev.Event] = []
     for answer in ranked:
-        seat = answer["seat"]
+        seat = answer.seat
         if seat in lost or len(commands[seat]) < 2 or match.is_over:
             continue
         for follow_up in commands[seat][1:]:

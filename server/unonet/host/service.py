@@ -19,11 +19,13 @@ from typing import Any, TypeVar
 import grpc
 
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
-from unonet.host import convert
+from unonet.host import convert, journal
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
-from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid
+from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid, precondition
+from unonet.host.eventlog import LogEntry
+from unonet.host.fanout import Subscriber
 from unonet.host.host import Host
-from unonet.host.table import DEFAULT_REACTION_TIME_S, LogEntry, Subscriber, Table, TableSettings
+from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
 from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
@@ -157,7 +159,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         self.host = host
 
     @_refusals
-    async def CreateTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def CreateTable(  # noqa: N802
+        self, request: lobby_service_pb2.CreateTableRequest, context: Context
+    ) -> lobby_service_pb2.CreateTableResponse:
         if not 2 <= request.seat_count <= 10:
             raise invalid("BAD_SEAT_COUNT", f"a table seats 2 to 10 players, not {request.seat_count}")
         ruleset = convert.ruleset_from_pb(request.preset, request.overrides)
@@ -178,7 +182,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         return lobby_service_pb2.CreateTableResponse(table=table.info(), owner_token=table.owner_token)
 
     @_refusals
-    async def ListTables(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def ListTables(  # noqa: N802
+        self, request: lobby_service_pb2.ListTablesRequest, context: Context
+    ) -> lobby_service_pb2.ListTablesResponse:
         """Tables newest first, a page at a time: those in memory and the archived finished ones."""
         wanted = {_enum(table_pb2.TableStatus, status, "statuses") for status in request.statuses}
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -199,11 +205,15 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             tables=tables, next_page_token=f"{page[-1][0]}:{page[-1][1]}" if more else "")
 
     @_refusals
-    async def GetTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def GetTable(  # noqa: N802
+        self, request: lobby_service_pb2.GetTableRequest, context: Context
+    ) -> lobby_service_pb2.GetTableResponse:
         return lobby_service_pb2.GetTableResponse(table=self.host.info(request.table_id))
 
     @_refusals
-    async def JoinTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def JoinTable(  # noqa: N802
+        self, request: lobby_service_pb2.JoinTableRequest, context: Context
+    ) -> lobby_service_pb2.JoinTableResponse:
         table = self.host.table(request.table_id)
         spectator = _enum(lobby_service_pb2.JoinRole, request.role, "role") == lobby_service_pb2.JOIN_ROLE_SPECTATOR
         if spectator and request.HasField("seat"):
@@ -219,18 +229,22 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             )
 
     @_refusals
-    async def LeaveTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def LeaveTable(  # noqa: N802
+        self, request: lobby_service_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_service_pb2.LeaveTableResponse:
         table = self.host.table(request.table_id)
         async with table.lock:
             if table.seat_for(request.token) is None:  # a spectator: its place goes, and no event is written
                 table.leave_spectator(request.token)
                 return lobby_service_pb2.LeaveTableResponse(event_number=0)
             seat = table.acting_seat(request.token)
-            produced = table.record({"k": "leave", "seat": seat})
+            produced = table.record(journal.Leave(seat))
             return lobby_service_pb2.LeaveTableResponse(event_number=_number_of(produced, "player_left"))
 
     @_refusals
-    async def AddBots(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def AddBots(  # noqa: N802
+        self, request: lobby_service_pb2.AddBotsRequest, context: Context
+    ) -> lobby_service_pb2.AddBotsResponse:
         table = self.host.table(request.table_id)
         kind = _bot_kind(request.bot_kind)
         async with table.lock:
@@ -241,21 +255,25 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
             number = table.last_number
             for seat in free[:count]:
-                produced = table.record({"k": "bot", "seat": seat, "kind": kind, "name": f"{kind}-bot-{seat}"})
+                produced = table.record(journal.SeatBot(seat, kind, f"{kind}-bot-{seat}"))
                 number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
             return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
     @_refusals
-    async def StartTable(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def StartTable(  # noqa: N802
+        self, request: lobby_service_pb2.StartTableRequest, context: Context
+    ) -> lobby_service_pb2.StartTableResponse:
         table = self.host.table(request.table_id)
         async with table.lock:
             _owner(table, request.owner_token)
             kind = _bot_kind(request.bot_kind)
-            produced = table.record({"k": "start", "fill": request.fill_with_bots, "bot_kind": kind})
+            produced = table.record(journal.Start(request.fill_with_bots, kind))
             return lobby_service_pb2.StartTableResponse(event_number=_number_of(produced, "match_started"))
 
     @_refusals
-    async def ListPresets(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def ListPresets(  # noqa: N802
+        self, request: lobby_service_pb2.ListPresetsRequest, context: Context
+    ) -> lobby_service_pb2.ListPresetsResponse:
         presets = [
             rules_pb2.RulesetPreset(
                 name=name, description=PRESET_DESCRIPTIONS[name], ruleset=convert.ruleset_to_pb(ruleset)
@@ -265,7 +283,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         return lobby_service_pb2.ListPresetsResponse(presets=presets)
 
     @_refusals
-    async def ListBotKinds(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def ListBotKinds(  # noqa: N802
+        self, request: lobby_service_pb2.ListBotKindsRequest, context: Context
+    ) -> lobby_service_pb2.ListBotKindsResponse:
         kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
                  for name, text in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
@@ -318,7 +338,7 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
     def __init__(self, host: Host) -> None:
         self.host = host
 
-    async def _command(self, request: Any, response_type: Any) -> Any:
+    async def _command(self, request: Any, response_type: Callable[..., R]) -> R:
         """Apply a command; an answer to a race waits for the ruling, and a command held behind a race
         (the next turn during an UNO catch or a jump-in being ruled) waits for it, then goes on."""
         arrived = self.host.clock_ns()  # before the lock: an answer's arrival is part of the race
@@ -341,57 +361,79 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
                 async with table.lock:
                     record = table.commands.get((seat, request.command_id))
                     if record is None:
-                        from unonet.host.errors import precondition
-
                         raise precondition("WINDOW_CLOSED", f"window {waiting.race.window_id} closed unruled")
                     return response_type(result=record.result)
 
     @_refusals
-    async def PlayCards(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def PlayCards(  # noqa: N802
+        self, request: play_service_pb2.PlayCardsRequest, context: Context
+    ) -> play_service_pb2.PlayCardsResponse:
         return await self._command(request, play_service_pb2.PlayCardsResponse)
 
     @_refusals
-    async def ChooseColor(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def ChooseColor(  # noqa: N802
+        self, request: play_service_pb2.ChooseColorRequest, context: Context
+    ) -> play_service_pb2.ChooseColorResponse:
         return await self._command(request, play_service_pb2.ChooseColorResponse)
 
     @_refusals
-    async def Draw(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def Draw(  # noqa: N802
+        self, request: play_service_pb2.DrawRequest, context: Context
+    ) -> play_service_pb2.DrawResponse:
         return await self._command(request, play_service_pb2.DrawResponse)
 
     @_refusals
-    async def Pass(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def Pass(  # noqa: N802
+        self, request: play_service_pb2.PassRequest, context: Context
+    ) -> play_service_pb2.PassResponse:
         return await self._command(request, play_service_pb2.PassResponse)
 
     @_refusals
-    async def CallUno(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def CallUno(  # noqa: N802
+        self, request: play_service_pb2.CallUnoRequest, context: Context
+    ) -> play_service_pb2.CallUnoResponse:
         return await self._command(request, play_service_pb2.CallUnoResponse)
 
     @_refusals
-    async def CatchUno(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def CatchUno(  # noqa: N802
+        self, request: play_service_pb2.CatchUnoRequest, context: Context
+    ) -> play_service_pb2.CatchUnoResponse:
         return await self._command(request, play_service_pb2.CatchUnoResponse)
 
     @_refusals
-    async def Challenge(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def Challenge(  # noqa: N802
+        self, request: play_service_pb2.ChallengeRequest, context: Context
+    ) -> play_service_pb2.ChallengeResponse:
         return await self._command(request, play_service_pb2.ChallengeResponse)
 
     @_refusals
-    async def React(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def React(  # noqa: N802
+        self, request: play_service_pb2.ReactRequest, context: Context
+    ) -> play_service_pb2.ReactResponse:
         return await self._command(request, play_service_pb2.ReactResponse)
 
     @_refusals
-    async def ChooseSwapTarget(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def ChooseSwapTarget(  # noqa: N802
+        self, request: play_service_pb2.ChooseSwapTargetRequest, context: Context
+    ) -> play_service_pb2.ChooseSwapTargetResponse:
         return await self._command(request, play_service_pb2.ChooseSwapTargetResponse)
 
     @_refusals
-    async def FiveSwap(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def FiveSwap(  # noqa: N802
+        self, request: play_service_pb2.FiveSwapRequest, context: Context
+    ) -> play_service_pb2.FiveSwapResponse:
         return await self._command(request, play_service_pb2.FiveSwapResponse)
 
     @_refusals
-    async def GiveCard(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def GiveCard(  # noqa: N802
+        self, request: play_service_pb2.GiveCardRequest, context: Context
+    ) -> play_service_pb2.GiveCardResponse:
         return await self._command(request, play_service_pb2.GiveCardResponse)
 
     @_refusals
-    async def CommitEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def CommitEntropy(  # noqa: N802
+        self, request: play_service_pb2.CommitEntropyRequest, context: Context
+    ) -> play_service_pb2.CommitEntropyResponse:
         table = self.host.table(request.table_id)
         async with table.lock:
             seat = table.acting_seat(request.token, request.command_id)
@@ -399,7 +441,9 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
         return play_service_pb2.CommitEntropyResponse(result=result)
 
     @_refusals
-    async def RevealEntropy(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def RevealEntropy(  # noqa: N802
+        self, request: play_service_pb2.RevealEntropyRequest, context: Context
+    ) -> play_service_pb2.RevealEntropyResponse:
         table = self.host.table(request.table_id)
         async with table.lock:
             seat = table.acting_seat(request.token, request.command_id)
@@ -412,7 +456,9 @@ class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
         self.host = host
 
     @_refusals
-    async def SendChat(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def SendChat(  # noqa: N802
+        self, request: chat_service_pb2.SendChatRequest, context: Context
+    ) -> chat_service_pb2.SendChatResponse:
         table = self.host.table(request.table_id)
         text = _name(request.text, "text", MAX_CHAT)
         async with table.lock:
@@ -436,13 +482,17 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         self._watchdog: asyncio.TimerHandle | None = None
 
     @_refusals
-    async def GetView(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def GetView(  # noqa: N802
+        self, request: watch_service_pb2.GetViewRequest, context: Context
+    ) -> watch_service_pb2.GetViewResponse:
         table = self.host.table(request.table_id)
         async with table.lock:
             seat = table.seat_for(request.token) if request.token else None
             return watch_service_pb2.GetViewResponse(view=table.view(seat))
 
-    async def WatchEvents(self, request: Any, context: Context) -> None:  # type: ignore[override]  # noqa: N802
+    async def WatchEvents(  # type: ignore[override]  # noqa: N802
+        self, request: watch_service_pb2.WatchEventsRequest, context: Context
+    ) -> None:
         # Streams by `context.write` (of pre-serialized bytes), not by yielding: grpc.aio allows both.
         try:
             _check_size(request)  # first, as for every unary call
@@ -473,7 +523,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         self._arm_watchdog()
         try:
             # The backlog and the snapshot may include inputs of the open group commit: nothing leaves
-            # before they are durable. What the queue brings later already is (`Table._publish`).
+            # before they are durable. What the queue brings later already is (`FanOut.publish`).
             await self.host.store.durable()
             if snapshot is not None:
                 await self._write(context, subscriber, length_delimited(tag, snapshot.SerializeToString()))
@@ -548,7 +598,9 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         self.host = host
 
     @_refusals_now
-    async def Ping(self, request: Any, context: Context) -> Any:  # noqa: N802
+    async def Ping(  # noqa: N802
+        self, request: time_service_pb2.PingRequest, context: Context
+    ) -> time_service_pb2.PingResponse:
         """Echo the times; with a seat token, also feed that seat's latency (reaction windows, races.py)."""
         received = self.host.clock_ns()
         if not request.HasField("client_send_time"):
@@ -577,23 +629,15 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
 
 
 def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
-    """Register every service; returns their full names (for health checking and reflection)."""
+    """Register every service through its generated `add_..._to_server`, so every RPC the protocol
+    defines is served (one a servicer lacks answers UNIMPLEMENTED); returns the services' full names
+    (for health checking and reflection)."""
     lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyService(host), server)
     play_service_pb2_grpc.add_PlayServiceServicer_to_server(PlayService(host), server)
     chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
-    watch = WatchService(host)
-    # As the generated add_WatchServiceServicer_to_server, except that WatchEvents writes bytes.
-    watch_handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
-        "WatchEvents": grpc.unary_stream_rpc_method_handler(
-            watch.WatchEvents, request_deserializer=watch_service_pb2.WatchEventsRequest.FromString,
-            response_serializer=_serialized),
-        "GetView": grpc.unary_unary_rpc_method_handler(
-            watch.GetView, request_deserializer=watch_service_pb2.GetViewRequest.FromString,
-            response_serializer=watch_service_pb2.GetViewResponse.SerializeToString),
-    }
-    watch_name = watch_service_pb2.DESCRIPTOR.services_by_name["WatchService"].full_name
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(watch_name, watch_handlers),))
-    server.add_registered_method_handlers(watch_name, watch_handlers)
+    # WatchEvents writes the bytes it serialized itself (the table's cached renderings).
+    watch_service_pb2_grpc.add_WatchServiceServicer_to_server(
+        WatchService(host), _PreSerialized(server, frozenset({"WatchEvents"})))  # type: ignore[arg-type]
     time_service_pb2_grpc.add_TimeServiceServicer_to_server(TimeService(host), server)
     return [
         lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
@@ -602,3 +646,29 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
         watch_service_pb2.DESCRIPTOR.services_by_name["WatchService"].full_name,
         time_service_pb2.DESCRIPTOR.services_by_name["TimeService"].full_name,
     ]
+
+
+class _PreSerialized:
+    """The server as a generated `add_..._to_server` sees it, for a service some of whose methods
+    (`methods`) send responses they serialized themselves: it registers every method the generated
+    code hands it, those with a serializer that passes bytes through (`_serialized`).
+
+    The generated code registers each service twice, as a generic handler and as registered method
+    handlers; both are built here from the registered handlers, the only call that names the methods.
+    """
+
+    def __init__(self, server: grpc.aio.Server, methods: frozenset[str]) -> None:
+        self._server = server
+        self._methods = methods
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        """Ignored: `add_registered_method_handlers` registers the same methods, with the serializer."""
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        missing = self._methods - handlers.keys()
+        if missing:
+            raise ValueError(f"{service} has no method {sorted(missing)} to send pre-serialized responses")
+        served = {name: handler._replace(response_serializer=_serialized) if name in self._methods else handler
+                  for name, handler in handlers.items()}
+        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, served),))
+        self._server.add_registered_method_handlers(service, served)

@@ -1,20 +1,23 @@
-"""One table: seats and tokens, the engine match, the numbered event log and its subscribers.
+"""One table: the engine match and the journal entries that change it, composed from its parts.
 
 Everything that changes a table goes through `Table.record(entry)` under the table's lock: the entry
-is applied (the engine refuses bad input and changes nothing), then journalled, then its events are
-numbered, appended to the log and offered to every subscriber's bounded queue. Replaying the journal
-through the same method rebuilds the table exactly, which is how a restarted host gets it back.
+(a typed `journal` value) is applied (the engine refuses bad input and changes nothing), then
+journalled, then its events are numbered, appended to the log and offered to every subscriber's
+bounded queue. Replaying the journal through the same method rebuilds the table exactly, which is how
+a restarted host gets it back. The table composes the parts that keep the rest: `seats.Places` (seats,
+spectators, tokens), `eventlog.EventLog` (the numbered events and their serialized renderings),
+`clocks.Clocks` (the turn clock and window deadlines), `fanout.FanOut` (the event streams), and
+`races.RaceBook` and `fair.ShuffleRound` / `fair.RoundCards` (races, shuffles, committed cards).
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import random
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from dataclasses import dataclass
+from typing import Any
 
 from unonet.engine import (
     Action,
@@ -32,27 +35,24 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
-from unonet.host import convert
+from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
-from unonet.host.errors import denied, exists, invalid, precondition
+from unonet.host.clocks import Clocks
+from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
+from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
+from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.races import RaceBook, Ruled
+from unonet.host.seats import Places, Seat
 from unonet.host.store import JournalEntry, Store
-from unonet.host.wire import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
-SUBSCRIBER_QUEUE = 2048
 MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
-# Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
-_PUBLIC = object()
-_HIDDEN = object()
 # A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
 _NOTHING_TO_DO = {False: actions_pb2.LegalActions(), True: actions_pb2.LegalActions(required=True)}
-# How many of a table's latest log entries keep their serialized copies (LogEntry.wire).
-WIRE_CACHE_ENTRIES = 256
 
 
 @dataclass
@@ -74,110 +74,6 @@ class TableSettings:
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
-
-
-@dataclass
-class Seat:
-    index: int
-    name: str = ""
-    token: str = ""
-    is_bot: bool = False
-    bot_kind: str = ""
-    connected: int = 0  # the seat's open event streams, live (a replay leaves it at 0)
-    shown_connected: bool = False  # what the last SeatConnectionChanged said (journalled, so replayed)
-    strikes: int = 0
-    taken_over: bool = False
-    bank_s: float = 0.0
-
-    @property
-    def is_occupied(self) -> bool:
-        return bool(self.token) or self.is_bot
-
-
-@dataclass
-class LogEntry:
-    """One numbered event: an engine event (rendered per seat) or a host event (the same for all).
-
-    `wire` and `legal_wire` cache serialized renderings (see `Table.render_bytes`); an entry never
-    changes once appended, so neither do they. `shared` is the entry framed as one of a
-    WatchEventsResponse's `events` when every receiver reads it alike (public, no legal actions, as a
-    play is), which each of a table's streams then sends without rendering or framing it again.
-    """
-
-    number: int
-    time_ns: int
-    event: Event | events_pb2.Event
-    legal: dict[int, actions_pb2.LegalActions] | None = None
-    refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
-    deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
-    bank_ns: int = 0  # with `deadline_ns`: the seat's time bank left as its turn starts
-    wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)
-    legal_wire: dict[int, bytes] | None = field(default=None, repr=False, compare=False)
-    shared: bytes | None = field(default=None, repr=False, compare=False)
-
-
-class Mailbox:
-    """A stream's bounded queue of event numbers, with one writer (the table) and one reader (the stream).
-
-    Every event goes through one of these per subscriber, so it is leaner than an asyncio.Queue: a
-    command's events go in with one `extend`, the reader takes all that waits at once, and a future
-    exists only while the reader is waiting.
-    """
-
-    __slots__ = ("_items", "_limit", "_waiter")
-
-    def __init__(self, limit: int) -> None:
-        self._items: collections.deque[int] = collections.deque()
-        self._limit = limit
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put(self, numbers: Sequence[int]) -> bool:
-        """Queue the numbers and wake the reader; False (nothing queued) if they would overflow it."""
-        if len(self._items) + len(numbers) > self._limit:
-            return False
-        self._items.extend(numbers)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-        return True
-
-    async def wait(self) -> None:
-        """Return once something is queued."""
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-
-    def take(self) -> list[int]:
-        """Everything queued, oldest first."""
-        items = list(self._items)
-        self._items.clear()
-        return items
-
-    def qsize(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        self._items.clear()
-
-
-@dataclass
-class Subscriber:
-    """One WatchEvents stream. Its queue is bounded: a reader that falls too far behind is cut off."""
-
-    seat: int | None
-    # The first event number the table hands to `queue`: the stream reads the ones before it from
-    # the log (its backlog), so none comes twice.
-    first_queued: int = 1
-    queue: Mailbox = field(default_factory=lambda: Mailbox(SUBSCRIBER_QUEUE))
-    overflowed: bool = False
-    store_failed: bool = False  # the store could not write the inputs behind the events it waits for
-    task: asyncio.Task[Any] | None = None
-    # The event loop time at which the stream's pending write began, 0.0 when none is pending: a single
-    # watchdog (WatchService) cuts off a stream whose write stays pending too long, with no timer per write.
-    writing_since: float = 0.0
 
 
 @dataclass
@@ -218,25 +114,19 @@ class Table:
         self.created_ns = created_ns
         self.store = store
         self.clock_ns = clock_ns
-        self.seats = [Seat(i) for i in range(settings.seat_count)]
-        self.spectators: dict[str, str] = {}
+        self.places = Places(table_id, settings.seat_count)  # seats, spectators and their tokens (seats.py)
+        self.seats, self.spectators = self.places.seats, self.places.spectators  # never rebound
         self.match: Match | None = None
-        self.log: list[LogEntry] = []
-        self.subscribers: list[Subscriber] = []
-        # Event numbers recorded but not yet handed to the subscribers: they go out once the store
-        # says their inputs are durable (`_publish`), all the events of one group commit at once.
-        self._unpublished: list[int] = []
+        self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
+        self.log = self.events.entries  # the same list, never rebound
+        self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
         self.driver_due_ns: int | None = None  # when (host clock) the driver's timer ends its sleep
-        self.turn_deadline_ns: int | None = None
-        # The seat whose decision the turn clock is timing, and since when (time beyond the turn
-        # allowance comes out of that seat's time bank).
-        self._clock_seat: int | None = None
-        self._clock_started_ns = 0
-        self.window_deadlines: dict[int, int] = {}
+        self.clocks = Clocks(turn_time_s=settings.turn_time_s, reaction_time_s=settings.reaction_time_s)
+        self.window_deadlines = self.clocks.window_deadlines  # the same dict, which races.py keeps too
         self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (races.py)
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
@@ -266,21 +156,12 @@ class Table:
         return table_pb2.TABLE_STATUS_FINISHED if self.match.is_over else table_pb2.TABLE_STATUS_PLAYING
 
     def seat_for(self, token: str) -> int | None:
-        """The seat a token plays, None for a spectator. Raises PERMISSION_DENIED for any other token."""
-        if not token:
-            raise invalid("TOKEN_MISSING", "this call needs the token JoinTable returned")
-        for seat in self.seats:
-            if seat.token and secrets.compare_digest(seat.token, token):
-                return seat.index
-        if token in self.spectators:
-            return None
-        raise denied("BAD_TOKEN", f"that token does not belong to table {self.table_id}")
+        """The seat a token plays, None for a spectator (`Places.seat_for`)."""
+        return self.places.seat_for(token)
 
     def player_seat(self, token: str) -> int:
-        seat = self.seat_for(token)
-        if seat is None:
-            raise denied("SPECTATOR", "spectators watch; only players act")
-        return seat
+        """The seat a token plays, refusing spectators (`Places.player_seat`)."""
+        return self.places.player_seat(token)
 
     def acting_seat(self, token: str, command_id: str | None = None) -> int:
         """The seat a player's command acts for. Refuses spectators, and a seat taken over (by a bot or
@@ -348,66 +229,12 @@ class Table:
         return pb
 
     def render(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
-        """The event as `seat` may see it (None: a spectator)."""
-        out = self._render_payload(entry, seat)
-        if entry.legal is not None and seat is not None and seat in entry.legal:
-            out.your_legal_actions.CopyFrom(entry.legal[seat])
-        return out
-
-    def _render_payload(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
-        """The event as `seat` may see it, without legal actions."""
-        if isinstance(entry.event, events_pb2.Event):
-            out = events_pb2.Event()
-            out.CopyFrom(entry.event)
-        else:
-            out = convert.event_to_pb(entry.event, seat, refs=entry.refs)
-        out.number = entry.number
-        convert.set_timestamp(out.time, entry.time_ns)
-        if entry.deadline_ns is not None:
-            started = out.turn_started
-            convert.set_timestamp(started.deadline, entry.deadline_ns)
-            started.turn_time.FromNanoseconds(int(self.settings.turn_time_s * 1e9))
-            started.time_bank_remaining.FromNanoseconds(entry.bank_ns)
-        return out
+        """The event as `seat` may see it (None: a spectator): `EventLog.render`."""
+        return self.events.render(entry, seat)
 
     def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
-        """`render(entry, seat)` serialized, from a cache on the entry: a protobuf message equal to it.
-
-        The payload (with number and time) is rendered and serialized once per visibility class: once
-        for a public event or a host event, shared by every seat and spectator; for an event with hidden
-        parts, once per distinct `visible_to` result (the owner of a Dealt or Drew, and everyone else).
-        The converters see only that result, never the seat. A seat's legal actions are serialized once
-        and appended as the `your_legal_actions` field (protobuf parses concatenated fields as one
-        message), so no seat's copy ever holds another seat's hidden cards or legal actions. Only the
-        last WIRE_CACHE_ENTRIES entries of a table keep their cache (`_append` drops older ones); with
-        `cache=False` nothing new is kept (the journal's public copy of a table nobody watches).
-        """
-        event = entry.event
-        if _hides_something(event):
-            key: Any = event.visible_to(seat)
-            key = _HIDDEN if key is None else key
-        else:
-            key = _PUBLIC
-        wire = entry.wire
-        base = wire.get(key) if wire is not None else None
-        if base is None:
-            base = self._render_payload(entry, seat).SerializeToString()
-            if cache and entry.number > len(self.log) - WIRE_CACHE_ENTRIES:
-                if wire is None:
-                    wire = entry.wire = {}
-                wire[key] = base
-        legal = entry.legal
-        if legal is None or seat is None or seat not in legal:
-            return base
-        legal_wire = entry.legal_wire
-        field_bytes = legal_wire.get(seat) if legal_wire is not None else None
-        if field_bytes is None:
-            field_bytes = length_delimited(LEGAL_ACTIONS_TAG, legal[seat].SerializeToString())
-            if entry.number > len(self.log) - WIRE_CACHE_ENTRIES:
-                if legal_wire is None:
-                    legal_wire = entry.legal_wire = {}
-                legal_wire[seat] = field_bytes
-        return base + field_bytes
+        """`render(entry, seat)` serialized, from the log's cache: `EventLog.render_bytes`."""
+        return self.events.render_bytes(entry, seat, cache=cache)
 
     def view(self, seat: int | None) -> Any:
         if self.match is None or not self.match.round_no:
@@ -450,7 +277,7 @@ class Table:
 
     # ----------------------------------------------------------------------------- changes
 
-    def record(self, entry: dict[str, Any], *, time_ns: int | None = None) -> list[LogEntry]:
+    def record(self, entry: journal.AnyEntry, *, time_ns: int | None = None) -> list[LogEntry]:
         """Apply one input, journal it and publish its events. Raises (changing nothing) if refused."""
         now = self.clock_ns() if time_ns is None else time_ns
         produced = self._apply(entry, now)
@@ -463,12 +290,11 @@ class Table:
         if not self._replaying:
             watched = bool(self.subscribers)
             public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
-            self.store.append(self.table_id, JournalEntry(self._seq, now, entry), public)
+            self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public)
             if watched:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
-                    if produced_entry.legal is None and not _hides_something(produced_entry.event):
-                        produced_entry.shared = length_delimited(EVENTS_FIELD, payload)
-        self._publish(produced)
+                    self.events.share(produced_entry, payload)
+        self.fanout.publish([entry.number for entry in produced])
         self.wake_driver()
         return produced
 
@@ -481,7 +307,7 @@ class Table:
             return
         if all(_is_connection_change(entry.event) for entry in produced):
             return  # a stream opening or closing changes nobody's options: no LegalActions to act on again
-        seat, deadline = self._clock_seat, self.turn_deadline_ns
+        seat, deadline = self.clocks.timed_seat, self.clocks.turn_deadline_ns
         if deadline is not None and self.shuffle is None and seat is not None:
             bank_ns = int(self.seats[seat].bank_s * 1e9)
             for entry in produced:
@@ -490,12 +316,13 @@ class Table:
         produced[-1].legal = self._legal_for_all()
 
     def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
-        """When `seat`'s listed options run out: its turn clock, else the soonest blocking window it
-        may answer; None when nothing it may do is timed."""
-        if seat == self._clock_seat and self.turn_deadline_ns is not None and actions.required:
-            return self.turn_deadline_ns
-        windows = [self.window_deadlines[w] for w in actions.react_window_ids if w in self.window_deadlines]
-        return min(windows) if windows else None
+        """When `seat`'s listed options run out (`Clocks.legal_deadline`)."""
+        return self.clocks.legal_deadline(seat, required=actions.required, window_ids=actions.react_window_ids)
+
+    @property
+    def turn_deadline_ns(self) -> int | None:
+        """When the turn clock of the seat to act runs out, if its decision is timed."""
+        return self.clocks.turn_deadline_ns
 
     def wake_driver(self, *, force: bool = False) -> None:
         """The table changed: its driver looks again at bots, windows and clocks, unless nothing it
@@ -513,41 +340,73 @@ class Table:
 
     def next_deadline_ns(self) -> int | None:
         """The soonest of the table's deadlines (reaction windows, the turn clock, the shuffle), if any."""
-        deadlines = [*self.window_deadlines.values()]
-        if self.turn_deadline_ns is not None:
-            deadlines.append(self.turn_deadline_ns)
+        soonest = self.clocks.next_deadline_ns()
         if self.shuffle is not None and self.shuffle.deadline_ns is not None:
-            deadlines.append(self.shuffle.deadline_ns)
-        return min(deadlines) if deadlines else None
+            soonest = self.shuffle.deadline_ns if soonest is None else min(soonest, self.shuffle.deadline_ns)
+        return soonest
 
-    def replay(self, journal: list[JournalEntry]) -> None:
+    def replay(self, stored: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
         self._replaying = True
         try:
-            for item in journal:
-                self.record(item.entry, time_ns=item.time_ns)
+            for item in stored:
+                self.record(journal.decode(item.entry), time_ns=item.time_ns)
         finally:
             self._replaying = False
 
-    def _apply(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        kind = entry["k"]
-        handler = getattr(self, f"_apply_{kind}")
-        produced: list[LogEntry] = handler(entry, now)
+    def _apply(self, entry: journal.AnyEntry, now: int) -> list[LogEntry]:
+        """Apply one entry by its kind (a seat's command first: most entries are), then move the
+        shuffle before a deal on as far as it goes."""
+        produced: list[LogEntry]
+        match entry:
+            case journal.Command():
+                produced = self._apply_cmd(entry, now)
+            case journal.Ruling():
+                produced = self._apply_ruling(entry, now)
+            case journal.Late():
+                produced = self._apply_late(entry, now)
+            case journal.Close():
+                produced = self._apply_close(entry, now)
+            case journal.Timeout():
+                produced = self._apply_timeout(entry, now)
+            case journal.Chat():
+                produced = self._apply_chat(entry, now)
+            case journal.Connection():
+                produced = self._apply_conn(entry, now)
+            case journal.Entropy():
+                produced = self._apply_entropy(entry, now)
+            case journal.EntropyTimeout():
+                produced = self._apply_entropy_timeout(entry, now)
+            case journal.Join():
+                produced = self._apply_join(entry, now)
+            case journal.Spectate():
+                self.spectators[entry.token] = entry.name
+                produced = []
+            case journal.Unspectate():
+                self.spectators.pop(entry.token, None)
+                produced = []
+            case journal.SeatBot():
+                produced = self._apply_bot(entry, now)
+            case journal.Leave():
+                produced = self._apply_leave(entry, now)
+            case journal.Start():
+                produced = self._apply_start(entry, now)
+            case _:
+                raise TypeError(f"not a journal entry: {entry!r}")
         return produced + self._advance_shuffle(entry, now)
 
     def _append(self, events: Sequence[Event | events_pb2.Event], now: int) -> list[LogEntry]:
+        """Number the events into the log, each engine event with its committed cards and followed by
+        the fairness events it brings (a new pile's DeckCommitted, the ShuffleRevealed after RoundEnded)."""
+        log = self.events
         produced = []
         for event in events:
-            entry = LogEntry(len(self.log) + 1, now, event)
-            self.log.append(entry)
+            entry = log.add(event, now)
             produced.append(entry)
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
-                for extra in follow:  # a new pile's DeckCommitted, the ShuffleRevealed after RoundEnded
-                    self.log.append(LogEntry(len(self.log) + 1, now, extra))
-                    produced.append(self.log[-1])
-        for old in self.log[max(0, len(self.log) - WIRE_CACHE_ENTRIES - len(produced)):-WIRE_CACHE_ENTRIES]:
-            old.wire = old.legal_wire = old.shared = None  # only the recent entries' serialized copies are kept
+                produced += [log.add(extra, now) for extra in follow]
+        log.trim(len(produced))
         return produced
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
@@ -585,84 +444,67 @@ class Table:
                 convert.set_timestamp(legal.deadline, deadline)
         return out
 
-    def _host_event(self, **payload: Any) -> events_pb2.Event:
-        return events_pb2.Event(**payload)
-
-    def _apply_join(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = self.seats[entry["seat"]]
-        seat.name, seat.token, seat.connected = entry["name"], entry["token"], 0
+    def _apply_join(self, entry: journal.Join, now: int) -> list[LogEntry]:
+        seat = self.seats[entry.seat]
+        seat.name, seat.token, seat.connected = entry.name, entry.token, 0
         seat.bank_s = self.settings.time_bank_s
-        produced = self._append([self._host_event(player_joined=events_pb2.PlayerJoined(
-            seat=seat.index, name=seat.name))], now)
+        produced = self._append([convert.player_joined(seat.index, seat.name)], now)
         return produced + self._maybe_autostart(now)
 
-    def _apply_conn(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_conn(self, entry: journal.Connection, now: int) -> list[LogEntry]:
         """A player's seat opened its first event stream, or closed its last (`sync_connections`)."""
-        seat = self.seats[int(entry["seat"])]
-        seat.shown_connected = bool(entry["on"])
-        return self._append([self._host_event(seat_connection_changed=events_pb2.SeatConnectionChanged(
-            seat=seat.index, connected=seat.shown_connected))], now)
+        seat = self.seats[entry.seat]
+        seat.shown_connected = entry.on
+        return self._append([convert.seat_connection_changed(seat.index, seat.shown_connected)], now)
 
-    def _apply_spectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        self.spectators[entry["token"]] = entry["name"]
-        return []
-
-    def _apply_unspectate(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        self.spectators.pop(entry["token"], None)
-        return []
-
-    def _apply_bot(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = self.seats[entry["seat"]]
-        seat.is_bot, seat.bot_kind, seat.name = True, entry["kind"], entry["name"]
-        produced = self._append([self._host_event(bot_seated=events_pb2.BotSeated(
-            seat=seat.index, name=seat.name, bot_kind=seat.bot_kind))], now)
+    def _apply_bot(self, entry: journal.SeatBot, now: int) -> list[LogEntry]:
+        seat = self.seats[entry.seat]
+        seat.is_bot, seat.bot_kind, seat.name = True, entry.kind, entry.name
+        produced = self._append([convert.bot_seated(seat.index, seat.name, seat.bot_kind)], now)
         return produced + self._maybe_autostart(now)
 
-    def _apply_leave(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = self.seats[entry["seat"]]
+    def _apply_leave(self, entry: journal.Leave, now: int) -> list[LogEntry]:
+        seat = self.seats[entry.seat]
         name = seat.name
-        events: list[Event | events_pb2.Event] = [
-            self._host_event(player_left=events_pb2.PlayerLeft(seat=seat.index, name=name))
-        ]
+        events: list[Event | events_pb2.Event] = [convert.player_left(seat.index, name)]
         if self.match is None:
             seat.token, seat.name = "", ""
         else:  # mid-match, the table's takeover policy: a bot plays on, or the seat forfeits
-            events += self._take_over(seat, events_pb2.TAKEOVER_REASON_LEFT)
+            events += self._take_over(seat, strikes=False)
         produced = self._append(events, now)
         if self.match is not None:
             self._after_change(now)
         return produced
 
-    def _take_over(self, seat: Seat, reason: events_pb2.TakeoverReason.ValueType) -> list[Event | events_pb2.Event]:
-        """Hand a seat to a bot of the table's takeover kind, or forfeit it, as the takeover policy says."""
+    def _take_over(self, seat: Seat, *, strikes: bool) -> list[Event | events_pb2.Event]:
+        """Hand a seat to a bot of the table's takeover kind, or forfeit it, as the takeover policy says,
+        because its player left or (`strikes`) ran out of time too often."""
         assert self.match is not None
         forfeits = self.settings.takeover_policy == "forfeit"
         seat.taken_over = True
         if not forfeits:
             seat.is_bot, seat.bot_kind = True, self.settings.takeover_bot_kind
-        policy = table_pb2.TAKEOVER_POLICY_FORFEIT if forfeits else table_pb2.TAKEOVER_POLICY_BOT
-        events: list[Event | events_pb2.Event] = [self._host_event(seat_taken_over=events_pb2.SeatTakenOver(
-            seat=seat.index, policy=policy, bot_kind="" if forfeits else seat.bot_kind, reason=reason))]
+        events: list[Event | events_pb2.Event] = [
+            convert.seat_taken_over(seat.index, forfeits=forfeits, bot_kind=seat.bot_kind, strikes=strikes)]
         if forfeits and not self.match.is_over:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
 
-    def _apply_start(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_start(self, entry: journal.Start, now: int) -> list[LogEntry]:
         if self.match is not None:
             raise precondition("ALREADY_STARTED", "the table has already started")
         for seat in self.seats:
             if not seat.is_occupied:
-                if not entry.get("fill"):
+                if not entry.fill:
                     raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
-                seat.is_bot, seat.bot_kind, seat.name = True, entry.get("bot_kind") or "random", f"bot-{seat.index}"
+                seat.is_bot, seat.bot_kind, seat.name = True, entry.bot_kind or "random", f"bot-{seat.index}"
         # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself. With
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
             window_ids_per_round=self.window_ids_per_round,
         )
-        started = self._host_event(match_started=events_pb2.MatchStarted(
-            settings=self.settings_pb(), seats=self.seat_states()))
+        started = convert.match_started(self.settings_pb(), self.seat_states())
         produced = self._append([started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
@@ -671,15 +513,15 @@ class Table:
         if self.settings.manual_start or self.match is not None:
             return []
         if all(seat.is_occupied for seat in self.seats):
-            return self._apply_start({"k": "start"}, now)
+            return self._apply_start(journal.Start(), now)
         return []
 
-    def _apply_cmd(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = int(entry["seat"])
-        key = (seat, entry["cid"])
+    def _apply_cmd(self, entry: journal.Command, now: int) -> list[LogEntry]:
+        seat = entry.seat
+        key = (seat, entry.cid)
         if self.match is None:
             raise precondition("NOT_STARTED", "the match has not started yet")
-        actions = [load_action(seat, action) for action in entry["actions"]]
+        actions = [load_action(seat, action) for action in entry.actions]
         events = self._apply_actions(actions)
         self._charge_clock(seat, now)
         produced = self._append(list(events), now)
@@ -692,7 +534,7 @@ class Table:
             outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
         first = produced[0].number if produced else self.last_number
         self.commands[key] = CommandRecord(
-            {"actions": entry["actions"]},
+            {"actions": entry.actions},
             actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
         )
         return produced
@@ -702,25 +544,25 @@ class Table:
         assert self.match is not None
         return self.match.apply_command(actions)
 
-    def _apply_close(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_close(self, entry: journal.Close, now: int) -> list[LogEntry]:
         assert self.match is not None
-        window = int(entry["window"])
+        window = entry.window
         self.window_deadlines.pop(window, None)
         produced = self._append(list(self.match.close_window(window)), now)
         self._after_change(now)
         return produced
 
-    def _apply_ruling(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_ruling(self, entry: journal.Ruling, now: int) -> list[LogEntry]:
         """A race's ruling, with the measurements it used (races.py): replayed as journalled."""
         assert self.match is not None
-        self.window_deadlines.pop(int(entry["window"]), None)
+        self.window_deadlines.pop(entry.window, None)
         ruled = self.races.apply_ruling(self.match, entry)
         produced = self._append(ruled.events, now)
         self._after_change(now)
         self._remember_answers(ruled, produced)
         return produced
 
-    def _apply_late(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_late(self, entry: journal.Late, now: int) -> list[LogEntry]:
         """An answer to a window already ruled: RaceLost, at no cost."""
         ruled = self.races.apply_late(entry)
         produced = self._append(ruled.events, now)
@@ -737,16 +579,16 @@ class Table:
                                           outcome=answer.outcome),
             )
 
-    def _apply_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_timeout(self, entry: journal.Timeout, now: int) -> list[LogEntry]:
         """The turn clock ran out: the documented default (draw, then pass), a strike, maybe a takeover."""
         assert self.match is not None
-        seat = self.seats[int(entry["seat"])]
+        seat = self.seats[entry.seat]
         game = self.match.game
         seat.strikes += 1
-        events: list[Event | events_pb2.Event] = [self._host_event(turn_timed_out=events_pb2.TurnTimedOut(
-            seat=seat.index, strikes=seat.strikes, strikes_before_takeover=self.settings.strikes_before_takeover))]
+        events: list[Event | events_pb2.Event] = [
+            convert.turn_timed_out(seat.index, seat.strikes, self.settings.strikes_before_takeover)]
         seat.bank_s = 0.0
-        self._clock_seat = None
+        self.clocks.forget_seat()
         options = legal_actions(game, seat.index)
         default: Action | None = next((a for a in options if isinstance(a, Draw | Pass)), None)
         if default is None:
@@ -757,24 +599,23 @@ class Table:
             if keep is not None:  # the default is draw, then pass: a playable drawn card is kept
                 events += self.match.apply(keep)
         if self.settings.strikes_before_takeover and seat.strikes >= self.settings.strikes_before_takeover:
-            events += self._take_over(seat, events_pb2.TAKEOVER_REASON_STRIKES)
+            events += self._take_over(seat, strikes=True)
         produced = self._append(events, now)
         self._after_change(now)
         return produced
 
-    def _apply_chat(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
-        seat = entry.get("seat")
-        events: list[Event | events_pb2.Event] = [self._host_event(chat_message=events_pb2.ChatMessage(
-            seat=seat, name=entry["name"], text=entry["text"]))]
+    def _apply_chat(self, entry: journal.Chat, now: int) -> list[LogEntry]:
+        seat = entry.seat
+        events: list[Event | events_pb2.Event] = [convert.chat_message(seat, entry.name, entry.text)]
         if seat is not None and self.match is not None and not self.match.is_over:
-            penalty = self.match.apply(Chat(int(seat)))
+            penalty = self.match.apply(Chat(seat))
             if penalty:
-                events.append(self._host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=2)))
+                events.append(convert.chat_penalty(seat, 2))
                 events += penalty
         produced = self._append(events, now)
-        if entry.get("cid"):  # remembered, so a retry (after a restart too) gets this result
-            self.commands[_chat_key(seat, entry.get("by"), entry["cid"])] = CommandRecord(
-                {"text": entry["text"]}, self._chat_result(produced))
+        if entry.cid:  # remembered, so a retry (after a restart too) gets this result
+            self.commands[_chat_key(seat, entry.by, entry.cid)] = CommandRecord(
+                {"text": entry.text}, self._chat_result(produced))
         return produced
 
     def _chat_result(self, produced: list[LogEntry]) -> actions_pb2.CommandResult:
@@ -788,38 +629,23 @@ class Table:
         """Re-arm the turn clock and the deadlines of newly opened blocking windows."""
         assert self.match is not None
         if self.match.is_over or self.match.is_awaiting_deal:
-            self.turn_deadline_ns = None
-            self.window_deadlines.clear()
+            self.clocks.stop()
             return
         game = self.match.game
-        for window_id in list(self.window_deadlines):
-            if window_id not in game.windows:
-                del self.window_deadlines[window_id]
-        for window in game.windows.values():
-            if window.is_blocking and window.id not in self.window_deadlines:
-                self.window_deadlines[window.id] = now + int(self.settings.reaction_time_s * 1e9)
         to_act = game.to_act
-        if to_act is None or self.seats[to_act].is_bot or not self.settings.turn_time_s:
-            self.turn_deadline_ns = None
-            self._clock_seat = None
-            return
-        if to_act != self._clock_seat:
-            self._clock_seat, self._clock_started_ns = to_act, now
-        allowance = self.settings.turn_time_s + self.seats[to_act].bank_s
-        self.turn_deadline_ns = self._clock_started_ns + int(allowance * 1e9)
+        timed = None if to_act is None or self.seats[to_act].is_bot else to_act
+        bank_s = self.seats[timed].bank_s if timed is not None else 0.0
+        self.clocks.arm(game.windows.values(), timed, bank_s, now)
 
     def _charge_clock(self, seat: int, now: int) -> None:
         """The seat the clock was timing decided: time past its allowance comes out of its bank."""
-        if seat != self._clock_seat:
-            return
-        over = (now - self._clock_started_ns) / 1e9 - self.settings.turn_time_s
+        over = self.clocks.charge(seat, now)
         if over > 0:
             self.seats[seat].bank_s = max(0.0, self.seats[seat].bank_s - over)
-        self._clock_seat = None  # its next decision gets a fresh turn clock
 
     # ----------------------------------------------------------------------------- fair shuffles
 
-    def _advance_shuffle(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _advance_shuffle(self, entry: journal.AnyEntry, now: int) -> list[LogEntry]:
         """Before each deal, run the commit-reveal shuffle (docs/fairness.md section 7) as far as it goes.
 
         It starts in the entry after which the match awaits a deal (the start, or the play that ended a
@@ -836,7 +662,7 @@ class Table:
         if self.shuffle is None:
             in_play = [seat for seat in self.seats if seat.index not in match.eliminated]
             self.shuffle, events = ShuffleRound.begin(
-                entry.setdefault("fair", {}), table_id=self.table_id, round_no=match.round_no + 1,
+                entry.fair, table_id=self.table_id, round_no=match.round_no + 1,
                 bots=[seat.index for seat in in_play if seat.is_bot],
                 players=[seat.index for seat in in_play if not seat.is_bot and seat.connected > 0],
                 reaction_ns=int(self.settings.reaction_time_s * 1e9), now=now,
@@ -862,48 +688,48 @@ class Table:
         self._after_change(now)
         return produced
 
-    def _apply_entropy(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_entropy(self, entry: journal.Entropy, now: int) -> list[LogEntry]:
         """A seat's CommitEntropy or RevealEntropy. Raises (changing nothing) when it cannot be taken."""
-        seat = int(entry["seat"])
+        seat = entry.seat
         if self.shuffle is None:
             raise precondition("NO_SHUFFLE_PENDING", "no shuffle is waiting for contributions now")
         try:
-            if "commit" in entry:
-                events = self.shuffle.commit(seat, bytes.fromhex(entry["commit"]), now)
+            if entry.commitment is not None:
+                events = self.shuffle.commit(seat, entry.commitment, now)
             else:
-                events = self.shuffle.reveal(seat, bytes.fromhex(entry["reveal"]), now)
+                events = self.shuffle.reveal(seat, entry.value or b"", now)
         except ShuffleRefused as refused:
-            raise (invalid if refused.malformed else precondition)(refused.reason, str(refused)) from None
+            raise shuffle_refusal(refused) from None
         produced = self._append(events, now)
         produced += self._advance_shuffle(entry, now)
-        request: dict[str, Any] = {key: entry[key] for key in ("commit", "reveal") if key in entry}
-        self.commands[(seat, entry["cid"])] = CommandRecord(request, actions_pb2.CommandResult(
+        self.commands[(seat, entry.cid)] = CommandRecord(entry.request(), actions_pb2.CommandResult(
             event_number=produced[0].number, last_event_number=self.last_number,
             outcome=actions_pb2.COMMAND_OUTCOME_APPLIED))
         return produced
 
-    def _apply_entropy_timeout(self, entry: dict[str, Any], now: int) -> list[LogEntry]:
+    def _apply_entropy_timeout(self, entry: journal.EntropyTimeout, now: int) -> list[LogEntry]:
         """The phase's deadline passed (recorded by the driver): the seats that did not act are left out."""
         shuffle = self.shuffle
-        if shuffle is None or shuffle.round_no != int(entry["round"]) or shuffle.phase != entry["phase"]:
+        if shuffle is None or shuffle.round_no != entry.round or shuffle.phase != entry.phase:
             return []
         late = shuffle.waiting_for()
-        events: list[Event | events_pb2.Event] = [events_pb2.Event(shuffle_timed_out=events_pb2.ShuffleTimedOut(
-            round_number=shuffle.round_no, seats=late, revealing=entry["phase"] == "reveal"))]
-        events += shuffle.timeout(entry["phase"], now)
+        events: list[Event | events_pb2.Event] = [
+            convert.shuffle_timed_out(shuffle.round_no, late, revealing=entry.phase == "reveal")]
+        events += shuffle.timeout(entry.phase, now)
         return self._append(events, now)
 
     def entropy(self, seat: int, command_id: str, *, commitment: bytes | None = None,
                 value: bytes | None = None) -> actions_pb2.CommandResult:
         """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
         _check_command_id(command_id, required=True)
-        request = {"commit": commitment.hex()} if commitment is not None else {"reveal": (value or b"").hex()}
+        entry = journal.Entropy(seat, command_id, commitment=commitment,
+                                value=None if commitment is not None else value or b"")
         previous = self.commands.get((seat, command_id))
         if previous is not None:
-            if previous.request != request:
+            if previous.request != entry.request():
                 raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for a different command")
             return previous.result
-        self.record({"k": "entropy", "seat": seat, "cid": command_id, **request})
+        self.record(entry)
         return self.commands[(seat, command_id)].result
 
     # ----------------------------------------------------------------------------- commands
@@ -919,7 +745,7 @@ class Table:
             return previous.result
         if self.match is not None and self.match.is_over:
             raise precondition("GAME_OVER", "the match is over")
-        self.record({"k": "cmd", "seat": seat, "cid": command_id, **request})
+        self.record(journal.Command(seat, command_id, request["actions"]))
         return self.commands[(seat, command_id)].result
 
     def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
@@ -935,35 +761,22 @@ class Table:
                     raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for another message")
                 return previous.result
         name = self.seats[seat].name if seat is not None else self.spectators[token]
-        entry: dict[str, Any] = {"k": "chat", "seat": seat, "name": name, "text": text}
-        if command_id:
-            entry["cid"] = command_id
-            if by is not None:
-                entry["by"] = by
-        produced = self.record(entry)
+        produced = self.record(journal.Chat(seat, name, text, command_id, by if command_id else None))
         return self.commands[_chat_key(seat, by, command_id)].result if command_id else self._chat_result(produced)
 
     def join(self, name: str, seat: int | None, spectator: bool) -> tuple[str, int | None]:
         token = secrets.token_urlsafe(24)
         if spectator:
-            self.record({"k": "spectate", "token": token, "name": name})
+            self.record(journal.Spectate(token, name))
             return token, None
-        if seat is None:
-            free = [s.index for s in self.seats if not s.is_occupied]
-            if not free:
-                raise exists("TABLE_FULL", f"all {len(self.seats)} seats of table {self.table_id} are taken")
-            seat = free[0]
-        if not 0 <= seat < len(self.seats):
-            raise invalid("BAD_SEAT", f"table {self.table_id} has seats 0 to {len(self.seats) - 1}")
-        if self.seats[seat].is_occupied:
-            raise exists("SEAT_TAKEN", f"seat {seat} is taken")
-        self.record({"k": "join", "seat": seat, "name": name, "token": token})
+        seat = self.places.seat_to_join(seat)
+        self.record(journal.Join(seat, name, token))
         return token, seat
 
     def leave_spectator(self, token: str) -> None:
         """A spectator gives its place up: the token stops working. Journalled, so a restart keeps it gone;
         no event, as a spectator's joining is none."""
-        self.record({"k": "unspectate", "token": token})
+        self.record(journal.Unspectate(token))
 
     # ----------------------------------------------------------------------------- subscribers
 
@@ -976,14 +789,13 @@ class Table:
             self.seats[seat].connected += 1
             self.sync_connections()
         subscriber = Subscriber(seat, first_queued=self.last_number + 1)
-        self.subscribers.append(subscriber)
+        self.fanout.add(subscriber)
         return subscriber
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         """Forget a stream. Its seat's disconnection is announced by the next `sync_connections`, under
         the table's lock (the driver's next step): a stream may end where no input may be recorded."""
-        if subscriber in self.subscribers:
-            self.subscribers.remove(subscriber)
+        if self.fanout.remove(subscriber):
             if subscriber.seat is not None:
                 self.seats[subscriber.seat].connected -= 1
                 self.wake_driver(force=True)
@@ -999,41 +811,16 @@ class Table:
         for seat in self.seats:
             live = seat.connected > 0
             if seat.token and not seat.is_bot and live != seat.shown_connected:
-                self.record({"k": "conn", "seat": seat.index, "on": live})
-
-    def _publish(self, produced: list[LogEntry]) -> None:
-        """Hand the events to every stream once their inputs are durable: one wake-up per stream per
-        group commit, and no stream task waits on the store itself."""
-        if not produced:
-            return
-        first_wait = not self._unpublished
-        self._unpublished.extend(entry.number for entry in produced)
-        if first_wait:
-            self.store.when_durable(self._deliver)
-
-    def _deliver(self, durable: bool) -> None:
-        numbers, self._unpublished = self._unpublished, []
-        for subscriber in list(self.subscribers):
-            if not durable:  # the store failed: these events may never leave, so the stream ends
-                self.cut_off(subscriber, store_failed=True)
-                continue
-            mine = numbers
-            if numbers[0] < subscriber.first_queued:  # it subscribed after some of them: its backlog
-                mine = [number for number in numbers if number >= subscriber.first_queued]
-            if mine and not subscriber.queue.put(mine):
-                self.cut_off(subscriber)
+                self.record(journal.Connection(seat.index, live))
 
     def cut_off(self, subscriber: Subscriber, *, store_failed: bool = False) -> None:
-        """End a stream and drop its queue (memory stays flat): a reader too slow to keep up, or, with
-        `store_failed`, one waiting for events whose inputs the store could not write."""
-        if store_failed:
-            subscriber.store_failed = True
-        else:
-            subscriber.overflowed = True
-        self.unsubscribe(subscriber)
-        subscriber.queue.clear()
-        if subscriber.task is not None:
-            subscriber.task.cancel()
+        """End a stream (`FanOut.cut_off`): a reader too slow to keep up, or one the store failed."""
+        self.fanout.cut_off(subscriber, store_failed=store_failed)
+
+    @property
+    def subscribers(self) -> list[Subscriber]:
+        """The table's open event streams."""
+        return self.fanout.subscribers
 
 
 def _check_command_id(command_id: str, *, required: bool) -> None:
@@ -1056,8 +843,3 @@ def _chat_key(seat: int | None, spectator_token: str | None, command_id: str) ->
 
 def _is_connection_change(event: Event | events_pb2.Event) -> bool:
     return isinstance(event, events_pb2.Event) and event.HasField("seat_connection_changed")
-
-
-def _hides_something(event: Event | events_pb2.Event) -> TypeGuard[Event]:
-    """An engine event that some receivers see less of (else every receiver gets the same rendering)."""
-    return not isinstance(event, events_pb2.Event) and type(event).visible_to is not Event.visible_to

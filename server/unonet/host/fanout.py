@@ -1,0 +1,144 @@
+"""A table's event streams: each stream's bounded queue, and handing it the events once they are durable.
+
+The table numbers its events as it records them; nothing may leave the host before the input behind
+an event is on disk, so `FanOut.publish` holds the numbers until the store says the group commit
+holding them is durable, then offers all of that commit's numbers to every stream at once (one
+wake-up per stream per commit). A stream too slow to take them is cut off (memory stays flat) and
+resumes from its last number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from unonet.host.store import Store
+
+SUBSCRIBER_QUEUE = 2048
+
+
+class Mailbox:
+    """A stream's bounded queue of event numbers, with one writer (the table) and one reader (the stream).
+
+    Every event goes through one of these per subscriber, so it is leaner than an asyncio.Queue: a
+    command's events go in with one `extend`, the reader takes all that waits at once, and a future
+    exists only while the reader is waiting.
+    """
+
+    __slots__ = ("_items", "_limit", "_waiter")
+
+    def __init__(self, limit: int) -> None:
+        self._items: collections.deque[int] = collections.deque()
+        self._limit = limit
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, numbers: Sequence[int]) -> bool:
+        """Queue the numbers and wake the reader; False (nothing queued) if they would overflow it."""
+        if len(self._items) + len(numbers) > self._limit:
+            return False
+        self._items.extend(numbers)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        return True
+
+    async def wait(self) -> None:
+        """Return once something is queued."""
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+
+    def take(self) -> list[int]:
+        """Everything queued, oldest first."""
+        items = list(self._items)
+        self._items.clear()
+        return items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+@dataclass
+class Subscriber:
+    """One WatchEvents stream. Its queue is bounded: a reader that falls too far behind is cut off."""
+
+    seat: int | None
+    # The first event number the table hands to `queue`: the stream reads the ones before it from
+    # the log (its backlog), so none comes twice.
+    first_queued: int = 1
+    queue: Mailbox = field(default_factory=lambda: Mailbox(SUBSCRIBER_QUEUE))
+    overflowed: bool = False
+    store_failed: bool = False  # the store could not write the inputs behind the events it waits for
+    task: asyncio.Task[Any] | None = None
+    # The event loop time at which the stream's pending write began, 0.0 when none is pending: a single
+    # watchdog (WatchService) cuts off a stream whose write stays pending too long, with no timer per write.
+    writing_since: float = 0.0
+
+
+class FanOut:
+    """The streams of one table, and the event numbers recorded but not yet handed to them.
+
+    `on_cut` is how the table forgets a stream this cuts off (its seat's connection count): the
+    table owns its seats, the fan-out only its streams.
+    """
+
+    def __init__(self, store: Store, on_cut: Callable[[Subscriber], None]) -> None:
+        self.subscribers: list[Subscriber] = []
+        # They go out once the store says their inputs are durable (`publish`), all the events of one
+        # group commit at once.
+        self._unpublished: list[int] = []
+        self._store = store
+        self._on_cut = on_cut
+
+    def add(self, subscriber: Subscriber) -> None:
+        self.subscribers.append(subscriber)
+
+    def remove(self, subscriber: Subscriber) -> bool:
+        """Forget a stream; False if it was already gone."""
+        if subscriber not in self.subscribers:
+            return False
+        self.subscribers.remove(subscriber)
+        return True
+
+    def publish(self, numbers: Sequence[int]) -> None:
+        """Hand the events to every stream once their inputs are durable: one wake-up per stream per
+        group commit, and no stream task waits on the store itself."""
+        if not numbers:
+            return
+        first_wait = not self._unpublished
+        self._unpublished.extend(numbers)
+        if first_wait:
+            self._store.when_durable(self._deliver)
+
+    def _deliver(self, durable: bool) -> None:
+        numbers, self._unpublished = self._unpublished, []
+        for subscriber in list(self.subscribers):
+            if not durable:  # the store failed: these events may never leave, so the stream ends
+                self.cut_off(subscriber, store_failed=True)
+                continue
+            mine = numbers
+            if numbers[0] < subscriber.first_queued:  # it subscribed after some of them: its backlog
+                mine = [number for number in numbers if number >= subscriber.first_queued]
+            if mine and not subscriber.queue.put(mine):
+                self.cut_off(subscriber)
+
+    def cut_off(self, subscriber: Subscriber, *, store_failed: bool = False) -> None:
+        """End a stream and drop its queue (memory stays flat): a reader too slow to keep up, or, with
+        `store_failed`, one waiting for events whose inputs the store could not write."""
+        if store_failed:
+            subscriber.store_failed = True
+        else:
+            subscriber.overflowed = True
+        self._on_cut(subscriber)
+        subscriber.queue.clear()
+        if subscriber.task is not None:
+            subscriber.task.cancel()
