@@ -16,6 +16,13 @@ const PLAY_WINDOWS = new Set(["REACTION_WINDOW_KIND_JUMP_IN", "REACTION_WINDOW_K
   "REACTION_WINDOW_KIND_RUN_CUT"]);
 
 const seatOf = (x) => x || 0;
+
+/** An event as a violation quotes it: number, kind, payload without card lists, legal actions. */
+function compact(e) {
+  const payload = { ...e.event[e.kind] };
+  for (const key of ["cards", "hands", "settings", "seats", "view", "card_commitments"]) if (key in payload) payload[key] = "...";
+  return { number: e.number, kind: e.kind, payload, legal: e.event.your_legal_actions };
+}
 const size = (bytes) => (bytes ? bytes.length : 0);
 
 /** Runs every check that applies to `event`; `s` is the Seat (its auditor, state and picture). */
@@ -24,7 +31,8 @@ function checkEvent(s, event) {
   const st = s.checkState;
   const p = event[event.payload];
   const n = Number(event.number);
-  const at = (extra) => ({ observer: s.seat, number: n, kind: event.payload, payload: p, ...extra });
+  const at = (extra) => ({ observer: s.seat, number: n, kind: event.payload, payload: p, ...extra,
+    before: s.recent.slice(-8).map(compact) });
 
   a.check("event.time_set", event.time !== undefined, at({}));
   a.check("event.one_payload", typeof event.payload === "string" && p !== undefined, at({}));

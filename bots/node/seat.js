@@ -470,7 +470,9 @@ class Seat {
         { seat: this.seat, reason, at, view: viewCounts, events: then.counts });
     }
     this.auditor.check("getview.legal_equals_events", sameLegal(view.legal_actions, then.legal),
-      { seat: this.seat, reason, at, view: view.legal_actions, events: then.legal });
+      () => ({ seat: this.seat, reason, at, view: view.legal_actions, events: then.legal,
+        around: this.recent.filter((e) => Math.abs(e.number - at) < 6).map((e) => ({ number: e.number, kind: e.kind,
+          legal: e.event.your_legal_actions })) }));
     return view;
   }
 
