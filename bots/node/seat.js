@@ -407,7 +407,8 @@ class Seat {
   }
 
   async sendPing() {
-    if (this.table.restarting) return;
+    if (this.table.restarting || this.ping.inFlight) return;   // one ping at a time: each reports the last
+    this.ping.inFlight = true;
     this.ping.sequence += 1;
     const request = { table_id: this.table.id, token: this.token, sequence: String(this.ping.sequence),
       client_send_time: c.timestamp(Date.now()) };
@@ -415,6 +416,7 @@ class Seat {
     const t0 = Date.now();
     const { response, error } = await c.call(this.clients.time, "Ping", request, 5000);
     const t3 = Date.now();
+    this.ping.inFlight = false;
     if (error) {
       const refusal = c.readRefusal(error);
       const expected = this.ping.afterRestart && refusal.reason === "BAD_PING_REPORT";
