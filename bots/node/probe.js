@@ -178,10 +178,53 @@ async function tableProbes() {
   await playProbes(T, base, spectator.token, OWNER);
   await probe("StartTable twice", "lobby", "StartTable", { table_id: T, owner_token: OWNER, fill_with_bots: true },
     PRECONDITION("ALREADY_STARTED"), T);
-  await probe("JoinTable after the start", "lobby", "JoinTable", join({ name: "late" }),
-    [{ code: "FAILED_PRECONDITION", reason: "ALREADY_STARTED" }][0], T);
+  await probe("JoinTable after the start (every seat is taken)", "lobby", "JoinTable", join({ name: "late" }),
+    { code: "ALREADY_EXISTS", reason: "TABLE_FULL" }, T);
   await streamProbes(T, me.token);
   await pingProbes(T, me.token, spectator.token);
+  await leaveProbes(T, me.token, spectator.token);
+}
+
+/** A spectator's view, a request over 64 KiB, then leaving mid-match (takeover) and what follows. */
+async function leaveProbes(T, token, spectatorToken) {
+  const { response: sv, error: se } = await c.call(clients.watch, "GetView", { table_id: T, token: spectatorToken });
+  const spectatorOk = !se && sv.view.is_spectator === true && !(sv.view.hand || []).length && !sv.view.legal_actions;
+  report("GetView as a spectator: is_spectator, no hand, no legal actions", spectatorOk, se ? c.readRefusal(se) : sv.view.legal_actions);
+  await probe("SendChat over 64 KiB", "chat", "SendChat", { table_id: T, token, command_id: "big", text: "x".repeat(70000) },
+    { code: "RESOURCE_EXHAUSTED", reason: "MESSAGE_TOO_LARGE" }, T);
+  const before = await lastEvent(T);
+  const { response: left, error } = await c.call(clients.lobby, "LeaveTable", { table_id: T, token });
+  report("LeaveTable mid-match applied", !error, error ? c.readRefusal(error) : left);
+  const events = await readEvents(T, before);
+  const kinds = events.map((e) => e.payload);
+  const taken = events.find((e) => e.payload === "seat_taken_over");
+  report("LeaveTable mid-match: player_left then seat_taken_over {policy BOT, reason LEFT, bot_kind}",
+    kinds[0] === "player_left" && !!taken && taken.seat_taken_over.policy === "TAKEOVER_POLICY_BOT" &&
+    taken.seat_taken_over.reason === "TAKEOVER_REASON_LEFT" && !!taken.seat_taken_over.bot_kind, { left, kinds, taken });
+  await probe("Draw with a taken-over seat's token", "play", "Draw", { table_id: T, token, command_id: "after-leave" },
+    PRECONDITION("SEAT_TAKEN_OVER"), T);
+  await probe("LeaveTable twice", "lobby", "LeaveTable", { table_id: T, token }, PRECONDITION("SEAT_TAKEN_OVER"), T);
+  const { response: sl, error: sle } = await c.call(clients.lobby, "LeaveTable", { table_id: T, token: spectatorToken });
+  report("LeaveTable as a spectator answers event_number 0", !sle && !Number(sl.event_number || 0), sle ? c.readRefusal(sle) : sl);
+  await probe("GetView with a spectator token after leaving", "watch", "GetView", { table_id: T, token: spectatorToken },
+    { code: "PERMISSION_DENIED", reason: "BAD_TOKEN" }, T);
+}
+
+function report(name, ok, got) {
+  if (ok) { passed += 1; console.log(`ok   ${name}`); return; }
+  failures.push({ name, got });
+  console.log(`FAIL ${name}: ${JSON.stringify(got).slice(0, 1500)}`);
+}
+
+/** The public events after `after`, read from a spectator stream for a moment. */
+function readEvents(T, after) {
+  return new Promise((resolve) => {
+    const events = [];
+    const stream = clients.watch.WatchEvents({ table_id: T, after_event_number: String(after) });
+    stream.on("data", (m) => events.push(m.event));
+    stream.on("error", () => {});
+    setTimeout(() => { stream.cancel(); resolve(events); }, 1500);
+  });
 }
 
 async function playProbes(T, base, spectatorToken, ownerToken) {
