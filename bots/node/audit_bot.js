@@ -23,7 +23,6 @@
 // event or response that shows it; the exit code is the number of violations (capped at 100).
 "use strict";
 
-const crypto = require("crypto");
 const fs = require("fs");
 const { spawn } = require("child_process");
 const c = require("./contract");
@@ -224,5 +223,3 @@ if (require.main === module) {
     process.exit(101);
   });
 }
-
-module.exports = { crypto };
