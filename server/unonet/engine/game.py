@@ -1119,17 +1119,26 @@ class Game:
         rest.remove(card)
         return is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
 
-    def _require_playable(self, seat: int, card: Card) -> None:
+    def playable_refusal(self, seat: int, card: Card) -> IllegalAction | None:
+        """T1, T2: why `card` may not be played on the pile now (with no obligation open), or None.
+
+        `_is_playable` is the same test as a bool, for the paths that need no message.
+        """
         if self._is_playable(seat, card):
-            return
+            return None
         if card.rank is _WILD_DRAW_FOUR:
-            raise IllegalAction(
+            return IllegalAction(
                 f"{card} is not allowed: seat {seat} holds a card it could play instead "
                 f"({self.ruleset.wild_draw_four.value}) and bluffing is off",
                 reason="WILD_DRAW_FOUR_NOT_ALLOWED",
             )
         color = self.color.value if self.color else "any colour"
-        raise IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
+        return IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
+
+    def _require_playable(self, seat: int, card: Card) -> None:
+        refusal = self.playable_refusal(seat, card)
+        if refusal is not None:
+            raise refusal
 
     def _check_group(self, seat: int, cards: tuple[Card, ...]) -> None:
         """H4/H5: several cards at once must form a run or a multi-play starting with a playable card."""
@@ -1167,23 +1176,35 @@ class Game:
                 return "deflect"
         return None
 
-    def _check_answer(self, seat: int, card: Card) -> None:
+    def answer_refusal(self, seat: int, card: Card) -> IllegalAction | None:
+        """H1, H3: why `card` may not answer the draw obligation open on `seat`, or None when it may.
+
+        The one test of an answer: `apply` raises what it returns and `legal_actions` lists the cards
+        it lets through. Raises nothing; needs an open obligation.
+        """
         obligation = self.obligation
         assert obligation is not None
         kind = self._answer_kind(card, obligation)
-        # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on.
+        # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on,
+        # and a setter who forfeited cannot be reached at all.
         back_to_setter = kind == "deflect" and card.rank is _REVERSE and self.in_play[obligation.setter]
         if self._next(seat) == seat and not back_to_setter:
-            raise IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
+            return IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
         if kind is None:
-            raise IllegalAction(
+            return IllegalAction(
                 f"seat {seat} must draw {obligation.amount}"
                 + (" or challenge" if obligation.bluff else "")
                 + f"; {card} cannot answer it under these rules",
                 reason="MUST_ANSWER_OBLIGATION",
             )
         if card.rank is _WILD_DRAW_FOUR and not self.ruleset.bluffing:
-            self._require_playable(seat, card)
+            return self.playable_refusal(seat, card)
+        return None
+
+    def _check_answer(self, seat: int, card: Card) -> None:
+        refusal = self.answer_refusal(seat, card)
+        if refusal is not None:
+            raise refusal
 
     def _land(self, seat: int, cards: tuple[Card, ...]) -> None:
         """Move played cards from the hand to the pile (the card 'lands')."""

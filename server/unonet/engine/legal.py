@@ -166,10 +166,9 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
             actions.append(_CHALLENGES[seat])
         ruleset = game.ruleset
         if ruleset.stacking or ruleset.deflecting:  # else nothing answers it (H1, H3)
-            alone = game._next(seat) == seat
             uno = len(hand) == 2
             for card in _distinct(hand):
-                if _answers(game, seat, card, alone):
+                if game.answer_refusal(seat, card) is None:
                     actions.append(_play(seat, card, False))
                     if uno:
                         actions.append(_play(seat, card, True))
@@ -240,23 +239,6 @@ def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
                 actions.append(_play(seat, card, False))
                 if uno:
                     actions.append(_play(seat, card, True))
-
-
-def _answers(game: Game, seat: int, card: Card, alone: bool) -> bool:
-    """Would `game._check_answer(seat, card)` accept the card? The same tests, without raising.
-
-    `alone`: `game._next(seat) == seat`, nobody left to pass the obligation to.
-    """
-    obligation = game.obligation
-    assert obligation is not None
-    kind = game._answer_kind(card, obligation)
-    if kind is None:
-        return False
-    if alone and not (kind == "deflect" and card.rank is _REVERSE):
-        return False
-    if card.rank is _WILD_DRAW_FOUR and not game.ruleset.bluffing:
-        return game._is_playable(seat, card)
-    return True
 
 
 def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_size: int) -> None:
