@@ -10,6 +10,20 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Final
 
+from unonet.engine._members import (
+    AFTER_DRAW,
+    BLACK,
+    CHOOSE_COLOR,
+    CHOOSE_SWAP_TARGET,
+    DRAW_TWO,
+    FIVE_SWAP,
+    GIVE_CARD,
+    ROUND_OVER,
+    SOUND_WILD_WINDOW,
+    TURN,
+    UNO_SLAP_WINDOW,
+    WILD_DRAW_FOUR,
+)
 from unonet.engine.actions import (
     Action,
     CallUno,
@@ -25,24 +39,8 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
-from unonet.engine.events import WindowKind
-from unonet.engine.game import Game, Phase
+from unonet.engine.game import Game
 from unonet.engine.rules import is_wild_draw_four_fair
-
-# Enum members as module globals (see game.py: a tenth of the lookup cost in CPython 3.11).
-_TURN: Final = Phase.TURN
-_CHOOSE_COLOR: Final = Phase.CHOOSE_COLOR
-_AFTER_DRAW: Final = Phase.AFTER_DRAW
-_CHOOSE_SWAP_TARGET: Final = Phase.CHOOSE_SWAP_TARGET
-_FIVE_SWAP: Final = Phase.FIVE_SWAP
-_GIVE_CARD: Final = Phase.GIVE_CARD
-_ROUND_OVER: Final = Phase.ROUND_OVER
-_BLACK: Final = Color.BLACK
-_WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
-_DRAW_TWO: Final = Rank.DRAW_TWO
-_REVERSE: Final = Rank.REVERSE
-_UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
-_SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
 
 # H4: for each coloured number card (by `Card.key`), the cards one above and one below it in its colour.
 _RUN_NEIGHBOURS: Final[dict[int, tuple[Card | None, Card | None]]] = {
@@ -91,21 +89,21 @@ def is_bluff(game: Game, seat: int) -> bool:
 def legal_actions(game: Game, seat: int) -> list[Action]:
     """Every action `seat` may take now, in a stable order. Empty once the round is over."""
     phase = game.phase
-    if phase is _ROUND_OVER or not game._in_play[seat]:
+    if phase is ROUND_OVER or not game._in_play[seat]:
         return []
     actions: list[Action] = []
     if game.windows or game.catchable:
         _reactions(game, seat, actions)
     swap = game._swap  # `game.to_act`, inlined (the round is not over)
-    to_act = None if game._blocking else swap[1] if phase is _GIVE_CARD and swap is not None else game.current
+    to_act = None if game._blocking else swap[1] if phase is GIVE_CARD and swap is not None else game.current
     if to_act != seat:
         pending = game._pending_black
-        if pending is not None and pending.seat == seat and phase is _CHOOSE_COLOR:
+        if pending is not None and pending.seat == seat and phase is CHOOSE_COLOR:
             # Naming the colour is part of the play: a blocking window opened by that play (an UNO
             # slap) does not hold it, as it does not hold the turn passing on after any other card.
             actions += _CHOOSE_COLORS[seat]
         _out_of_turn(game, seat, actions)
-    elif phase is _TURN and game.obligation is None:  # the usual turn
+    elif phase is TURN and game.obligation is None:  # the usual turn
         _turn_plays(game, seat, game.hands[seat], actions)
     else:
         _own_turn(game, seat, actions)
@@ -114,7 +112,7 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
 
 def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
     for window in game.windows.values():
-        if window.kind is _UNO_SLAP_WINDOW or window.kind is _SOUND_WILD_WINDOW:
+        if window.kind is UNO_SLAP_WINDOW or window.kind is SOUND_WILD_WINDOW:
             if seat in window.eligible and seat not in game.reacted(window.id):
                 actions.append(React(seat, window.id))
     for target in sorted(game.catchable):
@@ -140,23 +138,23 @@ def _draw(seat: int) -> Draw:
 def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     phase = game.phase
     hand = game.hands[seat]
-    if phase is _TURN and game.obligation is None:  # the usual turn: T1, T2
+    if phase is TURN and game.obligation is None:  # the usual turn: T1, T2
         _turn_plays(game, seat, hand, actions)
-    elif phase is _CHOOSE_COLOR:
+    elif phase is CHOOSE_COLOR:
         actions += _CHOOSE_COLORS[seat]  # the seat to act: 0-9
-    elif phase is _AFTER_DRAW:
+    elif phase is AFTER_DRAW:
         assert game.drawn is not None
         actions.append(_play(seat, game.drawn, False))
         if len(hand) == 2:
             actions.append(_play(seat, game.drawn, True))
         actions.append(_PASSES[seat])
-    elif phase is _CHOOSE_SWAP_TARGET:
+    elif phase is CHOOSE_SWAP_TARGET:
         actions.extend(ChooseSwapTarget(seat, other) for other in _others(game, seat))
-    elif phase is _FIVE_SWAP:
+    elif phase is FIVE_SWAP:
         cards = _distinct(hand)
         actions += [FiveSwap(seat, other, card) for other in _others(game, seat) for card in cards]
         actions.append(Pass(seat))  # H11: the swap may be declined
-    elif phase is _GIVE_CARD:
+    elif phase is GIVE_CARD:
         actions.extend(GiveCard(seat, card) for card in _distinct(hand))
     else:  # an open draw obligation
         obligation = game.obligation
@@ -193,13 +191,13 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
     else:
         top_rank = game.discard[-1].rank
         for card in hand:
-            if card.color is color or card.rank is top_rank or card.color is _BLACK:
+            if card.color is color or card.rank is top_rank or card.color is BLACK:
                 playable[base | card.key << 1] = card
     if not ruleset.bluffing:
         playable = {
             key: card
             for key, card in playable.items()
-            if card.rank is not _WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
+            if card.rank is not WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
         }
     plays = _PLAYS  # holds every play of the seat to act (0-9)
     if len(hand) != 2:
@@ -227,7 +225,7 @@ def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
                     _add_play(actions, seat, (card,), len(hand))
         return
     phase = game.phase
-    if game.has_blocking_window or (phase is not _TURN and phase is not _AFTER_DRAW) or game.first_card_on_top:
+    if game.has_blocking_window or (phase is not TURN and phase is not AFTER_DRAW) or game.first_card_on_top:
         return
     escape = game._escape_window_for(seat) if game.windows else None
     if escape is None and game.jump_window is None:
@@ -235,7 +233,7 @@ def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
     uno = len(hand) == 2
     for card in _distinct(hand):
         if game._is_jump_allowed(seat, card, escape):
-            if game.obligation is None or card.rank is _DRAW_TWO:
+            if game.obligation is None or card.rank is DRAW_TWO:
                 actions.append(_play(seat, card, False))
                 if uno:
                     actions.append(_play(seat, card, True))
@@ -256,7 +254,7 @@ def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[
     ranks = [card.rank for card in hand]
     for first in playable:
         rank = first.rank
-        if first.color is _BLACK or rank is _DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
+        if first.color is BLACK or rank is DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
             continue
         same = [card for card in hand if card.rank is rank]  # all coloured, as `first` is
         same.remove(first)
