@@ -492,6 +492,12 @@ class Game:
         return None if run is None else (run.seat, run.rest)
 
     @property
+    def run_cutter(self) -> int | None:
+        """H4: the one seat that may cut the run waiting for its cut window, if one is."""
+        run = self._pending_run
+        return None if run is None else self._next(run.seat)
+
+    @property
     def pending_swap(self) -> tuple[int, int, Card] | None:
         """H11: (giver, target, card given) while the target chooses the card to give back."""
         return self._swap
@@ -732,8 +738,9 @@ class Game:
             self._require_held(seat, cards)
         run = self._pending_run
         if run is not None:
-            if seat != self._next(run.seat):
-                raise NotYourTurn(f"seat {run.seat} is playing a run; only seat {self._next(run.seat)} may cut it")
+            refusal = self.run_cut_refusal(seat, cards)
+            if refusal is not None:
+                raise refusal
             self._cut_run(action)
             return
         if self._blocking:
@@ -784,12 +791,21 @@ class Game:
             return
         self._after_landing(seat, cards, action.call_uno)
 
-    def _on_choose_color(self, action: ChooseColor) -> None:
+    def color_refusal(self, seat: int) -> IllegalAction | None:
+        """T9, T10: why `seat` may not name a colour now, or None when it names the one just played."""
         pending = self._pending_black
         if self.phase is not CHOOSE_COLOR or pending is None:
-            raise IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
-        if action.seat != pending.seat:
-            raise NotYourTurn(f"seat {pending.seat} names the colour, not seat {action.seat}")
+            return IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
+        if seat != pending.seat:
+            return NotYourTurn(f"seat {pending.seat} names the colour, not seat {seat}")
+        return None
+
+    def _on_choose_color(self, action: ChooseColor) -> None:
+        refusal = self.color_refusal(action.seat)
+        if refusal is not None:
+            raise refusal
+        pending = self._pending_black
+        assert pending is not None
         if action.color not in PLAYABLE_COLORS:
             raise MalformedAction(
                 f"{action.color!r} cannot be named; name red, yellow, green or blue", reason="BAD_COLOR"
@@ -1429,10 +1445,7 @@ class Game:
 
     def _cut_run(self, action: Play) -> None:
         run = self._pending_run
-        assert run is not None
-        if len(action.cards) != 1:
-            raise IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
-        self._require_playable(action.seat, action.cards[0])
+        assert run is not None  # `run_cut_refusal` has passed the play
         window = next(w for w in self.windows.values() if w.kind is RUN_CUT_WINDOW)
         self._pending_run = None
         self._reactions.pop(window.id, None)
@@ -1463,14 +1476,9 @@ class Game:
         seat, cards = action.seat, action.cards
         ruleset = self.ruleset
         escape = self._escape_window_for(seat)
-        if not ruleset.jump_in and escape is None:
-            if seat != self.current:
-                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
-            raise IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
-        if self.phase not in (TURN, AFTER_DRAW):
-            raise IllegalAction(f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT")
-        if len(cards) != 1:
-            raise IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
+        refusal = self._jump_in_refusal(seat, len(cards), escape)
+        if refusal is not None:
+            raise refusal
         card = cards[0]
         if not self._is_jump_allowed(seat, card, escape):
             if ruleset.jump_in_penalty is JumpInPenalty.CARDS:
@@ -1481,9 +1489,10 @@ class Game:
                 self.penalty_points[seat] += WRONG_JUMP_IN_POINTS
                 self._out.append(ev.PenaltyPoints(seat, WRONG_JUMP_IN_POINTS))
             return
+        refusal = self.jump_in_obligation_refusal(card)
+        if refusal is not None:
+            raise refusal
         obligation = self.obligation
-        if obligation is not None and card.rank is not DRAW_TWO:
-            raise IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
         # The window the jump-in wins: the skipped player's escape with the identical Skip, else the top card's.
         won = escape.id if escape is not None and card == self.discard[-1] else self._jump_window or 0
         self._begin_turn()
@@ -1508,6 +1517,48 @@ class Game:
             return
         self.obligation = None
         self._after_landing(seat, cards, action.call_uno)
+
+    def jump_in_refusal(self, seat: int, count: int) -> IllegalAction | None:
+        """H6-H8: why a play of `count` cards by `seat`, out of its turn, is refused before the rules
+        judge its card (`is_jump_in_allowed`), or None. Needs no run waiting to be cut (H4) nor a
+        blocking window open: those refuse or take the play first."""
+        return self._jump_in_refusal(seat, count, self._escape_window_for(seat))
+
+    def _jump_in_refusal(self, seat: int, count: int, escape: Window | None) -> IllegalAction | None:
+        if not self.ruleset.jump_in and escape is None:
+            if seat != self.current:
+                return NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
+            return IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
+        if self.phase is not TURN and self.phase is not AFTER_DRAW:
+            return IllegalAction(
+                f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT"
+            )
+        if count != 1:
+            return IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
+        return None
+
+    def jump_in_obligation_refusal(self, card: Card) -> IllegalAction | None:
+        """H6: why `card`, a jump-in the rules allow, is refused on the open draw obligation, or None."""
+        if self.obligation is not None and card.rank is not DRAW_TWO:
+            return IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
+        return None
+
+    def is_jump_in_allowed(self, seat: int, card: Card) -> bool:
+        """H6-H8: does `card`, played by `seat` out of its turn, jump in rightly? A wrong one is punished
+        (H7), not refused."""
+        return self._is_jump_allowed(seat, card, self._escape_window_for(seat))
+
+    def run_cut_refusal(self, seat: int, cards: tuple[Card, ...]) -> IllegalAction | None:
+        """H4: why `seat` may not cut the run waiting for its cut window with `cards`, or None."""
+        cutter = self.run_cutter
+        assert cutter is not None, "no run is waiting to be cut"
+        if seat != cutter:
+            run = self._pending_run
+            assert run is not None
+            return NotYourTurn(f"seat {run.seat} is playing a run; only seat {cutter} may cut it")
+        if len(cards) != 1:
+            return IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
+        return self.playable_refusal(seat, cards[0])
 
     def _is_jump_allowed(self, seat: int, card: Card, escape: Window | None) -> bool:
         if self.first_card_on_top or card.rank is WILD_DRAW_FOUR:

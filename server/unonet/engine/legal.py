@@ -89,16 +89,13 @@ def is_bluff(game: Game, seat: int) -> bool:
 def legal_actions(game: Game, seat: int) -> list[Action]:
     """Every action `seat` may take now, in a stable order. Empty once the round is over."""
     phase = game.phase
-    if phase is ROUND_OVER or not game._in_play[seat]:
+    if phase is ROUND_OVER or not game.in_play[seat]:
         return []
     actions: list[Action] = []
     if game.windows or game.catchable:
         _reactions(game, seat, actions)
-    swap = game._swap  # `game.to_act`, inlined (the round is not over)
-    to_act = None if game._blocking else swap[1] if phase is GIVE_CARD and swap is not None else game.current
-    if to_act != seat:
-        pending = game._pending_black
-        if pending is not None and pending.seat == seat and phase is CHOOSE_COLOR:
+    if game.to_act != seat:
+        if phase is CHOOSE_COLOR and game.color_refusal(seat) is None:
             # Naming the colour is part of the play: a blocking window opened by that play (an UNO
             # slap) does not hold it, as it does not hold the turn passing on after any other card.
             actions += _CHOOSE_COLORS[seat]
@@ -197,7 +194,7 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
         playable = {
             key: card
             for key, card in playable.items()
-            if card.rank is not WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
+            if card.rank is not WILD_DRAW_FOUR or game.playable_refusal(seat, card) is None
         }
     plays = _PLAYS  # holds every play of the seat to act (0-9)
     if len(hand) != 2:
@@ -216,27 +213,29 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
 
 
 def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
+    """H4 run cuts and H6-H8 jump-ins: each card the refusal checks let through and the rules allow.
+
+    The early returns are the cases where those checks refuse every card (or, for a jump-in with no
+    window to jump in on, where every card would be a wrong jump-in), taken without asking per card.
+    """
     hand = game.hands[seat]
-    run = game.pending_run
-    if run is not None:
-        if seat == game._next(run[0]):
+    cutter = game.run_cutter
+    if cutter is not None:
+        if seat == cutter:
             for card in _distinct(hand):
-                if game._is_playable(seat, card):
+                if game.run_cut_refusal(seat, (card,)) is None:
                     _add_play(actions, seat, (card,), len(hand))
         return
-    phase = game.phase
-    if game.has_blocking_window or (phase is not TURN and phase is not AFTER_DRAW) or game.first_card_on_top:
+    if game.has_blocking_window or game.first_card_on_top:
         return
-    escape = game._escape_window_for(seat) if game.windows else None
-    if escape is None and game.jump_window is None:
-        return  # nothing to jump in on
+    if not game.windows or game.jump_in_refusal(seat, 1) is not None:
+        return  # no window to jump in on (no top card's, no skip escape), or refused
     uno = len(hand) == 2
     for card in _distinct(hand):
-        if game._is_jump_allowed(seat, card, escape):
-            if game.obligation is None or card.rank is DRAW_TWO:
-                actions.append(_play(seat, card, False))
-                if uno:
-                    actions.append(_play(seat, card, True))
+        if game.is_jump_in_allowed(seat, card) and game.jump_in_obligation_refusal(card) is None:
+            actions.append(_play(seat, card, False))
+            if uno:
+                actions.append(_play(seat, card, True))
 
 
 def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_size: int) -> None:
