@@ -32,6 +32,7 @@ from unonet.engine import (
     Game,
     GiveCard,
     IllegalAction,
+    Obligation,
     Pass,
     Play,
     Rank,
@@ -189,3 +190,35 @@ def test_every_listed_action_applies_and_every_unlisted_one_is_refused(
         check_agreement(game, chooser)
         random_step(game, chooser)
     check_agreement(game, chooser)
+
+
+# Not state: derived from other attributes (`_seats`, `_blocking`), a function (`shuffle`), the events
+# the last call returned (`_out`).
+NOT_IN_FINGERPRINT = {"_seats", "_blocking", "shuffle", "_out"}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_fingerprint_reads_every_attribute_of_the_state(preset: str) -> None:
+    """`fingerprint` is what tests compare to prove a refusal changed nothing, so it must miss nothing:
+    replacing any attribute of the state with a stranger changes it (or breaks reading it)."""
+    game = Game(find_ruleset(preset), 4, random.Random(7))
+    stranger = object()
+    for name in sorted(set(vars(game)) - NOT_IN_FINGERPRINT):
+        probe = game.copy()
+        before = probe.fingerprint()
+        probe.__dict__[name] = stranger  # past any property setter: the attribute itself
+        try:
+            after = probe.fingerprint()
+        except (AttributeError, TypeError):
+            continue  # the fingerprint reads it
+        assert after != before, f"Game.fingerprint() leaves out {name}"
+
+
+def test_the_fingerprint_tells_apart_whether_an_obligation_skips_the_turn() -> None:
+    """T8, H9: `Obligation.skips` decides who plays after the draw, so two states differing in it differ."""
+    game = Game(find_ruleset("standard"), 2, random.Random(3))
+    game.obligation = Obligation(2, Rank.DRAW_TWO, game.current, 1 - game.current, True)
+    other = game.copy()
+    assert other.obligation is not None
+    other.obligation.skips = False
+    assert game.fingerprint() != other.fingerprint()

@@ -225,7 +225,12 @@ class _ReactionLog:
 
 
 class Game:
-    """The state of one round and the rules that change it. Only `apply` (and the window calls) mutate."""
+    """The state of one round and the rules that change it.
+
+    Only the actions change it: `apply` and `apply_command`, the window calls (`close_window`,
+    `resolve_window`, `resolve_window_outcome`) and `forfeit` (a host's forfeit policy). Every other
+    method and property only reads, the refusal checks (`answer_refusal`, ...) included.
+    """
 
     shuffle: Shuffle
 
@@ -529,7 +534,12 @@ class Game:
         return list(self._seats)
 
     def fingerprint(self) -> tuple[Any, ...]:
-        """Everything that defines the state, as one comparable value (tests check refusals change nothing)."""
+        """Everything that defines the state, as one comparable value (tests check refusals change nothing).
+
+        Every attribute but the derived ones (`_seats` from `in_play`, `_blocking` from `windows`), the
+        shuffle function and the events of the last call (`_out`); the random stream by its state.
+        tests/engine/test_legality.py checks that it reads every other attribute.
+        """
         return (
             tuple(tuple(hand) for hand in self.hands),
             tuple(self.draw_pile),
@@ -559,6 +569,18 @@ class Game:
             self.winner,
             self.went_out,
             self.rng.getstate(),
+            # Added after the rest, so that a fingerprint from before is a prefix of one from now.
+            self.ruleset,
+            self.num_players,
+            self.round_no,
+            self.dealer,
+            self.in_play,
+            None if self.obligation is None else self.obligation.skips,
+            self.first_card_on_top,
+            self._next_window,
+            self._jump_window,
+            tuple(sorted((window_id, tuple(log.order)) for window_id, log in self._reactions.items())),
+            self._bluff_snapshot,
         )
 
     def copy(self) -> Game:
