@@ -62,7 +62,7 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
-from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn
+from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
 from unonet.engine.rules import is_multi_play, is_run, is_wild_draw_four_fair, matches
@@ -762,7 +762,7 @@ class Game:
         if run is not None:
             refusal = self.run_cut_refusal(seat, cards)
             if refusal is not None:
-                raise refusal
+                raise refusal()
             self._cut_run(action)
             return
         if self._blocking:
@@ -813,19 +813,19 @@ class Game:
             return
         self._after_landing(seat, cards, action.call_uno)
 
-    def color_refusal(self, seat: int) -> IllegalAction | None:
+    def color_refusal(self, seat: int) -> Refusal | None:
         """T9, T10: why `seat` may not name a colour now, or None when it names the one just played."""
         pending = self._pending_black
         if self.phase is not CHOOSE_COLOR or pending is None:
-            return IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
+            return lambda: IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
         if seat != pending.seat:
-            return NotYourTurn(f"seat {pending.seat} names the colour, not seat {seat}")
+            return lambda: NotYourTurn(f"seat {pending.seat} names the colour, not seat {seat}")
         return None
 
     def _on_choose_color(self, action: ChooseColor) -> None:
         refusal = self.color_refusal(action.seat)
         if refusal is not None:
-            raise refusal
+            raise refusal()
         pending = self._pending_black
         assert pending is not None
         if action.color not in PLAYABLE_COLORS:
@@ -1160,7 +1160,7 @@ class Game:
         rest.remove(card)
         return is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
 
-    def playable_refusal(self, seat: int, card: Card) -> IllegalAction | None:
+    def playable_refusal(self, seat: int, card: Card) -> Refusal | None:
         """T1, T2: why `card` may not be played on the pile now (with no obligation open), or None.
 
         `_is_playable` is the same test as a bool, for the paths that need no message.
@@ -1168,18 +1168,18 @@ class Game:
         if self._is_playable(seat, card):
             return None
         if card.rank is WILD_DRAW_FOUR:
-            return IllegalAction(
+            return lambda: IllegalAction(
                 f"{card} is not allowed: seat {seat} holds a card it could play instead "
                 f"({self.ruleset.wild_draw_four.value}) and bluffing is off",
                 reason="WILD_DRAW_FOUR_NOT_ALLOWED",
             )
         color = self.color.value if self.color else "any colour"
-        return IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
+        return lambda: IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
 
     def _require_playable(self, seat: int, card: Card) -> None:
         refusal = self.playable_refusal(seat, card)
         if refusal is not None:
-            raise refusal
+            raise refusal()
 
     def _check_group(self, seat: int, cards: tuple[Card, ...]) -> None:
         """H4/H5: several cards at once must form a run or a multi-play starting with a playable card."""
@@ -1217,7 +1217,7 @@ class Game:
                 return _Answer.DEFLECT
         return None
 
-    def answer_refusal(self, seat: int, card: Card) -> IllegalAction | None:
+    def answer_refusal(self, seat: int, card: Card) -> Refusal | None:
         """H1, H3: why `card` may not answer the draw obligation open on `seat`, or None when it may.
 
         The one test of an answer: `apply` raises what it returns and `legal_actions` lists the cards
@@ -1230,9 +1230,9 @@ class Game:
         # and a setter who forfeited cannot be reached at all.
         back_to_setter = kind is _Answer.DEFLECT and card.rank is REVERSE and self.in_play[obligation.setter]
         if self._next(seat) == seat and not back_to_setter:
-            return IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
+            return lambda: IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
         if kind is None:
-            return IllegalAction(
+            return lambda: IllegalAction(
                 f"seat {seat} must draw {obligation.amount}"
                 + (" or challenge" if obligation.bluff else "")
                 + f"; {card} cannot answer it under these rules",
@@ -1245,7 +1245,7 @@ class Game:
     def _check_answer(self, seat: int, card: Card) -> None:
         refusal = self.answer_refusal(seat, card)
         if refusal is not None:
-            raise refusal
+            raise refusal()
 
     def _land(self, seat: int, cards: tuple[Card, ...]) -> None:
         """Move played cards from the hand to the pile (the card 'lands')."""
@@ -1500,7 +1500,7 @@ class Game:
         escape = self._escape_window_for(seat)
         refusal = self._jump_in_refusal(seat, len(cards), escape)
         if refusal is not None:
-            raise refusal
+            raise refusal()
         card = cards[0]
         if not self._is_jump_allowed(seat, card, escape):
             if ruleset.jump_in_penalty is JumpInPenalty.CARDS:
@@ -1513,7 +1513,7 @@ class Game:
             return
         refusal = self.jump_in_obligation_refusal(card)
         if refusal is not None:
-            raise refusal
+            raise refusal()
         obligation = self.obligation
         # The window the jump-in wins: the skipped player's escape with the identical Skip, else the top card's.
         won = escape.id if escape is not None and card == self.discard[-1] else self._jump_window or 0
@@ -1540,29 +1540,33 @@ class Game:
         self.obligation = None
         self._after_landing(seat, cards, action.call_uno)
 
-    def jump_in_refusal(self, seat: int, count: int) -> IllegalAction | None:
+    def jump_in_refusal(self, seat: int, count: int) -> Refusal | None:
         """H6-H8: why a play of `count` cards by `seat`, out of its turn, is refused before the rules
         judge its card (`is_jump_in_allowed`), or None. Needs no run waiting to be cut (H4) nor a
         blocking window open: those refuse or take the play first."""
         return self._jump_in_refusal(seat, count, self._escape_window_for(seat))
 
-    def _jump_in_refusal(self, seat: int, count: int, escape: Window | None) -> IllegalAction | None:
+    def _jump_in_refusal(self, seat: int, count: int, escape: Window | None) -> Refusal | None:
         if not self.ruleset.jump_in and escape is None:
             if seat != self.current:
-                return NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
-            return IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
+                return lambda: NotYourTurn(
+                    f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts()
+                )
+            return lambda: IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
         if self.phase is not TURN and self.phase is not AFTER_DRAW:
-            return IllegalAction(
+            return lambda: IllegalAction(
                 f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT"
             )
         if count != 1:
-            return IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
+            return lambda: IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
         return None
 
-    def jump_in_obligation_refusal(self, card: Card) -> IllegalAction | None:
+    def jump_in_obligation_refusal(self, card: Card) -> Refusal | None:
         """H6: why `card`, a jump-in the rules allow, is refused on the open draw obligation, or None."""
         if self.obligation is not None and card.rank is not DRAW_TWO:
-            return IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
+            return lambda: IllegalAction(
+                "only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN"
+            )
         return None
 
     def is_jump_in_allowed(self, seat: int, card: Card) -> bool:
@@ -1570,16 +1574,16 @@ class Game:
         (H7), not refused."""
         return self._is_jump_allowed(seat, card, self._escape_window_for(seat))
 
-    def run_cut_refusal(self, seat: int, cards: tuple[Card, ...]) -> IllegalAction | None:
+    def run_cut_refusal(self, seat: int, cards: tuple[Card, ...]) -> Refusal | None:
         """H4: why `seat` may not cut the run waiting for its cut window with `cards`, or None."""
         cutter = self.run_cutter
         assert cutter is not None, "no run is waiting to be cut"
         if seat != cutter:
             run = self._pending_run
             assert run is not None
-            return NotYourTurn(f"seat {run.seat} is playing a run; only seat {cutter} may cut it")
+            return lambda: NotYourTurn(f"seat {run.seat} is playing a run; only seat {cutter} may cut it")
         if len(cards) != 1:
-            return IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
+            return lambda: IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
         return self.playable_refusal(seat, cards[0])
 
     def _is_jump_allowed(self, seat: int, card: Card, escape: Window | None) -> bool:

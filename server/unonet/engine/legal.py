@@ -88,13 +88,14 @@ def is_bluff(game: Game, seat: int) -> bool:
 
 def legal_actions(game: Game, seat: int) -> list[Action]:
     """Every action `seat` may take now, in a stable order. Empty once the round is over."""
+    to_act = game.to_act  # None once the round is over, and while a blocking window is open
     phase = game.phase
-    if phase is ROUND_OVER or not game.in_play[seat]:
+    if phase is ROUND_OVER or (to_act != seat and not game.in_play[seat]):  # the seat to act is in play
         return []
     actions: list[Action] = []
     if game.windows or game.catchable:
         _reactions(game, seat, actions)
-    if game.to_act != seat:
+    if to_act != seat:
         if phase is CHOOSE_COLOR and game.color_refusal(seat) is None:
             # Naming the colour is part of the play: a blocking window opened by that play (an UNO
             # slap) does not hold it, as it does not hold the turn passing on after any other card.
