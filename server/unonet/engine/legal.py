@@ -1,8 +1,11 @@
 """Enumerating legal actions (what a seat may do now), for views, bots and random playouts.
 
-Kept apart from `game.py` because it only reads the state. Plays that the rules would punish rather
-than refuse (a wrong jump-in, an illegal play under H15) are allowed but never listed: the list is
-what a careful player would consider.
+Kept apart from `game.py` because it only reads the state, through `Game`'s public names. It does not
+re-make the rules: for each candidate it asks the check `Game.apply` itself uses (`answer_refusal`,
+`run_cut_refusal`, `jump_in_refusal`, ...) and lists what the check lets through, so the two cannot
+drift apart (tests/engine/test_legality.py). The usual turn's T1 match is inlined for speed.
+Plays that the rules would punish rather than refuse (a wrong jump-in, an illegal play under H15) are
+allowed but never listed: the list is what a careful player would consider.
 """
 
 from __future__ import annotations
@@ -173,8 +176,9 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
 def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) -> None:
     """T1, T2 with no obligation open: every distinct playable card (H4/H5 groups too), then Draw.
 
-    `Game._is_playable`, inlined: a card matches the colour in force or the top card's rank, black
-    cards always do, and a Wild Draw Four needs bluffing on or a fair hand.
+    The T1 test of `Game.playable_refusal`, inlined (the hot path): a card matches the colour in
+    force or the top card's rank, black cards always do; a Wild Draw Four, which T2 may refuse, is
+    asked of `playable_refusal` itself.
     """
     ruleset = game.ruleset
     color = game.color
