@@ -923,13 +923,25 @@ class Game:
         self._out.append(ev.FalseCatch(seat, target, FALSE_CATCH_PENALTY))  # U4
         self._draw(seat, FALSE_CATCH_PENALTY, DrawReason.FALSE_CATCH)
 
+    def challenge_refusal(self, seat: int) -> Refusal | None:
+        """B1: the refusal of `seat` challenging now, or None when it may challenge the Wild Draw Four it
+        must answer."""
+        refusal = self._turn_refusal(seat, TURN)
+        if refusal is not None:
+            return refusal
+        obligation = self.obligation
+        if obligation is None or obligation.bluff is None or not self.ruleset.can_challenge:
+            return lambda: IllegalAction("there is no Wild Draw Four to challenge", reason="NOTHING_TO_CHALLENGE")
+        return None
+
     def _on_challenge(self, action: Challenge) -> None:
         seat = action.seat
-        self._require_turn(seat, TURN)
+        refusal = self.challenge_refusal(seat)
+        if refusal is not None:
+            raise refusal()
         obligation = self.obligation
         bluff = obligation.bluff if obligation is not None else None
-        if obligation is None or bluff is None or not self.ruleset.can_challenge:
-            raise IllegalAction("there is no Wild Draw Four to challenge", reason="NOTHING_TO_CHALLENGE")
+        assert obligation is not None and bluff is not None
         self._begin_turn()
         self.obligation = None
         accused = bluff.accused
@@ -994,15 +1006,25 @@ class Game:
         self.phase = TURN
         self._advance(giver)
 
-    def _on_react(self, action: React) -> None:
-        window = self.windows.get(action.window)
-        log = self._reactions.get(action.window)
+    def react_refusal(self, seat: int, window_id: int) -> Refusal | None:
+        """U5, H12: the refusal of `seat` answering window `window_id` now, or None when it may: the
+        window is an open slap or sound-wild window, the seat is eligible and has not answered yet."""
+        window = self.windows.get(window_id)
+        log = self._reactions.get(window_id)
         if window is None or log is None:
-            raise IllegalAction(f"window {action.window} is not open for reactions", reason="WINDOW_CLOSED")
-        if action.seat not in window.eligible:
-            raise IllegalAction(f"seat {action.seat} is not in window {window.id}", reason="NOT_ELIGIBLE")
-        if action.seat in log.order:
-            raise IllegalAction(f"seat {action.seat} already reacted", reason="ALREADY_REACTED")
+            return lambda: IllegalAction(f"window {window_id} is not open for reactions", reason="WINDOW_CLOSED")
+        if seat not in window.eligible:
+            return lambda: IllegalAction(f"seat {seat} is not in window {window_id}", reason="NOT_ELIGIBLE")
+        if seat in log.order:
+            return lambda: IllegalAction(f"seat {seat} already reacted", reason="ALREADY_REACTED")
+        return None
+
+    def _on_react(self, action: React) -> None:
+        refusal = self.react_refusal(action.seat, action.window)
+        if refusal is not None:
+            raise refusal()
+        window = self.windows[action.window]
+        log = self._reactions[action.window]
         log.order.append(action.seat)
         if len(log.order) == len(window.eligible):
             self._close_window(window.id)
@@ -1790,16 +1812,22 @@ class Game:
         """A NOT_YOUR_TURN refusal's metadata: the `seat` the game waits for, when one is."""
         return {"seat": str(self.to_act)} if self.to_act is not None else {}
 
-    def _require_turn(self, seat: int, phase: Phase) -> None:
+    def _turn_refusal(self, seat: int, phase: Phase) -> Refusal | None:
+        """The refusal of an action of `seat`'s own turn in `phase`, or None when the game waits for it."""
         if self._blocking:
-            raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
+            return lambda: IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
         if seat != self.current:
-            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
+            message = f"it is seat {self.to_act}'s turn, not seat {seat}'s"
+            return lambda: NotYourTurn(message, metadata=self._turn_facts())
         if self.phase is not phase:
-            raise IllegalAction(
-                f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}",
-                reason="WRONG_PHASE",
-            )
+            message = f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}"
+            return lambda: IllegalAction(message, reason="WRONG_PHASE")
+        return None
+
+    def _require_turn(self, seat: int, phase: Phase) -> None:
+        refusal = self._turn_refusal(seat, phase)
+        if refusal is not None:
+            raise refusal()
 
     def _require_other_seat(self, seat: int, target: int) -> None:
         if not (isinstance(target, int) and 0 <= target < self.num_players) or not self.in_play[target]:

@@ -113,8 +113,9 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
 
 def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
     for window in game.windows.values():
+        # Only these windows take a React: asking the check about the others would refuse each.
         if window.kind is UNO_SLAP_WINDOW or window.kind is SOUND_WILD_WINDOW:
-            if seat in window.eligible and seat not in game.reacted(window.id):
+            if game.react_refusal(seat, window.id) is None:
                 actions.append(React(seat, window.id))
     for target in sorted(game.catchable):
         actions.append(CallUno(seat) if target == seat else Catch(seat, target))
@@ -158,10 +159,8 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     elif phase is GIVE_CARD:
         actions.extend(GiveCard(seat, card) for card in _distinct(hand))
     else:  # an open draw obligation
-        obligation = game.obligation
-        assert obligation is not None
         actions.append(_draw(seat))
-        if obligation.bluff is not None and game.ruleset.can_challenge:
+        if game.challenge_refusal(seat) is None:
             actions.append(_CHALLENGES[seat])
         ruleset = game.ruleset
         if ruleset.stacking or ruleset.deflecting:  # else nothing answers it (H1, H3)
