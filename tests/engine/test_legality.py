@@ -176,8 +176,8 @@ def random_step(game: Game, chooser: random.Random) -> None:
     game.apply(chooser.choice(keen if keen and chooser.random() < 0.8 else options))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ruleset=rulesets(), players=st.integers(2, 10), seed=st.integers(0, 2**32), steps=st.integers(20, 120))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ruleset=rulesets(), players=st.integers(2, 10), seed=st.integers(0, 2**32), steps=st.integers(10, 100))
 @example(ruleset=find_ruleset("standard").replace(deflecting=True, stacking=True), players=4, seed=3, steps=80)
 def test_every_listed_action_applies_and_every_unlisted_one_is_refused(
     ruleset: Ruleset, players: int, seed: int, steps: int
