@@ -6,7 +6,7 @@ maps to a gRPC status in one place. A refused action never changes the game stat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 
 class UnoError(Exception):
@@ -50,6 +50,13 @@ class GameOver(IllegalAction):
     """An action arrived after the round or match had ended."""
 
     default_reason = "GAME_OVER"
+
+
+Refusal = Callable[[], IllegalAction]
+"""What a check of `Game` returns for an action the rules refuse (None when they allow it): a function
+that builds the error. `apply` raises what it builds; `legal_actions` only asks whether there is one,
+so it never pays for composing a message, which costs more than the check itself.
+"""
 
 
 # Every `reason` the engine raises, defaults included. Scenario files name them (`error = "..."`), so a

@@ -16,6 +16,36 @@ from typing import Any, Final
 
 from unonet.engine import events as ev
 from unonet.engine._frozen import fast_init
+from unonet.engine._members import (
+    AFTER_DRAW,
+    BLACK,
+    BLANK,
+    CHOOSE_COLOR,
+    CHOOSE_SWAP_TARGET,
+    DRAW_TWO,
+    FIVE,
+    FIVE_SWAP,
+    GIVE_CARD,
+    JUMP_IN_WINDOW,
+    PLUS_ONE,
+    PLUS_TWO,
+    REVERSE,
+    ROUND_OVER,
+    RUN_CUT_WINDOW,
+    SEVEN,
+    SKIP,
+    SKIP_ESCAPE_WINDOW,
+    SOUND_WILD,
+    SOUND_WILD_WINDOW,
+    TURN,
+    TURN_DRAW,
+    TWO,
+    UNO_CATCH_WINDOW,
+    UNO_SLAP_WINDOW,
+    WILD,
+    WILD_DRAW_FOUR,
+    ZERO,
+)
 from unonet.engine.actions import (
     Action,
     CallUno,
@@ -32,8 +62,9 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
-from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn
+from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
+from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
 from unonet.engine.rules import is_multi_play, is_run, is_wild_draw_four_fair, matches
 from unonet.engine.ruleset import BlankEffect, BluffPenalty, FirstWild, JumpInPenalty, Ruleset
 
@@ -77,49 +108,6 @@ def shuffle_like_random(rng: random.Random, cards: list[Card]) -> None:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
 
-
-class Phase(Enum):
-    """What the game waits for from `to_act`."""
-
-    TURN = "turn"
-    CHOOSE_COLOR = "choose_color"
-    AFTER_DRAW = "after_draw"
-    CHOOSE_SWAP_TARGET = "choose_swap_target"
-    FIVE_SWAP = "five_swap"
-    GIVE_CARD = "give_card"
-    ROUND_OVER = "round_over"
-
-
-# Enum members under module names, for the hot paths: in CPython 3.11 `Phase.TURN` is a descriptor
-# lookup on the enum class, about ten times what a module global costs.
-_TURN: Final = Phase.TURN
-_CHOOSE_COLOR: Final = Phase.CHOOSE_COLOR
-_AFTER_DRAW: Final = Phase.AFTER_DRAW
-_CHOOSE_SWAP_TARGET: Final = Phase.CHOOSE_SWAP_TARGET
-_FIVE_SWAP: Final = Phase.FIVE_SWAP
-_GIVE_CARD: Final = Phase.GIVE_CARD
-_ROUND_OVER: Final = Phase.ROUND_OVER
-_ZERO: Final = Rank.ZERO
-_TWO: Final = Rank.TWO
-_FIVE: Final = Rank.FIVE
-_SEVEN: Final = Rank.SEVEN
-_SKIP: Final = Rank.SKIP
-_REVERSE: Final = Rank.REVERSE
-_DRAW_TWO: Final = Rank.DRAW_TWO
-_WILD: Final = Rank.WILD
-_WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
-_BLANK: Final = Rank.BLANK
-_SOUND_WILD: Final = Rank.SOUND_WILD
-_PLUS_ONE: Final = Rank.PLUS_ONE
-_PLUS_TWO: Final = Rank.PLUS_TWO
-_BLACK: Final = Color.BLACK
-_UNO_CATCH_WINDOW: Final = WindowKind.UNO_CATCH
-_JUMP_IN_WINDOW: Final = WindowKind.JUMP_IN
-_RUN_CUT_WINDOW: Final = WindowKind.RUN_CUT
-_UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
-_SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
-_SKIP_ESCAPE_WINDOW: Final = WindowKind.SKIP_ESCAPE
-_TURN_DRAW: Final = DrawReason.TURN
 
 # The commonest events are values of a seat and at most one card, so each is built once and shared:
 # events are frozen, so sharing one cannot be seen, while building a frozen dataclass costs a Python-level
@@ -196,13 +184,28 @@ class Obligation:
     bluff: BluffRecord | None = None
 
 
+class _Answer(Enum):
+    """H1, H3: how a card answers an open draw obligation."""
+
+    STACK = "stack"  # H1: it adds to the obligation and passes it on
+    DEFLECT = "deflect"  # H3: it passes the obligation on (or back) as it is
+
+
+class _ColorFor(Enum):
+    """What a black card waiting for its colour does once the colour is named."""
+
+    PLAY = "play"  # the card's own effect (T9, T10, C2)
+    FIRST_CARD = "first_card"  # S4: the first turned card, so the seat left of the dealer starts
+    DEFLECT = "deflect"  # H3: a Wild passing an obligation on
+
+
 @dataclass(slots=True)
 class _PendingBlack:
     """A black card waiting for its colour, and what to do once it is named."""
 
     seat: int
     card: Card
-    context: str  # "play", "first_card", "deflect"
+    context: _ColorFor
 
 
 @dataclass(slots=True)
@@ -222,7 +225,12 @@ class _ReactionLog:
 
 
 class Game:
-    """The state of one round and the rules that change it. Only `apply` (and the window calls) mutate."""
+    """The state of one round and the rules that change it.
+
+    Only the actions change it: `apply` and `apply_command`, the window calls (`close_window`,
+    `resolve_window`, `resolve_window_outcome`) and `forfeit` (a host's forfeit policy). Every other
+    method and property only reads, the refusal checks (`answer_refusal`, ...) included.
+    """
 
     shuffle: Shuffle
 
@@ -327,14 +335,14 @@ class Game:
         setter = obligation.setter
         if not (0 <= setter < self.num_players) or setter == obligation.target:
             raise MalformedAction(f"the obligation's setter {setter} is not another seat", reason="BAD_POSITION")
-        if obligation.amount < 1 or obligation.kind not in (_DRAW_TWO, _WILD_DRAW_FOUR, _BLANK):
+        if obligation.amount < 1 or obligation.kind not in (DRAW_TWO, WILD_DRAW_FOUR, BLANK):
             raise MalformedAction(
                 f"an obligation is a positive amount of a Draw Two, Wild Draw Four or Blank, "
                 f"not {obligation.amount} of {obligation.kind.value}",
                 reason="BAD_POSITION",
             )
         bluff = obligation.bluff
-        if bluff is not None and (obligation.kind is not _WILD_DRAW_FOUR or bluff.accused != setter):
+        if bluff is not None and (obligation.kind is not WILD_DRAW_FOUR or bluff.accused != setter):
             raise MalformedAction("only the setter of a Wild Draw Four can be challenged", reason="BAD_POSITION")
 
     def _init_state(
@@ -367,7 +375,7 @@ class Game:
         self.color: Color | None = None
         self.direction = 1
         self.current = dealer
-        self.phase = _TURN
+        self.phase = TURN
         self.obligation: Obligation | None = None
         self.catchable: set[int] = set()
         self.windows: dict[int, Window] = {}
@@ -414,7 +422,7 @@ class Game:
         ruleset = self.ruleset
 
         def is_returned(card: Card) -> bool:
-            return card.rank in FIRST_CARD_RETURNED or (card.rank is _WILD and ruleset.first_wild is FirstWild.REDRAW)
+            return card.rank in FIRST_CARD_RETURNED or (card.rank is WILD and ruleset.first_wild is FirstWild.REDRAW)
 
         # Else returning would never end; a top card that stays settles it without the scan.
         if is_returned(self.draw_pile[-1]) and all(is_returned(card) for card in self.draw_pile):
@@ -430,20 +438,20 @@ class Game:
         self._out.append(ev.FirstCardTurned(card))
         first = self._next(self.dealer)
         self.current = first
-        if card.rank is _WILD:
-            self.phase = _CHOOSE_COLOR
-            self._pending_black = _PendingBlack(first, card, "first_card")
+        if card.rank is WILD:
+            self.phase = CHOOSE_COLOR
+            self._pending_black = _PendingBlack(first, card, _ColorFor.FIRST_CARD)
             return
         self.color = card.color
-        if card.rank is _SKIP:
+        if card.rank is SKIP:
             self._out.append(_SKIPPED[first])
             self._start_turn(self._next(first))
-        elif card.rank is _REVERSE:
+        elif card.rank is REVERSE:
             self.direction = -1
             self._out.append(ev.DirectionChanged(-1))
             self._start_turn(self.dealer)
-        elif card.rank is _DRAW_TWO:
-            self._set_obligation(Obligation(2, _DRAW_TWO, first, self.dealer, ruleset.draw_penalty_skips_turn))
+        elif card.rank is DRAW_TWO:
+            self._set_obligation(Obligation(2, DRAW_TWO, first, self.dealer, ruleset.draw_penalty_skips_turn))
             self._start_turn(first)
         else:
             self._start_turn(first)
@@ -466,15 +474,15 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is _ROUND_OVER
+        return self.phase is ROUND_OVER
 
     @property
     def to_act(self) -> int | None:
         """The seat the game waits for, or None while a blocking window is open or the round is over."""
         phase = self.phase
-        if phase is _ROUND_OVER or self._blocking:
+        if phase is ROUND_OVER or self._blocking:
             return None
-        if phase is _GIVE_CARD and self._swap is not None:
+        if phase is GIVE_CARD and self._swap is not None:
             return self._swap[1]
         return self.current
 
@@ -487,6 +495,12 @@ class Game:
         """H4: the runner and the cards of their run still waiting for the cut window to close."""
         run = self._pending_run
         return None if run is None else (run.seat, run.rest)
+
+    @property
+    def run_cutter(self) -> int | None:
+        """H4: the one seat that may cut the run waiting for its cut window, if one is."""
+        run = self._pending_run
+        return None if run is None else self._next(run.seat)
 
     @property
     def pending_swap(self) -> tuple[int, int, Card] | None:
@@ -520,7 +534,12 @@ class Game:
         return list(self._seats)
 
     def fingerprint(self) -> tuple[Any, ...]:
-        """Everything that defines the state, as one comparable value (tests check refusals change nothing)."""
+        """Everything that defines the state, as one comparable value (tests check refusals change nothing).
+
+        Every attribute but the derived ones (`_seats` from `in_play`, `_blocking` from `windows`), the
+        shuffle function and the events of the last call (`_out`); the random stream by its state.
+        tests/engine/test_legality.py checks that it reads every other attribute.
+        """
         return (
             tuple(tuple(hand) for hand in self.hands),
             tuple(self.draw_pile),
@@ -550,6 +569,18 @@ class Game:
             self.winner,
             self.went_out,
             self.rng.getstate(),
+            # Added after the rest, so that a fingerprint from before is a prefix of one from now.
+            self.ruleset,
+            self.num_players,
+            self.round_no,
+            self.dealer,
+            self.in_play,
+            None if self.obligation is None else self.obligation.skips,
+            self.first_card_on_top,
+            self._next_window,
+            self._jump_window,
+            tuple(sorted((window_id, tuple(log.order)) for window_id, log in self._reactions.items())),
+            self._bluff_snapshot,
         )
 
     def copy(self) -> Game:
@@ -594,7 +625,7 @@ class Game:
         Raises MalformedAction (bad seat, card not held), NotYourTurn, GameOver or IllegalAction; a refused
         action changes nothing.
         """
-        if self.phase is _ROUND_OVER:
+        if self.phase is ROUND_OVER:
             raise GameOver(f"round {self.round_no} is over; {action} was not applied")
         seat = action.seat
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self._in_play[seat]:
@@ -617,12 +648,12 @@ class Game:
             return self.apply(actions[0])
         trial = self.copy()  # check the whole command first, so a refused follow-up leaves nothing half done
         for action in actions:
-            if trial.phase is _ROUND_OVER and action is not actions[0]:
+            if trial.phase is ROUND_OVER and action is not actions[0]:
                 break
             trial.apply(action)
         out: list[Event] = []
         for action in actions:
-            if self.phase is _ROUND_OVER and action is not actions[0]:
+            if self.phase is ROUND_OVER and action is not actions[0]:
                 break
             out += self.apply(action)
         return out
@@ -677,7 +708,7 @@ class Game:
             command = (answer,) if isinstance(answer, Action) else tuple(answer)
             reaction = command[0]
             is_judged = window_id in self.windows or (not as_recorded_before and self._is_judged_late(window, reaction))
-            if self.phase is _ROUND_OVER or not is_judged:
+            if self.phase is ROUND_OVER or not is_judged:
                 out.append(ev.RaceLost(reaction.seat, window_id))
                 continue
             try:
@@ -686,14 +717,14 @@ class Game:
                 refused.append(RefusedReaction(reaction, error.reason, str(error)))
                 if not as_recorded_before:
                     out.append(ev.RaceLost(reaction.seat, window_id))
-        if window_id in self.windows and self.phase is not _ROUND_OVER:
+        if window_id in self.windows and self.phase is not ROUND_OVER:
             out += self.close_window(window_id)
         return WindowOutcome(out, tuple(refused))
 
     def _is_judged_late(self, window: Window, reaction: Action) -> bool:
         """U4: a catch ruled after its window closed is still a catch the rules judge (a false catch
         under `false_call_penalty`); every other late answer to an exclusive window lost the race."""
-        return window.kind is _UNO_CATCH_WINDOW and isinstance(reaction, Catch) and self.ruleset.false_call_penalty
+        return window.kind is UNO_CATCH_WINDOW and isinstance(reaction, Catch) and self.ruleset.false_call_penalty
 
     # ------------------------------------------------------------------------------ handlers
 
@@ -711,15 +742,15 @@ class Game:
             # so H15 does not apply), and with no window `_begin_turn` has nothing to close.
             if (
                 seat == self.current
-                and (phase is _TURN or (phase is _AFTER_DRAW and card is self.drawn))
+                and (phase is TURN or (phase is AFTER_DRAW and card is self.drawn))
                 and self.obligation is None
                 and not self.windows
                 and self._pending_run is None
-                and (card.color is color or card.rank is self.discard[-1].rank or card.color is _BLACK or color is None)
-                and (card.rank is not _WILD_DRAW_FOUR or self.ruleset.bluffing)
+                and (card.color is color or card.rank is self.discard[-1].rank or card.color is BLACK or color is None)
+                and (card.rank is not WILD_DRAW_FOUR or self.ruleset.bluffing)
             ):
                 self.drawn = None  # `_play_from_turn`, for one card and no obligation
-                self.phase = _TURN
+                self.phase = TURN
                 self._land(seat, cards)
                 self._after_landing(seat, cards, action.call_uno)
                 return
@@ -729,17 +760,18 @@ class Game:
             self._require_held(seat, cards)
         run = self._pending_run
         if run is not None:
-            if seat != self._next(run.seat):
-                raise NotYourTurn(f"seat {run.seat} is playing a run; only seat {self._next(run.seat)} may cut it")
+            refusal = self.run_cut_refusal(seat, cards)
+            if refusal is not None:
+                raise refusal()
             self._cut_run(action)
             return
         if self._blocking:
             raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
         phase = self.phase
-        if seat != self.current or (phase is not _TURN and phase is not _AFTER_DRAW):
+        if seat != self.current or (phase is not TURN and phase is not AFTER_DRAW):
             self._jump_in(action)
             return
-        if phase is _AFTER_DRAW:
+        if phase is AFTER_DRAW:
             if len(cards) != 1 or cards[0] != self.drawn:
                 raise IllegalAction(
                     f"after drawing, only the drawn card ({self.drawn}) may be played",
@@ -770,7 +802,7 @@ class Game:
     def _play_from_turn(self, action: Play) -> None:
         seat, cards = action.seat, action.cards
         self.drawn = None
-        self.phase = _TURN
+        self.phase = TURN
         if len(cards) > 1 and self.ruleset.runs and is_run(cards):
             self._start_run(action)
             return
@@ -781,33 +813,42 @@ class Game:
             return
         self._after_landing(seat, cards, action.call_uno)
 
-    def _on_choose_color(self, action: ChooseColor) -> None:
+    def color_refusal(self, seat: int) -> Refusal | None:
+        """T9, T10: why `seat` may not name a colour now, or None when it names the one just played."""
         pending = self._pending_black
-        if self.phase is not _CHOOSE_COLOR or pending is None:
-            raise IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
-        if action.seat != pending.seat:
-            raise NotYourTurn(f"seat {pending.seat} names the colour, not seat {action.seat}")
+        if self.phase is not CHOOSE_COLOR or pending is None:
+            return lambda: IllegalAction("there is no colour to choose now", reason="NO_COLOR_TO_CHOOSE")
+        if seat != pending.seat:
+            return lambda: NotYourTurn(f"seat {pending.seat} names the colour, not seat {seat}")
+        return None
+
+    def _on_choose_color(self, action: ChooseColor) -> None:
+        refusal = self.color_refusal(action.seat)
+        if refusal is not None:
+            raise refusal()
+        pending = self._pending_black
+        assert pending is not None
         if action.color not in PLAYABLE_COLORS:
             raise MalformedAction(
                 f"{action.color!r} cannot be named; name red, yellow, green or blue", reason="BAD_COLOR"
             )
         self._pending_black = None
-        self.phase = _TURN
+        self.phase = TURN
         self.color = action.color
         seat, card = pending.seat, pending.card
         self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
-        if pending.context == "first_card":
+        if pending.context is _ColorFor.FIRST_CARD:
             self._start_turn(seat)
             return
-        if pending.context == "deflect":
+        if pending.context is _ColorFor.DEFLECT:
             obligation = self.obligation
             assert obligation is not None
             self._move_obligation(obligation, self._next(seat))
             return
-        if card.rank is _WILD_DRAW_FOUR:
+        if card.rank is WILD_DRAW_FOUR:
             self._set_wild_draw_four(seat, card)
-        elif card.rank is _BLANK and self.ruleset.blank_effect is BlankEffect.DRAW:
-            self._set_obligation(Obligation(self.ruleset.blank_draw, _BLANK, self._next(seat), seat, True))
+        elif card.rank is BLANK and self.ruleset.blank_effect is BlankEffect.DRAW:
+            self._set_obligation(Obligation(self.ruleset.blank_draw, BLANK, self._next(seat), seat, True))
             self._start_turn(self._next(seat))
         elif card.rank in H2O_AMOUNT:
             self._h2o(seat, H2O_AMOUNT[card.rank])
@@ -817,8 +858,8 @@ class Game:
 
     def _on_draw(self, action: Draw) -> None:
         seat = action.seat
-        if self._blocking or seat != self.current or self.phase is not _TURN:
-            self._require_turn(seat, _TURN)  # raises
+        if self._blocking or seat != self.current or self.phase is not TURN:
+            self._require_turn(seat, TURN)  # raises
         if self.windows:
             self._begin_turn()
         obligation = self.obligation
@@ -835,21 +876,21 @@ class Game:
         if self.ruleset.draw_to_match:
             drawn = self._draw_for_turn(seat)
         else:  # `_draw_for_turn`, inlined for the usual one card
-            got = self._draw(seat, 1, _TURN_DRAW)
+            got = self._draw(seat, 1, TURN_DRAW)
             drawn = got[0] if got else None
         if drawn is not None and self._is_playable(seat, drawn):
             self.drawn = drawn
-            self.phase = _AFTER_DRAW
+            self.phase = AFTER_DRAW
         else:
             self._advance(seat)
 
     def _on_pass(self, action: Pass) -> None:
         # H11: a 5 *lets* its player swap a card; passing declines the swap.
-        declines_swap = self.phase is _FIVE_SWAP
-        self._require_turn(action.seat, _FIVE_SWAP if declines_swap else _AFTER_DRAW)
+        declines_swap = self.phase is FIVE_SWAP
+        self._require_turn(action.seat, FIVE_SWAP if declines_swap else AFTER_DRAW)
         if not declines_swap:
             self._out.append(ev.DrawnCardKept(action.seat))  # T3
-        self.phase = _TURN
+        self.phase = TURN
         self.drawn = None
         self._advance(action.seat)
 
@@ -882,13 +923,25 @@ class Game:
         self._out.append(ev.FalseCatch(seat, target, FALSE_CATCH_PENALTY))  # U4
         self._draw(seat, FALSE_CATCH_PENALTY, DrawReason.FALSE_CATCH)
 
+    def challenge_refusal(self, seat: int) -> Refusal | None:
+        """B1: the refusal of `seat` challenging now, or None when it may challenge the Wild Draw Four it
+        must answer."""
+        refusal = self._turn_refusal(seat, TURN)
+        if refusal is not None:
+            return refusal
+        obligation = self.obligation
+        if obligation is None or obligation.bluff is None or not self.ruleset.can_challenge:
+            return lambda: IllegalAction("there is no Wild Draw Four to challenge", reason="NOTHING_TO_CHALLENGE")
+        return None
+
     def _on_challenge(self, action: Challenge) -> None:
         seat = action.seat
-        self._require_turn(seat, _TURN)
+        refusal = self.challenge_refusal(seat)
+        if refusal is not None:
+            raise refusal()
         obligation = self.obligation
         bluff = obligation.bluff if obligation is not None else None
-        if obligation is None or bluff is None or not self.ruleset.can_challenge:
-            raise IllegalAction("there is no Wild Draw Four to challenge", reason="NOTHING_TO_CHALLENGE")
+        assert obligation is not None and bluff is not None
         self._begin_turn()
         self.obligation = None
         accused = bluff.accused
@@ -920,26 +973,26 @@ class Game:
 
     def _on_choose_swap_target(self, action: ChooseSwapTarget) -> None:
         seat, target = action.seat, action.target
-        self._require_turn(seat, _CHOOSE_SWAP_TARGET)
+        self._require_turn(seat, CHOOSE_SWAP_TARGET)
         self._require_other_seat(seat, target)
         self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
         self._out.append(ev.HandsSwapped(seat, target, tuple(self.hands[seat]), tuple(self.hands[target])))
-        self.phase = _TURN
+        self.phase = TURN
         self._advance(seat)
 
     def _on_five_swap(self, action: FiveSwap) -> None:
         seat, target, card = action.seat, action.target, action.card
-        self._require_turn(seat, _FIVE_SWAP)
+        self._require_turn(seat, FIVE_SWAP)
         self._require_other_seat(seat, target)
         self._require_held(seat, (card,))
         self.hands[seat].remove(card)
         self._swap = (seat, target, card)
-        self.phase = _GIVE_CARD
+        self.phase = GIVE_CARD
         self._out.append(ev.SwapOffered(seat, target, card))
 
     def _on_give_card(self, action: GiveCard) -> None:
         swap = self._swap
-        if self.phase is not _GIVE_CARD or swap is None:
+        if self.phase is not GIVE_CARD or swap is None:
             raise IllegalAction("nobody is waiting for a card now", reason="NO_SWAP")
         giver, target, given = swap
         if action.seat != target:
@@ -950,18 +1003,28 @@ class Game:
         self.hands[giver].append(action.card)
         self._swap = None
         self._out.append(ev.CardsExchanged(giver, target, given, action.card))
-        self.phase = _TURN
+        self.phase = TURN
         self._advance(giver)
 
-    def _on_react(self, action: React) -> None:
-        window = self.windows.get(action.window)
-        log = self._reactions.get(action.window)
+    def react_refusal(self, seat: int, window_id: int) -> Refusal | None:
+        """U5, H12: the refusal of `seat` answering window `window_id` now, or None when it may: the
+        window is an open slap or sound-wild window, the seat is eligible and has not answered yet."""
+        window = self.windows.get(window_id)
+        log = self._reactions.get(window_id)
         if window is None or log is None:
-            raise IllegalAction(f"window {action.window} is not open for reactions", reason="WINDOW_CLOSED")
-        if action.seat not in window.eligible:
-            raise IllegalAction(f"seat {action.seat} is not in window {window.id}", reason="NOT_ELIGIBLE")
-        if action.seat in log.order:
-            raise IllegalAction(f"seat {action.seat} already reacted", reason="ALREADY_REACTED")
+            return lambda: IllegalAction(f"window {window_id} is not open for reactions", reason="WINDOW_CLOSED")
+        if seat not in window.eligible:
+            return lambda: IllegalAction(f"seat {seat} is not in window {window_id}", reason="NOT_ELIGIBLE")
+        if seat in log.order:
+            return lambda: IllegalAction(f"seat {seat} already reacted", reason="ALREADY_REACTED")
+        return None
+
+    def _on_react(self, action: React) -> None:
+        refusal = self.react_refusal(action.seat, action.window)
+        if refusal is not None:
+            raise refusal()
+        window = self.windows[action.window]
+        log = self._reactions[action.window]
         log.order.append(action.seat)
         if len(log.order) == len(window.eligible):
             self._close_window(window.id)
@@ -981,7 +1044,7 @@ class Game:
 
     def _start_turn(self, seat: int, *, announce: bool = True) -> None:
         self.current = seat
-        self.phase = _TURN
+        self.phase = TURN
         if announce:
             self._out.append(_TURN_STARTED[seat])
 
@@ -1004,7 +1067,7 @@ class Game:
             self._out.append(_SKIPPED[nxt])
             nxt = self._next(nxt)
         self.current = nxt  # `_start_turn(nxt)`, inlined
-        self.phase = _TURN
+        self.phase = TURN
         self._out.append(_TURN_STARTED[nxt])
 
     def _next(self, seat: int, direction: int | None = None) -> int:
@@ -1024,7 +1087,7 @@ class Game:
     def _draw_for_turn(self, seat: int) -> Card | None:
         """T3/T4: one card, or with `draw_to_match` until a playable one. Returns the last card drawn."""
         if not self.ruleset.draw_to_match:
-            drawn = self._draw(seat, 1, _TURN_DRAW)
+            drawn = self._draw(seat, 1, TURN_DRAW)
             return drawn[0] if drawn else None
         last: Card | None = None
         drawn_cards: list[Card] = []
@@ -1046,11 +1109,11 @@ class Game:
         hand = self.hands[seat]
         hand += cards
         size = len(hand)
-        key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is _TURN_DRAW else None
+        key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is TURN_DRAW else None
         if key is not None:
             drew = _DREW_ONE.get(key)
             if drew is None:
-                drew = _DREW_ONE[key] = ev.Drew(seat, 1, _TURN_DRAW, (cards[0],), size)
+                drew = _DREW_ONE[key] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
             self._out.append(drew)
         else:
             self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
@@ -1100,7 +1163,7 @@ class Game:
         if self.ruleset.bluff_penalty is not BluffPenalty.TAKE_BACK or not self.ruleset.can_challenge:
             return False
         pending = self._pending_black
-        if pending is not None and pending.card.rank is _WILD_DRAW_FOUR:
+        if pending is not None and pending.card.rank is WILD_DRAW_FOUR:
             return True  # its colour is still being named
         return self.obligation is not None and self.obligation.bluff is not None
 
@@ -1109,27 +1172,36 @@ class Game:
     def _is_playable(self, seat: int, card: Card) -> bool:
         """T1, T2: may `card` be played on the pile now, with no draw obligation open?"""
         rank = card.rank
-        if rank is _WILD_DRAW_FOUR:
+        if rank is WILD_DRAW_FOUR:
             return self.ruleset.bluffing or self._is_fair_wild_draw_four(seat, card)
         color = self.color  # T1 as `rules.matches`, inlined
-        return card.color is _BLACK or color is None or card.color is color or rank is self.discard[-1].rank
+        return card.color is BLACK or color is None or card.color is color or rank is self.discard[-1].rank
 
     def _is_fair_wild_draw_four(self, seat: int, card: Card) -> bool:
         rest = list(self.hands[seat])
         rest.remove(card)
         return is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
 
-    def _require_playable(self, seat: int, card: Card) -> None:
+    def playable_refusal(self, seat: int, card: Card) -> Refusal | None:
+        """T1, T2: why `card` may not be played on the pile now (with no obligation open), or None.
+
+        `_is_playable` is the same test as a bool, for the paths that need no message.
+        """
         if self._is_playable(seat, card):
-            return
-        if card.rank is _WILD_DRAW_FOUR:
-            raise IllegalAction(
+            return None
+        if card.rank is WILD_DRAW_FOUR:
+            return lambda: IllegalAction(
                 f"{card} is not allowed: seat {seat} holds a card it could play instead "
                 f"({self.ruleset.wild_draw_four.value}) and bluffing is off",
                 reason="WILD_DRAW_FOUR_NOT_ALLOWED",
             )
         color = self.color.value if self.color else "any colour"
-        raise IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
+        return lambda: IllegalAction(f"{card} does not match {self.top} ({color})", reason="CARD_DOES_NOT_MATCH")
+
+    def _require_playable(self, seat: int, card: Card) -> None:
+        refusal = self.playable_refusal(seat, card)
+        if refusal is not None:
+            raise refusal()
 
     def _check_group(self, seat: int, cards: tuple[Card, ...]) -> None:
         """H4/H5: several cards at once must form a run or a multi-play starting with a playable card."""
@@ -1146,49 +1218,61 @@ class Game:
             reason="NOT_A_GROUP",
         )
 
-    def _answer_kind(self, card: Card, obligation: Obligation) -> str | None:
-        """H1/H3: how `card` may answer the open obligation: 'stack', 'deflect' or None."""
+    def _answer_kind(self, card: Card, obligation: Obligation) -> _Answer | None:
+        """H1/H3: how `card` may answer the open obligation, or None when it cannot."""
         ruleset = self.ruleset
         kind = obligation.kind
         rank = card.rank
         if ruleset.stacking:
-            is_draw = rank is _DRAW_TWO or rank is _WILD_DRAW_FOUR  # rank in DRAW_AMOUNT
+            is_draw = rank is DRAW_TWO or rank is WILD_DRAW_FOUR  # rank in DRAW_AMOUNT
             if rank is kind and is_draw:
-                return "stack"
-            if ruleset.stacking_mixed and (kind is _DRAW_TWO or kind is _WILD_DRAW_FOUR) and is_draw:
-                if rank is _WILD_DRAW_FOUR or card.color is self.color:
-                    return "stack"
+                return _Answer.STACK
+            if ruleset.stacking_mixed and (kind is DRAW_TWO or kind is WILD_DRAW_FOUR) and is_draw:
+                if rank is WILD_DRAW_FOUR or card.color is self.color:
+                    return _Answer.STACK
         if ruleset.deflecting:
-            if (rank is _SKIP or rank is _REVERSE) and card.color is self.color:
-                return "deflect"
-            if rank is _WILD:
-                return "deflect"
-            if rank is _DRAW_TWO and kind is _WILD_DRAW_FOUR and card.color is self.color:
-                return "deflect"
+            if (rank is SKIP or rank is REVERSE) and card.color is self.color:
+                return _Answer.DEFLECT
+            if rank is WILD:
+                return _Answer.DEFLECT
+            if rank is DRAW_TWO and kind is WILD_DRAW_FOUR and card.color is self.color:
+                return _Answer.DEFLECT
         return None
 
-    def _check_answer(self, seat: int, card: Card) -> None:
+    def answer_refusal(self, seat: int, card: Card) -> Refusal | None:
+        """H1, H3: why `card` may not answer the draw obligation open on `seat`, or None when it may.
+
+        The one test of an answer: `apply` raises what it returns and `legal_actions` lists the cards
+        it lets through. Raises nothing; needs an open obligation.
+        """
         obligation = self.obligation
         assert obligation is not None
         kind = self._answer_kind(card, obligation)
-        # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on.
-        back_to_setter = kind == "deflect" and card.rank is _REVERSE and self.in_play[obligation.setter]
+        # Only a deflecting Reverse can reach a setter who went out (H3, P1); nothing else can pass it on,
+        # and a setter who forfeited cannot be reached at all.
+        back_to_setter = kind is _Answer.DEFLECT and card.rank is REVERSE and self.in_play[obligation.setter]
         if self._next(seat) == seat and not back_to_setter:
-            raise IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
+            return lambda: IllegalAction("nobody is left to pass the obligation to", reason="MUST_DRAW")
         if kind is None:
-            raise IllegalAction(
+            return lambda: IllegalAction(
                 f"seat {seat} must draw {obligation.amount}"
                 + (" or challenge" if obligation.bluff else "")
                 + f"; {card} cannot answer it under these rules",
                 reason="MUST_ANSWER_OBLIGATION",
             )
-        if card.rank is _WILD_DRAW_FOUR and not self.ruleset.bluffing:
-            self._require_playable(seat, card)
+        if card.rank is WILD_DRAW_FOUR and not self.ruleset.bluffing:
+            return self.playable_refusal(seat, card)
+        return None
+
+    def _check_answer(self, seat: int, card: Card) -> None:
+        refusal = self.answer_refusal(seat, card)
+        if refusal is not None:
+            raise refusal()
 
     def _land(self, seat: int, cards: tuple[Card, ...]) -> None:
         """Move played cards from the hand to the pile (the card 'lands')."""
         hand = self.hands[seat]
-        if cards[0].rank is _WILD_DRAW_FOUR:
+        if cards[0].rank is WILD_DRAW_FOUR:
             rest = list(hand)
             rest.remove(cards[0])
             fair = is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
@@ -1221,15 +1305,15 @@ class Game:
         hand = self.hands[seat]
         if len(hand) == 1:
             self._settle_uno(seat, call_uno)
-        if rank is _TWO and ruleset.silent_two:
+        if rank is TWO and ruleset.silent_two:
             self.silence = seat
             self._out.append(ev.SilenceStarted(seat))
         if (
             not hand
-            and rank is not _WILD_DRAW_FOUR
-            and not (rank is _DRAW_TWO or (rank is _BLANK and ruleset.blank_effect is BlankEffect.DRAW))
+            and rank is not WILD_DRAW_FOUR
+            and not (rank is DRAW_TWO or (rank is BLANK and ruleset.blank_effect is BlankEffect.DRAW))
         ):
-            if rank is _PLUS_ONE or rank is _PLUS_TWO:  # rank in H2O_AMOUNT
+            if rank is PLUS_ONE or rank is PLUS_TWO:  # rank in H2O_AMOUNT
                 self._h2o(seat, H2O_AMOUNT[rank])
             self._end_round(seat)
             return
@@ -1238,23 +1322,23 @@ class Game:
         if not hand and self.went_out is None:  # P1: a final draw card still makes the next player draw
             self.went_out = seat
         color = card.color
-        if color is _BLACK:
-            if rank is _SOUND_WILD:  # H12: no colour is named, anything may follow
+        if color is BLACK:
+            if rank is SOUND_WILD:  # H12: no colour is named, anything may follow
                 self.color = None
-                self._open_window(_SOUND_WILD_WINDOW, self._seats, seat, blocking=True, card=card)
+                self._open_window(SOUND_WILD_WINDOW, self._seats, seat, blocking=True, card=card)
                 self._advance(seat)
                 return
-            self._pending_black = _PendingBlack(seat, card, "play")
+            self._pending_black = _PendingBlack(seat, card, _ColorFor.PLAY)
             self.current = seat
-            self.phase = _CHOOSE_COLOR
+            self.phase = CHOOSE_COLOR
             return
         self.color = color
         count = len(cards)
-        if rank is _SKIP:
+        if rank is SKIP:
             self._advance(seat, skips=count)
             if ruleset.skip_escape:
                 self._open_escape_window(seat, card)
-        elif rank is _REVERSE:
+        elif rank is REVERSE:
             if len(self._seats) == 2:  # T7
                 self._advance(seat, skips=count)
             else:
@@ -1262,17 +1346,17 @@ class Game:
                     self.direction = -self.direction
                     self._out.append(ev.DirectionChanged(self.direction))
                 self._advance(seat)
-        elif rank is _DRAW_TWO:
+        elif rank is DRAW_TWO:
             target = self._next(seat)
-            self._set_obligation(Obligation(2, _DRAW_TWO, target, seat, ruleset.draw_penalty_skips_turn))
+            self._set_obligation(Obligation(2, DRAW_TWO, target, seat, ruleset.draw_penalty_skips_turn))
             self._start_turn(target)
-        elif rank is _ZERO and ruleset.seven_o:
+        elif rank is ZERO and ruleset.seven_o:
             self._rotate_hands()
             self._advance(seat)
-        elif rank is _SEVEN and ruleset.seven_o:
-            self.phase = _CHOOSE_SWAP_TARGET
-        elif rank is _FIVE and ruleset.five_swap:
-            self.phase = _FIVE_SWAP
+        elif rank is SEVEN and ruleset.seven_o:
+            self.phase = CHOOSE_SWAP_TARGET
+        elif rank is FIVE and ruleset.five_swap:
+            self.phase = FIVE_SWAP
         else:
             self._advance(seat)
 
@@ -1290,7 +1374,7 @@ class Game:
         elif seat not in self.catchable:
             self.catchable.add(seat)
             others = tuple([s for s in self._seats if s != seat])
-            self._open_window(_UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
+            self._open_window(UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
 
     def _mark_called_uno(self, seat: int) -> None:
         """The play that brought `seat` down to one card carried the call (CardsPlayed.called_uno): its
@@ -1307,13 +1391,13 @@ class Game:
         """T10/B5: after the colour is named, the next player owes 4 (or the chain's total)."""
         hand, is_fair, previous_color = self._bluff_snapshot
         previous = self.obligation
-        amount = DRAW_AMOUNT[_WILD_DRAW_FOUR]
+        amount = DRAW_AMOUNT[WILD_DRAW_FOUR]
         if previous is not None and self.ruleset.stacking_cumulative:
             amount += previous.amount
         bluff = BluffRecord(seat, hand, is_fair, card, previous_color)
         target = self._next(seat)
         self._set_obligation(
-            Obligation(amount, _WILD_DRAW_FOUR, target, seat, self.ruleset.draw_penalty_skips_turn, bluff)
+            Obligation(amount, WILD_DRAW_FOUR, target, seat, self.ruleset.draw_penalty_skips_turn, bluff)
         )
         self._start_turn(target)
 
@@ -1324,29 +1408,29 @@ class Game:
         self._open_jump_window(seat, card)  # H6: every card played opens its window, an answer too
         if not self.hands[seat] and self.went_out is None:  # H1/H3: the round ends once it is drawn;
             self.went_out = seat  # the first to go out wins (P1)
-        if card.rank is _WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
-            self._pending_black = _PendingBlack(seat, card, "play")
-            self.phase = _CHOOSE_COLOR
+        if card.rank is WILD_DRAW_FOUR:  # stacked: colour first, then the chain goes on (B5)
+            self._pending_black = _PendingBlack(seat, card, _ColorFor.PLAY)
+            self.phase = CHOOSE_COLOR
             self.current = seat
             return
-        if kind == "stack":
+        if kind is _Answer.STACK:
             self.color = card.color
             amount = 2 + obligation.amount if self.ruleset.stacking_cumulative else 2
             target = self._next(seat)
-            self._set_obligation(Obligation(amount, _DRAW_TWO, target, seat, obligation.skips))
+            self._set_obligation(Obligation(amount, DRAW_TWO, target, seat, obligation.skips))
             self._start_turn(target)
             return
-        if card.rank is _WILD:
-            self._pending_black = _PendingBlack(seat, card, "deflect")
-            self.phase = _CHOOSE_COLOR
+        if card.rank is WILD:
+            self._pending_black = _PendingBlack(seat, card, _ColorFor.DEFLECT)
+            self.phase = CHOOSE_COLOR
             self.current = seat
             return
         self.color = card.color
-        if card.rank is _DRAW_TWO:  # H3: a Draw Two of the named colour drops the four
+        if card.rank is DRAW_TWO:  # H3: a Draw Two of the named colour drops the four
             target = self._next(seat)
-            self._set_obligation(Obligation(2, _DRAW_TWO, target, seat, self.ruleset.draw_penalty_skips_turn))
+            self._set_obligation(Obligation(2, DRAW_TWO, target, seat, self.ruleset.draw_penalty_skips_turn))
             self._start_turn(target)
-        elif card.rank is _SKIP:
+        elif card.rank is SKIP:
             self._move_obligation(obligation, self._next(seat))
         else:  # Reverse: back to the player who set it
             self.direction = -self.direction
@@ -1401,15 +1485,12 @@ class Game:
         self.color = cards[0].color
         cutter = self._next(seat)
         self._pending_run = _PendingRun(seat, cards[1:], action.call_uno)
-        self._open_window(_RUN_CUT_WINDOW, (cutter,), seat, blocking=True, target=cutter, card=cards[0])
+        self._open_window(RUN_CUT_WINDOW, (cutter,), seat, blocking=True, target=cutter, card=cards[0])
 
     def _cut_run(self, action: Play) -> None:
         run = self._pending_run
-        assert run is not None
-        if len(action.cards) != 1:
-            raise IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
-        self._require_playable(action.seat, action.cards[0])
-        window = next(w for w in self.windows.values() if w.kind is _RUN_CUT_WINDOW)
+        assert run is not None  # `run_cut_refusal` has passed the play
+        window = next(w for w in self.windows.values() if w.kind is RUN_CUT_WINDOW)
         self._pending_run = None
         self._reactions.pop(window.id, None)
         del self.windows[window.id]
@@ -1417,7 +1498,7 @@ class Game:
         self._out.append(ev.WindowClosed(window.id, (action.seat,), kind=window.kind))
         self._settle_uno(run.seat, run.call_uno)
         self.current = action.seat
-        self.phase = _TURN
+        self.phase = TURN
         self._begin_turn()
         seat, cards = action.seat, action.cards
         self._land(seat, cards)
@@ -1439,14 +1520,9 @@ class Game:
         seat, cards = action.seat, action.cards
         ruleset = self.ruleset
         escape = self._escape_window_for(seat)
-        if not ruleset.jump_in and escape is None:
-            if seat != self.current:
-                raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
-            raise IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
-        if self.phase not in (_TURN, _AFTER_DRAW):
-            raise IllegalAction(f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT")
-        if len(cards) != 1:
-            raise IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
+        refusal = self._jump_in_refusal(seat, len(cards), escape)
+        if refusal is not None:
+            raise refusal()
         card = cards[0]
         if not self._is_jump_allowed(seat, card, escape):
             if ruleset.jump_in_penalty is JumpInPenalty.CARDS:
@@ -1457,27 +1533,28 @@ class Game:
                 self.penalty_points[seat] += WRONG_JUMP_IN_POINTS
                 self._out.append(ev.PenaltyPoints(seat, WRONG_JUMP_IN_POINTS))
             return
+        refusal = self.jump_in_obligation_refusal(card)
+        if refusal is not None:
+            raise refusal()
         obligation = self.obligation
-        if obligation is not None and card.rank is not _DRAW_TWO:
-            raise IllegalAction("only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN")
         # The window the jump-in wins: the skipped player's escape with the identical Skip, else the top card's.
         won = escape.id if escape is not None and card == self.discard[-1] else self._jump_window or 0
         self._begin_turn()
         self.current = seat
-        self.phase = _TURN
+        self.phase = TURN
         self.drawn = None
         self._land(seat, cards)
         landed = self._out[-1]
         assert isinstance(landed, ev.Played)
         self._out[-1] = dataclasses.replace(landed, jump_in=True, window=won)
-        if obligation is not None and card.rank is _DRAW_TWO:  # H6: the jumper takes the chain over
+        if obligation is not None and card.rank is DRAW_TWO:  # H6: the jumper takes the chain over
             self._settle_uno(seat, action.call_uno)
             self._open_jump_window(seat, card)
             self.color = card.color
             cumulative = ruleset.stacking and ruleset.stacking_cumulative
             amount = obligation.amount + 2 if cumulative else 2
             target = self._next(seat)
-            self._set_obligation(Obligation(amount, _DRAW_TWO, target, seat, obligation.skips))
+            self._set_obligation(Obligation(amount, DRAW_TWO, target, seat, obligation.skips))
             if not self.hands[seat] and self.went_out is None:
                 self.went_out = seat
             self._start_turn(target)
@@ -1485,8 +1562,54 @@ class Game:
         self.obligation = None
         self._after_landing(seat, cards, action.call_uno)
 
+    def jump_in_refusal(self, seat: int, count: int) -> Refusal | None:
+        """H6-H8: why a play of `count` cards by `seat`, out of its turn, is refused before the rules
+        judge its card (`is_jump_in_allowed`), or None. Needs no run waiting to be cut (H4) nor a
+        blocking window open: those refuse or take the play first."""
+        return self._jump_in_refusal(seat, count, self._escape_window_for(seat))
+
+    def _jump_in_refusal(self, seat: int, count: int, escape: Window | None) -> Refusal | None:
+        if not self.ruleset.jump_in and escape is None:
+            if seat != self.current:
+                return lambda: NotYourTurn(
+                    f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts()
+                )
+            return lambda: IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
+        if self.phase is not TURN and self.phase is not AFTER_DRAW:
+            return lambda: IllegalAction(
+                f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT"
+            )
+        if count != 1:
+            return lambda: IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")
+        return None
+
+    def jump_in_obligation_refusal(self, card: Card) -> Refusal | None:
+        """H6: why `card`, a jump-in the rules allow, is refused on the open draw obligation, or None."""
+        if self.obligation is not None and card.rank is not DRAW_TWO:
+            return lambda: IllegalAction(
+                "only a Draw Two may jump in on an open draw obligation", reason="OBLIGATION_OPEN"
+            )
+        return None
+
+    def is_jump_in_allowed(self, seat: int, card: Card) -> bool:
+        """H6-H8: does `card`, played by `seat` out of its turn, jump in rightly? A wrong one is punished
+        (H7), not refused."""
+        return self._is_jump_allowed(seat, card, self._escape_window_for(seat))
+
+    def run_cut_refusal(self, seat: int, cards: tuple[Card, ...]) -> Refusal | None:
+        """H4: why `seat` may not cut the run waiting for its cut window with `cards`, or None."""
+        cutter = self.run_cutter
+        assert cutter is not None, "no run is waiting to be cut"
+        if seat != cutter:
+            run = self._pending_run
+            assert run is not None
+            return lambda: NotYourTurn(f"seat {run.seat} is playing a run; only seat {cutter} may cut it")
+        if len(cards) != 1:
+            return lambda: IllegalAction("a run is cut with one card", reason="ONE_CARD_ONLY")
+        return self.playable_refusal(seat, cards[0])
+
     def _is_jump_allowed(self, seat: int, card: Card, escape: Window | None) -> bool:
-        if self.first_card_on_top or card.rank is _WILD_DRAW_FOUR:
+        if self.first_card_on_top or card.rank is WILD_DRAW_FOUR:
             return False
         top = self.discard[-1]
         if escape is not None and card == top:
@@ -1494,14 +1617,14 @@ class Game:
         if self._jump_window is None or not self.ruleset.jump_in:
             return False
         if card.is_black:
-            return card.rank is _WILD and top.rank is _WILD and self.ruleset.jump_in_wilds
+            return card.rank is WILD and top.rank is WILD and self.ruleset.jump_in_wilds
         if card.rank is not top.rank:
             return False
         return self.ruleset.super_jump_in or card.color is top.color
 
     def _escape_window_for(self, seat: int) -> Window | None:
         for window in self.windows.values():
-            if window.kind is _SKIP_ESCAPE_WINDOW and window.target == seat:
+            if window.kind is SKIP_ESCAPE_WINDOW and window.target == seat:
                 return window
         return None
 
@@ -1522,18 +1645,18 @@ class Game:
         self.windows[window.id] = window
         if blocking:
             self._blocking += 1
-        if blocking and kind is not _RUN_CUT_WINDOW:
+        if blocking and kind is not RUN_CUT_WINDOW:
             self._reactions[window.id] = _ReactionLog()
         self._out.append(ev.WindowOpened(window))
         return window
 
     def _open_jump_window(self, seat: int, card: Card) -> None:
-        if self.ruleset.jump_in and card.rank is not _WILD_DRAW_FOUR:
-            # `_open_window(_JUMP_IN_WINDOW, self._seats, seat, blocking=False)`, inlined: under H6 it runs
+        if self.ruleset.jump_in and card.rank is not WILD_DRAW_FOUR:
+            # `_open_window(JUMP_IN_WINDOW, self._seats, seat, blocking=False)`, inlined: under H6 it runs
             # on nearly every play.
             window_id = self._next_window
             self._next_window = window_id + 1
-            window = self.windows[window_id] = Window(window_id, _JUMP_IN_WINDOW, self._seats, seat, False, None, card)
+            window = self.windows[window_id] = Window(window_id, JUMP_IN_WINDOW, self._seats, seat, False, None, card)
             self._jump_window = window_id
             self._out.append(ev.WindowOpened(window))
 
@@ -1541,17 +1664,17 @@ class Game:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""
         skipped = self._next(seat)
         if skipped != seat:
-            self._open_window(_SKIP_ESCAPE_WINDOW, (skipped,), seat, blocking=False, target=skipped, card=skip)
+            self._open_window(SKIP_ESCAPE_WINDOW, (skipped,), seat, blocking=False, target=skipped, card=skip)
 
     def _open_slap_window(self, seat: int) -> None:
         if self.ruleset.uno_slap:  # U5
             # A player who went out and only waits for an obligation to be drawn (P1) is out of the race.
             others = tuple(s for s in self._seats if s not in (seat, self.went_out))
-            self._open_window(_UNO_SLAP_WINDOW, others, seat, blocking=True)
+            self._open_window(UNO_SLAP_WINDOW, others, seat, blocking=True)
 
     def _close_catch_window(self, target: int) -> None:
         for window in list(self.windows.values()):
-            if window.kind is _UNO_CATCH_WINDOW and window.target == target:
+            if window.kind is UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]  # never blocking
                 self._out.append(_window_closed(window))
 
@@ -1562,11 +1685,11 @@ class Game:
         log = self._reactions.pop(window_id, None)
         if window.id == self._jump_window:
             self._jump_window = None
-        if window.kind is _UNO_CATCH_WINDOW and window.target is not None:
+        if window.kind is UNO_CATCH_WINDOW and window.target is not None:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
             self._out.append(_window_closed(window))
-            if window.kind is _RUN_CUT_WINDOW and self._pending_run is not None:
+            if window.kind is RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
         order = tuple(log.order)
@@ -1633,7 +1756,7 @@ class Game:
         if run is not None and run.seat == seat:
             self._pending_run = None  # the rest of the run went under the pile with the hand
         for window in list(self.windows.values()):
-            is_run_cut = window.kind is _RUN_CUT_WINDOW
+            is_run_cut = window.kind is RUN_CUT_WINDOW
             # A window about the leaver goes; a run cut the leaver would have made closes, and the run lands.
             if (window.target == seat and not is_run_cut) or (window.opened_by == seat and is_run_cut):
                 self._reactions.pop(window.id, None)
@@ -1654,7 +1777,7 @@ class Game:
     def _end_round(self, winner: int) -> None:
         self.winner = winner
         self.went_out = None
-        self.phase = _ROUND_OVER
+        self.phase = ROUND_OVER
         self.obligation = None
         for window in list(self.windows.values()):
             self._reactions.pop(window.id, None)
@@ -1664,7 +1787,7 @@ class Game:
         self._pending_run = None
         self.catchable.clear()
         last = self.discard[-1]
-        if self.ruleset.russian_scoring and self.ruleset.seven_o and last.rank is _ZERO:
+        if self.ruleset.russian_scoring and self.ruleset.seven_o and last.rank is ZERO:
             self._rotate_hands()  # P3: hands rotate on a final 0 before counting
 
     # ----------------------------------------------------------------------- checks and helpers
@@ -1689,16 +1812,22 @@ class Game:
         """A NOT_YOUR_TURN refusal's metadata: the `seat` the game waits for, when one is."""
         return {"seat": str(self.to_act)} if self.to_act is not None else {}
 
-    def _require_turn(self, seat: int, phase: Phase) -> None:
+    def _turn_refusal(self, seat: int, phase: Phase) -> Refusal | None:
+        """The refusal of an action of `seat`'s own turn in `phase`, or None when the game waits for it."""
         if self._blocking:
-            raise IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
+            return lambda: IllegalAction("a reaction window is open; play waits for it", reason="WINDOW_OPEN")
         if seat != self.current:
-            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts())
+            message = f"it is seat {self.to_act}'s turn, not seat {seat}'s"
+            return lambda: NotYourTurn(message, metadata=self._turn_facts())
         if self.phase is not phase:
-            raise IllegalAction(
-                f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}",
-                reason="WRONG_PHASE",
-            )
+            message = f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}"
+            return lambda: IllegalAction(message, reason="WRONG_PHASE")
+        return None
+
+    def _require_turn(self, seat: int, phase: Phase) -> None:
+        refusal = self._turn_refusal(seat, phase)
+        if refusal is not None:
+            raise refusal()
 
     def _require_other_seat(self, seat: int, target: int) -> None:
         if not (isinstance(target, int) and 0 <= target < self.num_players) or not self.in_play[target]:

@@ -1,8 +1,11 @@
 """Enumerating legal actions (what a seat may do now), for views, bots and random playouts.
 
-Kept apart from `game.py` because it only reads the state. Plays that the rules would punish rather
-than refuse (a wrong jump-in, an illegal play under H15) are allowed but never listed: the list is
-what a careful player would consider.
+Kept apart from `game.py` because it only reads the state, through `Game`'s public names. It does not
+re-make the rules: for each candidate it asks the check `Game.apply` itself uses (`answer_refusal`,
+`run_cut_refusal`, `jump_in_refusal`, ...) and lists what the check lets through, so the two cannot
+drift apart (tests/engine/test_legality.py). The usual turn's T1 match is inlined for speed.
+Plays that the rules would punish rather than refuse (a wrong jump-in, an illegal play under H15) are
+allowed but never listed: the list is what a careful player would consider.
 """
 
 from __future__ import annotations
@@ -10,6 +13,20 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Final
 
+from unonet.engine._members import (
+    AFTER_DRAW,
+    BLACK,
+    CHOOSE_COLOR,
+    CHOOSE_SWAP_TARGET,
+    DRAW_TWO,
+    FIVE_SWAP,
+    GIVE_CARD,
+    ROUND_OVER,
+    SOUND_WILD_WINDOW,
+    TURN,
+    UNO_SLAP_WINDOW,
+    WILD_DRAW_FOUR,
+)
 from unonet.engine.actions import (
     Action,
     CallUno,
@@ -25,24 +42,8 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
-from unonet.engine.events import WindowKind
-from unonet.engine.game import Game, Phase
+from unonet.engine.game import Game
 from unonet.engine.rules import is_wild_draw_four_fair
-
-# Enum members as module globals (see game.py: a tenth of the lookup cost in CPython 3.11).
-_TURN: Final = Phase.TURN
-_CHOOSE_COLOR: Final = Phase.CHOOSE_COLOR
-_AFTER_DRAW: Final = Phase.AFTER_DRAW
-_CHOOSE_SWAP_TARGET: Final = Phase.CHOOSE_SWAP_TARGET
-_FIVE_SWAP: Final = Phase.FIVE_SWAP
-_GIVE_CARD: Final = Phase.GIVE_CARD
-_ROUND_OVER: Final = Phase.ROUND_OVER
-_BLACK: Final = Color.BLACK
-_WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
-_DRAW_TWO: Final = Rank.DRAW_TWO
-_REVERSE: Final = Rank.REVERSE
-_UNO_SLAP_WINDOW: Final = WindowKind.UNO_SLAP
-_SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
 
 # H4: for each coloured number card (by `Card.key`), the cards one above and one below it in its colour.
 _RUN_NEIGHBOURS: Final[dict[int, tuple[Card | None, Card | None]]] = {
@@ -90,22 +91,20 @@ def is_bluff(game: Game, seat: int) -> bool:
 
 def legal_actions(game: Game, seat: int) -> list[Action]:
     """Every action `seat` may take now, in a stable order. Empty once the round is over."""
+    to_act = game.to_act  # None once the round is over, and while a blocking window is open
     phase = game.phase
-    if phase is _ROUND_OVER or not game._in_play[seat]:
+    if phase is ROUND_OVER or (to_act != seat and not game.in_play[seat]):  # the seat to act is in play
         return []
     actions: list[Action] = []
     if game.windows or game.catchable:
         _reactions(game, seat, actions)
-    swap = game._swap  # `game.to_act`, inlined (the round is not over)
-    to_act = None if game._blocking else swap[1] if phase is _GIVE_CARD and swap is not None else game.current
     if to_act != seat:
-        pending = game._pending_black
-        if pending is not None and pending.seat == seat and phase is _CHOOSE_COLOR:
+        if phase is CHOOSE_COLOR and game.color_refusal(seat) is None:
             # Naming the colour is part of the play: a blocking window opened by that play (an UNO
             # slap) does not hold it, as it does not hold the turn passing on after any other card.
             actions += _CHOOSE_COLORS[seat]
         _out_of_turn(game, seat, actions)
-    elif phase is _TURN and game.obligation is None:  # the usual turn
+    elif phase is TURN and game.obligation is None:  # the usual turn
         _turn_plays(game, seat, game.hands[seat], actions)
     else:
         _own_turn(game, seat, actions)
@@ -114,8 +113,9 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
 
 def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
     for window in game.windows.values():
-        if window.kind is _UNO_SLAP_WINDOW or window.kind is _SOUND_WILD_WINDOW:
-            if seat in window.eligible and seat not in game.reacted(window.id):
+        # Only these windows take a React: asking the check about the others would refuse each.
+        if window.kind is UNO_SLAP_WINDOW or window.kind is SOUND_WILD_WINDOW:
+            if game.react_refusal(seat, window.id) is None:
                 actions.append(React(seat, window.id))
     for target in sorted(game.catchable):
         actions.append(CallUno(seat) if target == seat else Catch(seat, target))
@@ -140,36 +140,33 @@ def _draw(seat: int) -> Draw:
 def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
     phase = game.phase
     hand = game.hands[seat]
-    if phase is _TURN and game.obligation is None:  # the usual turn: T1, T2
+    if phase is TURN and game.obligation is None:  # the usual turn: T1, T2
         _turn_plays(game, seat, hand, actions)
-    elif phase is _CHOOSE_COLOR:
+    elif phase is CHOOSE_COLOR:
         actions += _CHOOSE_COLORS[seat]  # the seat to act: 0-9
-    elif phase is _AFTER_DRAW:
+    elif phase is AFTER_DRAW:
         assert game.drawn is not None
         actions.append(_play(seat, game.drawn, False))
         if len(hand) == 2:
             actions.append(_play(seat, game.drawn, True))
         actions.append(_PASSES[seat])
-    elif phase is _CHOOSE_SWAP_TARGET:
+    elif phase is CHOOSE_SWAP_TARGET:
         actions.extend(ChooseSwapTarget(seat, other) for other in _others(game, seat))
-    elif phase is _FIVE_SWAP:
+    elif phase is FIVE_SWAP:
         cards = _distinct(hand)
         actions += [FiveSwap(seat, other, card) for other in _others(game, seat) for card in cards]
         actions.append(Pass(seat))  # H11: the swap may be declined
-    elif phase is _GIVE_CARD:
+    elif phase is GIVE_CARD:
         actions.extend(GiveCard(seat, card) for card in _distinct(hand))
     else:  # an open draw obligation
-        obligation = game.obligation
-        assert obligation is not None
         actions.append(_draw(seat))
-        if obligation.bluff is not None and game.ruleset.can_challenge:
+        if game.challenge_refusal(seat) is None:
             actions.append(_CHALLENGES[seat])
         ruleset = game.ruleset
         if ruleset.stacking or ruleset.deflecting:  # else nothing answers it (H1, H3)
-            alone = game._next(seat) == seat
             uno = len(hand) == 2
             for card in _distinct(hand):
-                if _answers(game, seat, card, alone):
+                if game.answer_refusal(seat, card) is None:
                     actions.append(_play(seat, card, False))
                     if uno:
                         actions.append(_play(seat, card, True))
@@ -178,8 +175,9 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
 def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) -> None:
     """T1, T2 with no obligation open: every distinct playable card (H4/H5 groups too), then Draw.
 
-    `Game._is_playable`, inlined: a card matches the colour in force or the top card's rank, black
-    cards always do, and a Wild Draw Four needs bluffing on or a fair hand.
+    The T1 test of `Game.playable_refusal`, inlined (the hot path): a card matches the colour in
+    force or the top card's rank, black cards always do; a Wild Draw Four, which T2 may refuse, is
+    asked of `playable_refusal` itself.
     """
     ruleset = game.ruleset
     color = game.color
@@ -194,13 +192,13 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
     else:
         top_rank = game.discard[-1].rank
         for card in hand:
-            if card.color is color or card.rank is top_rank or card.color is _BLACK:
+            if card.color is color or card.rank is top_rank or card.color is BLACK:
                 playable[base | card.key << 1] = card
     if not ruleset.bluffing:
         playable = {
             key: card
             for key, card in playable.items()
-            if card.rank is not _WILD_DRAW_FOUR or game._is_fair_wild_draw_four(seat, card)
+            if card.rank is not WILD_DRAW_FOUR or game.playable_refusal(seat, card) is None
         }
     plays = _PLAYS  # holds every play of the seat to act (0-9)
     if len(hand) != 2:
@@ -219,44 +217,29 @@ def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) 
 
 
 def _out_of_turn(game: Game, seat: int, actions: list[Action]) -> None:
+    """H4 run cuts and H6-H8 jump-ins: each card the refusal checks let through and the rules allow.
+
+    The early returns are the cases where those checks refuse every card (or, for a jump-in with no
+    window to jump in on, where every card would be a wrong jump-in), taken without asking per card.
+    """
     hand = game.hands[seat]
-    run = game.pending_run
-    if run is not None:
-        if seat == game._next(run[0]):
+    cutter = game.run_cutter
+    if cutter is not None:
+        if seat == cutter:
             for card in _distinct(hand):
-                if game._is_playable(seat, card):
+                if game.run_cut_refusal(seat, (card,)) is None:
                     _add_play(actions, seat, (card,), len(hand))
         return
-    phase = game.phase
-    if game.has_blocking_window or (phase is not _TURN and phase is not _AFTER_DRAW) or game.first_card_on_top:
+    if game.has_blocking_window or game.first_card_on_top:
         return
-    escape = game._escape_window_for(seat) if game.windows else None
-    if escape is None and game.jump_window is None:
-        return  # nothing to jump in on
+    if not game.windows or game.jump_in_refusal(seat, 1) is not None:
+        return  # no window to jump in on (no top card's, no skip escape), or refused
     uno = len(hand) == 2
     for card in _distinct(hand):
-        if game._is_jump_allowed(seat, card, escape):
-            if game.obligation is None or card.rank is _DRAW_TWO:
-                actions.append(_play(seat, card, False))
-                if uno:
-                    actions.append(_play(seat, card, True))
-
-
-def _answers(game: Game, seat: int, card: Card, alone: bool) -> bool:
-    """Would `game._check_answer(seat, card)` accept the card? The same tests, without raising.
-
-    `alone`: `game._next(seat) == seat`, nobody left to pass the obligation to.
-    """
-    obligation = game.obligation
-    assert obligation is not None
-    kind = game._answer_kind(card, obligation)
-    if kind is None:
-        return False
-    if alone and not (kind == "deflect" and card.rank is _REVERSE):
-        return False
-    if card.rank is _WILD_DRAW_FOUR and not game.ruleset.bluffing:
-        return game._is_playable(seat, card)
-    return True
+        if game.is_jump_in_allowed(seat, card) and game.jump_in_obligation_refusal(card) is None:
+            actions.append(_play(seat, card, False))
+            if uno:
+                actions.append(_play(seat, card, True))
 
 
 def _add_play(actions: list[Action], seat: int, cards: tuple[Card, ...], hand_size: int) -> None:
@@ -274,7 +257,7 @@ def _add_multi_plays(game: Game, seat: int, playable: list[Card], actions: list[
     ranks = [card.rank for card in hand]
     for first in playable:
         rank = first.rank
-        if first.color is _BLACK or rank is _DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
+        if first.color is BLACK or rank is DRAW_TWO or ranks.count(rank) < 2:  # < 2: nothing to add
             continue
         same = [card for card in hand if card.rank is rank]  # all coloured, as `first` is
         same.remove(first)
