@@ -47,6 +47,21 @@ def _demo(args: argparse.Namespace) -> int:
     return demo_main(args.players, args.preset, args.target_score)
 
 
+def _play(args: argparse.Namespace) -> int:
+    from unonet.client.tui.play import main as play_main
+
+    return play_main(args.address, table_id=args.table, name=args.name, seat=args.seat, watch=args.watch,
+                     tls=args.tls, colour_blind=args.colour_blind)
+
+
+def _local(args: argparse.Namespace) -> int:
+    from unonet.local import main as local_main
+
+    return local_main(name=args.name, players=args.players, preset=args.preset, target_score=args.target_score,
+                      bot_delay=args.bot_delay, turn_time=args.turn_time, db=args.db, port=args.port,
+                      colour_blind=args.colour_blind)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from unonet.client.audit import audit, read_log
 
@@ -128,6 +143,28 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--preset", default="standard")
     demo.add_argument("--target-score", type=int, default=200)
     demo.set_defaults(func=_demo)
+    play = commands.add_parser("play", help="play in the terminal: the lobby of a host, or a table of it")
+    play.add_argument("address", nargs="?", help="the host, HOST:PORT")
+    play.add_argument("--tls", action="store_true", help="connect with TLS (the system's root certificates)")
+    play.add_argument("--name", default=_default_name(), help="your display name")
+    play.add_argument("--table", help="go straight to this table id (rejoining your saved seat there, if any)")
+    play.add_argument("--seat", type=int, help="with --table: the seat to take (default: the lowest empty one)")
+    play.add_argument("--watch", action="store_true", help="with --table: watch as a spectator")
+    play.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
+                      help="show each card's colour as a letter too (K toggles it on the screen)")
+    play.set_defaults(func=_play)
+    local = commands.add_parser("local", help="play against bots on an embedded host (what `make play` runs)")
+    local.add_argument("--name", default=_default_name(), help="your display name")
+    local.add_argument("--players", type=int, default=4, help="seats at the table, you included (2 to 10)")
+    local.add_argument("--preset", default="standard", help="the ruleset preset (docs/presets.md)")
+    local.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
+    local.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it moves")
+    local.add_argument("--turn-time", type=float, help="seconds per turn (default: the host's clock)")
+    local.add_argument("--db", help="keep the game in this SQLite file (default: in memory)")
+    local.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
+                       help="show each card's colour as a letter too")
+    local.set_defaults(func=_local)
     verify = commands.add_parser("verify", help="audit a finished game's public event log (docs/fairness.md)")
     verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
@@ -138,6 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
     return parser
+
+
+def _default_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()[:32] or "player"
+    except Exception:  # no user name to be had (a container without one): a plain default
+        return "player"
 
 
 def _commit_interval_ms(text: str) -> float:
