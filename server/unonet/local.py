@@ -46,9 +46,13 @@ async def run_local(
     await server.start()
     try:
         async with await TableClient.connect(f"127.0.0.1:{bound}") as client:
-            await seat_against_bots(client, name=name, players=players, preset=preset, target_score=target_score,
-                                    turn_time=turn_time)
-            await play_joined(client, colour_blind=colour_blind)
+            bot_kind = await seat_against_bots(client, name=name, players=players, preset=preset,
+                                               target_score=target_score, turn_time=turn_time)
+
+            async def start() -> None:  # once our stream is open, so the shuffle asks our seat too
+                await client.start_table(fill_with_bots=True, bot_kind=bot_kind)
+
+            await play_joined(client, colour_blind=colour_blind, on_stream_open=start)
     finally:
         await host.stop()
         await server.stop(grace=0.5)
@@ -58,8 +62,8 @@ async def run_local(
 
 
 async def seat_against_bots(client: TableClient, *, name: str, players: int, preset: str, target_score: int,
-                            turn_time: float | None) -> None:
-    """Create the table, take seat 0, fill the others with the best bots, start."""
+                            turn_time: float | None) -> str:
+    """Create the table and take seat 0; return the best bot kind, to fill the other seats with."""
     from unonet.v1 import table_pb2
 
     overrides = {"target_score": target_score} if target_score else None
@@ -71,7 +75,7 @@ async def seat_against_bots(client: TableClient, *, name: str, players: int, pre
                                         clock=clock)
     await client.join(created.table_id, name, 0)
     kinds = [kind.name for kind in await client.list_bot_kinds()]
-    await client.start_table(fill_with_bots=True, bot_kind=best_bot_kind(kinds))
+    return best_bot_kind(kinds)
 
 
 def main(*, name: str, players: int, preset: str, target_score: int, bot_delay: float, turn_time: float | None,

@@ -33,7 +33,8 @@ def moment(hand: list[cards_pb2.Card], legal: actions_pb2.LegalActions, *, to_ac
 
 
 def test_a_new_turn_puts_the_cursor_on_a_playable_card_and_enter_plays_it() -> None:
-    keys = moment([R5, G5, Y9], actions_pb2.LegalActions(plays=[Play(cards=[Y9])], draw=actions_pb2.DrawOption(count=1)))
+    legal = actions_pb2.LegalActions(plays=[Play(cards=[Y9])], draw=actions_pb2.DrawOption(count=1))
+    keys = moment([R5, G5, Y9], legal)
     assert [keys.press("enter")] == [[cmd.Play((Y9,))]]
 
 

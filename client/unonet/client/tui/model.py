@@ -202,6 +202,8 @@ class GameModel:
     fairness_checks: int = 0
     fairness_failure: str = ""
     fairness_on: bool = False
+    #: The seats whose entropy went into this round's shuffle (DeckCommitted.contributing_seats).
+    shuffle_contributors: tuple[int, ...] = ()
     #: The seat's measured round trip to the host (seconds), from its own pings; None until measured.
     round_trip: float | None = None
 
@@ -438,6 +440,7 @@ def _cards_dealt(m: GameModel, e: events_pb2.Event, p: events_pb2.CardsDealt) ->
 def _deck_committed(m: GameModel, e: events_pb2.Event, p: events_pb2.DeckCommitted) -> None:
     if p.deck_number == 0:
         m.draw_pile_size = p.deck_size
+        m.shuffle_contributors = tuple(p.contributing_seats)
 
 
 def _first_card(m: GameModel, e: events_pb2.Event, p: events_pb2.FirstCardTurned) -> None:

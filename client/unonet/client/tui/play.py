@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from unonet.client.errors import PermissionDenied, UnonetError
 from unonet.client.table_client import TableClient
@@ -32,14 +32,17 @@ def log_to_file() -> None:
 
 
 async def play_joined(client: TableClient, *, colour_blind: bool = False, store: SeatStore | None = None,
-                      address: str = "") -> None:
-    """Run the game screen for `client`'s seat until the player quits or leaves."""
+                      address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Run the game screen for `client`'s seat until the player quits or leaves.
+
+    `on_stream_open` is awaited once the seat's event stream is open (to start the match then).
+    """
 
     def forget() -> None:
         if store is not None:
             store.forget(address, client.table_id)
 
-    await Session(client, colour_blind=colour_blind, on_leave=forget).run()
+    await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open).run()
 
 
 async def play_table(

@@ -91,6 +91,8 @@ class Session:
         client: a `TableClient` attached to the table (join or attach first).
         model: the model to feed; a fresh one is made when None.
         on_leave: called after LeaveTable succeeded (the caller forgets the saved token).
+        on_stream_open: awaited once, when the first event arrived: the host now counts this seat as
+            connected, so a match started from here asks it for its share of the shuffle.
         ping_interval: seconds between pings (and table fetches).
     """
 
@@ -102,6 +104,7 @@ class Session:
         screen_factory: Callable[..., GameScreen] = GameScreen,
         colour_blind: bool = False,
         on_leave: Callable[[], None] | None = None,
+        on_stream_open: Callable[[], Awaitable[None]] | None = None,
         ping_interval: float = PING_INTERVAL,
         max_backoff: float = 5.0,
         **screen_args: object,
@@ -113,6 +116,7 @@ class Session:
             self.model, on_effect=self.handle, host_clock=self._host_now, colour_blind=colour_blind, **screen_args
         )
         self.on_leave = on_leave
+        self._on_stream_open = on_stream_open
         self.ping_interval = ping_interval
         self.max_backoff = max_backoff
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
@@ -215,8 +219,18 @@ class Session:
             self.model.set_connection(ConnectionState.CONNECTED)
         self.model.apply(event)
         self._verify(event)
+        if self._on_stream_open is not None:
+            self._spawn(self._opened(self._on_stream_open))
+            self._on_stream_open = None
         if event.number >= self._live_from:
             self._contribute_entropy()
+            self.screen.invalidate()
+
+    async def _opened(self, callback: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await callback()
+        except UnonetError as error:
+            self.screen.ui.hint = refusal_words(error)
             self.screen.invalidate()
 
     def _verify(self, event: events_pb2.Event) -> None:
