@@ -118,6 +118,8 @@ class Controller:
         hand = sorted_hand(self.model)
         self.ui.marks = [i for i in self.ui.marks if i < len(hand)]
         if self.model.legal_number != self.ui.cursor_for:
+            if self.ui.cursor_for >= 0:
+                self.ui.hint = ""  # the moment the hint was about has passed
             self.ui.cursor_for = self.model.legal_number
             playable = self.model.playable_faces()
             current = hand[self.ui.cursor] if 0 <= self.ui.cursor < len(hand) else None

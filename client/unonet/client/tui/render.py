@@ -27,6 +27,7 @@ __all__ = [
     "render_hand",
     "render_header",
     "render_help",
+    "render_hint",
     "render_log",
     "render_players",
     "render_scoreboard",
@@ -102,20 +103,21 @@ def _seconds_left(deadline: float | None, now: float) -> str:
 
 
 def render_header(model: GameModel, now: float) -> StyleAndTextTuples:
-    """One line: table, round, direction, fairness and the connection."""
-    arrow = "↻ clockwise" if model.direction != views_pb2.DIRECTION_COUNTERCLOCKWISE else "↺ counter-clockwise"
-    who = "watching" if model.is_spectator else f"you: seat {model.seat}"
-    parts: StyleAndTextTuples = [("class:header", f" unonet · {model.table_name or model.table_id} · "
-                                  f"round {model.round_number} · {arrow} · {who} ")]
+    """One line: the connection (first, so no width hides it), table, round, direction, seat, fairness."""
+    parts: StyleAndTextTuples = []
+    if model.connection != ConnectionState.CONNECTED:
+        parts.append(("class:alert", f" {model.connection.upper()}… "))
+    arrow = "↺ counter-clockwise" if model.direction == views_pb2.DIRECTION_COUNTERCLOCKWISE else "↻ clockwise"
+    who = "watching" if model.is_spectator else f"seat {model.seat}"
+    parts.append(("class:header", f" {(model.table_name or model.table_id)[:20]} · round {model.round_number} · "
+                                  f"{arrow} · {who} "))
     if model.fairness_failure:
         parts.append(("class:alert", f" FAIRNESS CHECK FAILED: {model.fairness_failure} "))
     elif model.fairness_on:
-        parts.append(("class:ok", f" fair shuffle ✓ {model.fairness_checks} checks "))
+        parts.append(("class:ok", f" fair shuffle ✓{model.fairness_checks} "))
     else:
         parts.append(("class:dim", " shuffle not verifiable "))
-    if model.connection != ConnectionState.CONNECTED:
-        parts.append(("class:alert", f" {model.connection.upper()}… "))
-    elif model.round_trip is not None:
+    if model.connection == ConnectionState.CONNECTED and model.round_trip is not None:
         parts.append(("class:dim", f" {model.round_trip * 1000:.0f} ms "))
     return parts
 
@@ -175,6 +177,8 @@ def render_table(model: GameModel, ui: UiState) -> StyleAndTextTuples:
 def render_windows(model: GameModel, now: float) -> StyleAndTextTuples:
     """Every open reaction window, loud, with its countdown; else the last race's result."""
     out: StyleAndTextTuples = []
+    if model.connection != ConnectionState.CONNECTED:
+        return out
     for window in model.windows.values():
         about = model.name_of(window.subject_seat) if window.HasField("subject_seat") else ""
         left = ""
@@ -206,7 +210,8 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
     hand = sorted_hand(model)
     if not hand:
         return [("class:dim", " (no cards)")]
-    playable = model.playable_faces()
+    # While the host is out of reach nothing is offered as playable: the options may be stale.
+    playable = model.playable_faces() if model.connection == ConnectionState.CONNECTED else set()
     cells = [_card(face, ui, legal=face in playable, chosen=i == ui.cursor, marked=i in ui.marks)
              for i, face in enumerate(hand)]
     widths = [sum(len(text) for _, text, *_ in cell) for cell in cells]
@@ -216,7 +221,7 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
     last = first
     while last < len(cells) and sum(widths[first:last + 1]) <= room:
         last += 1
-    out: StyleAndTextTuples = [("class:dim", f" {len(hand):>2}: " if first == 0 else "  ‹ ")]
+    out: StyleAndTextTuples = [("class:dim", f" hand {len(hand):>2}:" + (" " if first == 0 else "‹"))]
     for cell in cells[first:last]:
         out += cell
     if last < len(cells):
@@ -225,11 +230,7 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
 
 
 def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTuples:
-    """One line saying what this moment asks of the player, or the hint or refusal just given."""
-    if ui.hint:
-        return [("class:hint", " " + ui.hint)]
-    if model.notice:
-        return [("class:alert", " " + model.notice)]
+    """One line saying what this moment (or the open prompt) asks of the player."""
     prompt = ui.prompt
     if prompt is not None:
         text = {
@@ -246,8 +247,21 @@ def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTupl
     return [("class:turn" if model.is_my_turn else "", " " + _moment(model, ui, now))]
 
 
+def render_hint(model: GameModel, ui: UiState) -> StyleAndTextTuples:
+    """One line: the hint or refusal the last key got, else what the screen must say loudly."""
+    if ui.hint:
+        return [("class:hint", " " + ui.hint)]
+    if model.notice:
+        return [("class:alert", " " + model.notice)]
+    return []
+
+
 def _moment(model: GameModel, ui: UiState, now: float) -> str:
     legal = model.legal
+    if model.connection == ConnectionState.GONE:
+        return "no connection to this table any more — Q quits"
+    if model.connection != ConnectionState.CONNECTED:
+        return "reconnecting to the host… nothing can be played until it answers"
     if model.is_spectator:
         return f"watching — {model.name_of(model.seat_to_act)} to play"
     if model.match_over:

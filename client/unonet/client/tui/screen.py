@@ -145,6 +145,7 @@ class GameScreen:
             FormattedTextControl(lambda: render.render_hand(m, ui, self._width()), focusable=True), height=1
         )
         status = Window(self._text(lambda: render.render_status(m, ui, now())), height=1)
+        hint = Window(self._text(lambda: render.render_hint(m, ui)), height=1)
         log = Window(self._text(lambda: render.render_log(m, self._log_height(), ui.log_scroll,
                                                           with_chat=not self._wide())),
                      wrap_lines=False)
@@ -155,7 +156,7 @@ class GameScreen:
         )
         body = HSplit([
             header, players, Window(height=1, char="─", style="class:dim"), table, windows, self._hand_window,
-            status, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
+            status, hint, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
             VSplit([log, chat]),
         ])
         scoreboard = Float(
@@ -189,7 +190,7 @@ class GameScreen:
         return self._width() >= WIDE
 
     def _log_height(self) -> int:
-        return max(3, self._height() - len(self.model.seats) - 7)
+        return max(3, self._height() - len(self.model.seats) - 8)
 
     # ------------------------------------------------------------------------------ key map
 
