@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 
 from unonet.client.table_client import TableClient
-from unonet.client.tui.play import log_to_file, play_joined
+from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_joined
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore, Store
@@ -81,6 +81,7 @@ async def seat_against_bots(client: TableClient, *, name: str, players: int, pre
 def main(*, name: str, players: int, preset: str, target_score: int, bot_delay: float, turn_time: float | None,
          db: str | None, port: int, colour_blind: bool) -> int:
     log_to_file()
+    calm_garbage_collector()
     try:
         asyncio.run(run_local(name=name, players=players, preset=preset, target_score=target_score,
                               bot_delay=bot_delay, turn_time=turn_time, db=db, port=port, colour_blind=colour_blind))

@@ -177,10 +177,6 @@ def status_line(screen: str) -> str:
     return lines[index + 1] if 0 <= index < len(lines) - 1 else ""
 
 
-def plays_in_log(screen: str) -> int:
-    return sum(line.startswith("ann plays") for line in screen.splitlines())
-
-
 def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
     table_id = new_table(host.address, target_score=50)
     pane = open_client(host, table_id, tmp_path)

@@ -10,6 +10,7 @@ The log goes to a file in the user's state directory, never to the screen.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -18,7 +19,14 @@ from unonet.client.table_client import TableClient
 from unonet.client.tui.seats import SavedSeat, SeatStore, state_dir
 from unonet.client.tui.session import Session
 
-__all__ = ["log_to_file", "main", "play_joined", "play_table"]
+__all__ = ["calm_garbage_collector", "log_to_file", "main", "play_joined", "play_table"]
+
+
+def calm_garbage_collector() -> None:
+    """Freeze what start-up allocated out of every later collection, so a full collection's pause
+    (tens of ms over the generated protocol modules) does not land in the middle of a redraw."""
+    gc.collect()
+    gc.freeze()
 
 
 def log_to_file() -> None:
@@ -90,6 +98,7 @@ def main(address: str | None, *, table_id: str | None, name: str, seat: int | No
          colour_blind: bool, hosts: Sequence[str] = ()) -> int:
     """The `unonet play` command: the lobby of `address` (or of `hosts`), or straight to `table_id`."""
     log_to_file()
+    calm_garbage_collector()
     try:
         if table_id:
             if not address:

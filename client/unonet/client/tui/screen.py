@@ -82,6 +82,9 @@ class GameScreen:
             style=Style.from_dict(render.STYLE),
             full_screen=True,
             mouse_support=False,
+            # Redraw as soon as the model changed, even while other work is queued: a reaction window
+            # on screen 10 ms late is 10 ms lost in the race (prompt-toolkit would postpone up to 10 ms).
+            max_render_postpone_time=0,
             input=input,
             output=output,
         )
@@ -136,16 +139,27 @@ class GameScreen:
             self.controller.follow_model()
             return render.render_header(m, now())
 
-        header = Window(self._text(before), height=1, style="class:header")
-        players = Window(self._text(lambda: render.render_players(m, now())),
-                         height=lambda: Dimension.exact(max(2, len(m.seats))))
-        table = Window(self._text(lambda: render.render_table(m, ui)), height=1)
-        windows = Window(self._text(lambda: render.render_windows(m, now())), height=1)
+        # The table's part of the screen is one control (one window to lay out per redraw, not eight):
+        # header, seats, a rule, the pile, the windows, the hand, the status and the hint, a line each.
+        def table_part() -> StyleAndTextTuples:
+            self.controller.follow_model()
+            at, width = now(), self._width()
+            lines: list[StyleAndTextTuples] = [
+                render.render_header(m, at), render.render_players(m, at), [("class:dim", "─" * width)],
+                render.render_table(m, ui), render.render_windows(m, at), render.render_hand(m, ui, width),
+                render.render_status(m, ui, at), render.render_hint(m, ui),
+            ]
+            out: StyleAndTextTuples = []
+            for line in lines:
+                out.extend(line)
+                out.append(("", "\n"))
+            out.pop()
+            return out
+
         self._hand_window = Window(
-            FormattedTextControl(lambda: render.render_hand(m, ui, self._width()), focusable=True), height=1
+            FormattedTextControl(table_part, focusable=True, show_cursor=False),
+            height=lambda: Dimension.exact(max(2, len(m.seats)) + 7), wrap_lines=False,
         )
-        status = Window(self._text(lambda: render.render_status(m, ui, now())), height=1)
-        hint = Window(self._text(lambda: render.render_hint(m, ui)), height=1)
         log = Window(self._text(lambda: render.render_log(m, self._log_height(), ui.log_scroll,
                                                           with_chat=not self._wide())),
                      wrap_lines=False)
@@ -155,8 +169,7 @@ class GameScreen:
             filter=Condition(self._wide),
         )
         body = HSplit([
-            header, players, Window(height=1, char="─", style="class:dim"), table, windows, self._hand_window,
-            status, hint, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
+            self._hand_window, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
             VSplit([log, chat]),
         ])
         scoreboard = Float(
