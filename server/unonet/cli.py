@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--target-score", type=int, default=200)
     demo.set_defaults(func=_demo)
     play = commands.add_parser("play", help="play in the terminal: the lobby of a host, or a table of it")
-    play.add_argument("address", nargs="?", help="the host, HOST:PORT")
+    play.add_argument("address", nargs="?", help="the host, HOST:PORT (none: the hosts announced on the LAN)")
     play.add_argument("--tls", action="store_true", help="connect with TLS (the system's root certificates)")
     play.add_argument("--name", default=_default_name(), help="your display name")
     play.add_argument("--table", help="go straight to this table id (rejoining your saved seat there, if any)")

@@ -113,3 +113,21 @@ async def test_a_refused_command_is_told_in_words(address: str) -> None:
                 await asyncio.wait_for(running, TIMEOUT)
             finally:
                 running.cancel()
+
+
+def test_a_read_only_screen_takes_its_owners_keys_first_and_q_still_quits() -> None:
+    """How a replay reuses the game screen: its own model, its own stepping keys, no commands."""
+    from unonet.client.tui.screen import GameScreen
+
+    steps: list[int] = []
+    model = GameModel(seat=None, connection=ConnectionState.CONNECTED)
+    with create_pipe_input() as pipe:
+        screen = GameScreen(model, input=pipe, output=DummyOutput(), extra_keys={"n": lambda: steps.append(1)},
+                            extra_help=["  N           next event"])
+        screen.press("N")
+        screen.press("enter")
+        assert steps == [1] and "watching" in screen.ui.hint
+        screen.press("?")
+        from unonet.client.tui.controller import help_lines
+
+        assert "  N           next event" in help_lines(model, screen.ui)

@@ -82,6 +82,8 @@ class UiState:
     log_scroll: int = 0
     #: The legal-actions event number the cursor last jumped for (a new turn puts it on a playable card).
     cursor_for: int = -1
+    #: Help lines for keys the screen's owner added (a replay's stepping keys).
+    extra_help: list[str] = field(default_factory=list)
 
 
 def sorted_hand(model: GameModel) -> list[CardFace]:
@@ -493,6 +495,7 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
                 legal.catch_uno_targets, legal.challenge, legal.react_window_ids, legal.swap_target_seats,
                 legal.give_cards)):
         lines.append("  (nothing to play now: wait for your turn)")
+    lines += ui.extra_help
     lines += [
         "  T           write in the chat" + (" (a silence is on: it costs 2 cards)" if model.is_silenced else ""),
         "  PgUp/PgDn   scroll the log",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -19,7 +20,7 @@ from unonet.client.table_client import TableClient
 from unonet.client.tui.seats import SavedSeat, SeatStore, state_dir
 from unonet.client.tui.session import Session
 
-__all__ = ["calm_garbage_collector", "log_to_file", "main", "play_joined", "play_table"]
+__all__ = ["calm_garbage_collector", "lan_hosts", "log_to_file", "main", "play_joined", "play_table", "play_token"]
 
 
 def calm_garbage_collector() -> None:
@@ -94,6 +95,28 @@ async def _take_place(client: TableClient, store: SeatStore, address: str, table
         store.put(address, table_id, SavedSeat(joined.token, joined.seat, name))
 
 
+async def play_token(address: str, table_id: str, token: str, seat: int | None, *, tls: bool = False,
+                     colour_blind: bool = False) -> None:
+    """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`)."""
+    async with await TableClient.connect(address, tls=tls) as client:
+        client.attach(table_id, token, seat)
+        await play_joined(client, colour_blind=colour_blind)
+
+
+async def lan_hosts(timeout: float = 2.0) -> list[str]:
+    """The addresses of the unonet hosts announced on the LAN, when LAN discovery is installed.
+
+    Discovery is `unonet.client.discovery.discover_hosts` (zeroconf); it is looked up at run time so
+    the lobby works, with typed addresses only, where it is absent.
+    """
+    try:
+        discovery = importlib.import_module("unonet.client.discovery")
+    except ImportError:
+        return []
+    found = await discovery.discover_hosts(timeout)
+    return [str(host.target) for host in found]
+
+
 def main(address: str | None, *, table_id: str | None, name: str, seat: int | None, watch: bool, tls: bool,
          colour_blind: bool, hosts: Sequence[str] = ()) -> int:
     """The `unonet play` command: the lobby of `address` (or of `hosts`), or straight to `table_id`."""
@@ -109,9 +132,9 @@ def main(address: str | None, *, table_id: str | None, name: str, seat: int | No
             return 0
         from unonet.client.tui.lobby import run_lobby
 
-        addresses = [address] if address else list(hosts)
+        addresses = [address] if address else list(hosts) or asyncio.run(lan_hosts())
         if not addresses:
-            print("no host to show: give one, as in `unonet play 192.168.1.20:50051`")
+            print("no unonet host found on the LAN: give one, as in `unonet play 192.168.1.20:50051`")
             return 2
         asyncio.run(run_lobby(addresses, name=name, tls=tls, colour_blind=colour_blind))
         return 0

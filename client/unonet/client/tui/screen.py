@@ -10,7 +10,7 @@ A screen without `on_effect` is read-only: that is how a replay can show a finis
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -58,6 +58,9 @@ class GameScreen:
             read-only screen on which Q still quits.
         host_clock: the host's clock in seconds, for countdowns (default: the local clock).
         colour_blind: start with colour letters on the cards.
+        extra_keys: keys (lower-case characters or names such as "left") handled before the key map,
+            for a screen that drives its own model: a replay binds stepping forwards and backwards here.
+        extra_help: lines the ? overlay adds for `extra_keys`.
     """
 
     def __init__(
@@ -67,6 +70,8 @@ class GameScreen:
         on_effect: Callable[[Effect], None] | None = None,
         host_clock: Callable[[], float] = time.time,
         colour_blind: bool = False,
+        extra_keys: Mapping[str, Callable[[], None]] | None = None,
+        extra_help: Sequence[str] = (),
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
@@ -74,6 +79,8 @@ class GameScreen:
         self.ui = UiState(colour_blind=colour_blind)
         self.controller = Controller(model, self.ui)
         self.on_effect = on_effect
+        self.extra_keys = dict(extra_keys or {})
+        self.ui.extra_help = list(extra_help)
         self.host_clock = host_clock
         self.chat_input = TextArea(height=1, prompt=" say: ", multiline=False, accept_handler=self._chat_entered)
         self.application: Application[None] = Application(
@@ -98,6 +105,11 @@ class GameScreen:
     def press(self, key: str) -> None:
         """Handle a key as the key map would (tests and the bindings both come here)."""
         self.controller.follow_model()
+        extra = self.extra_keys.get(key.lower() if len(key) == 1 else key)
+        if extra is not None and self.ui.prompt is None:
+            extra()
+            self.invalidate()
+            return
         was_chat = self._chat_open()
         effects = self.controller.press(key)
         if self._chat_open() and not was_chat:
