@@ -239,3 +239,20 @@ def test_the_client_resumes_after_the_host_restarts_mid_round(host: Host, tmp_pa
         assert "refused" not in screen, screen
     finally:
         pane.close()
+
+
+def test_unonet_local_seats_three_bots_and_you_and_quitting_stops_its_host(tmp_path: Path) -> None:
+    """What `make play` runs: an embedded host on 127.0.0.1, three host bots and you; Q stops it all."""
+    port = free_port()
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--port", str(port)], env)
+    try:
+        screen = pane.wait_for(lambda s: "YOUR TURN" in s or "ann" in s and "bot" in s, "the table")
+        assert sum("bot" in line for line in screen.splitlines()[1:5]) == 3 and "ann" in screen
+        pane.wait_for(lambda s: "fair ✓" in s, "the verified shuffle")
+        pane.keys("q")
+        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0  # the embedded host is gone
+    finally:
+        pane.close()

@@ -107,14 +107,14 @@ def render_header(model: GameModel, now: float) -> StyleAndTextTuples:
     parts: StyleAndTextTuples = []
     if model.connection != ConnectionState.CONNECTED:
         parts.append(("class:alert", f" {model.connection.upper()}… "))
-    arrow = "↺ counter-clockwise" if model.direction == views_pb2.DIRECTION_COUNTERCLOCKWISE else "↻ clockwise"
+    arrow = "↺ anticlockwise" if model.direction == views_pb2.DIRECTION_COUNTERCLOCKWISE else "↻ clockwise"
     who = "watching" if model.is_spectator else f"seat {model.seat}"
-    parts.append(("class:header", f" {(model.table_name or model.table_id)[:20]} · round {model.round_number} · "
+    parts.append(("class:header", f" {(model.table_name or model.table_id)[:16]} · round {model.round_number} · "
                                   f"{arrow} · {who} "))
     if model.fairness_failure:
         parts.append(("class:alert", f" FAIRNESS CHECK FAILED: {model.fairness_failure} "))
     elif model.fairness_on:
-        parts.append(("class:ok", f" fair shuffle ✓{model.fairness_checks} "))
+        parts.append(("class:ok", f" fair ✓{model.fairness_checks} "))
     else:
         parts.append(("class:dim", " shuffle not verifiable "))
     if model.connection == ConnectionState.CONNECTED and model.round_trip is not None:
@@ -138,6 +138,8 @@ def render_players(model: GameModel, now: float) -> StyleAndTextTuples:
             tags.append("taken over")
         if seat.eliminated:
             tags.append("out")
+        if seat.time_bank >= 1 and to_act:
+            tags.append(f"bank {seat.time_bank:.0f}s")
         if seat.strikes:
             tags.append(f"{seat.strikes} strike{'s' if seat.strikes > 1 else ''}")
         style = "class:turn" if to_act else ("class:you" if seat.seat == model.seat else "")

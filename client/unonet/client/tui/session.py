@@ -75,6 +75,11 @@ _REASON_WORDS: Final = {
 }
 
 
+def _log_unhandled(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+    error = context.get("exception")
+    log.error("unhandled: %s", context.get("message"), exc_info=error if isinstance(error, BaseException) else None)
+
+
 def refusal_words(error: UnonetError) -> str:
     """A refusal as the status line tells it: the reason in words, then the host's own message."""
     words = _REASON_WORDS.get(error.reason) or (error.reason.lower().replace("_", " ") if error.reason else "")
@@ -141,9 +146,13 @@ class Session:
             asyncio.create_task(self._ping_forever(), name="unonet-pings"),
             asyncio.create_task(self._tick_forever(), name="unonet-tick"),
         ]
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(_log_unhandled)  # never a traceback on the screen: into the log
         try:
-            await self.screen.application.run_async()
+            await self.screen.application.run_async(set_exception_handler=False)
         finally:
+            loop.set_exception_handler(previous)
             for task in workers + list(self._tasks):
                 task.cancel()
             for task in workers + list(self._tasks):
