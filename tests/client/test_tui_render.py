@@ -6,7 +6,7 @@ from __future__ import annotations
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from unonet.client.tui.controller import UiState
-from unonet.client.tui.model import CardFace, ConnectionState, GameModel, ScoreLine, Scoreboard, SeatModel
+from unonet.client.tui.model import CardFace, ConnectionState, GameModel, Scoreboard, ScoreLine, SeatModel
 from unonet.client.tui.render import (
     card_label,
     render_hand,
