@@ -22,7 +22,7 @@ from unonet.fairness import derive_seed, shuffled
 from unonet.host.host import Host
 from unonet.host.races import Race
 from unonet.host.server import create_server
-from unonet.host.store import SqliteStore, Store
+from unonet.host.store import JournalEntry, MemoryStore, SqliteStore, Store
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import (
     actions_pb2,
@@ -496,6 +496,19 @@ async def test_U4_a_catch_ruled_after_the_targets_own_call_costs_the_catcher_2(r
     table, tokens, target, race = await uno_catch_race(rig, {"false_call_penalty": True})
     catcher = 1 - target
     assert list((await legal(rig, table, tokens[catcher])).catch_uno_targets) == [target]
+    wrong = [  # a window of another kind, and an id never opened: refused, changing nothing
+        (rig.play.React, play_service_pb2.ReactRequest(
+            table_id=table.table_id, token=tokens[catcher], command_id="w1", reaction_window_id=race.window_id),
+         "WRONG_WINDOW"),
+        (rig.play.CatchUno, play_service_pb2.CatchUnoRequest(
+            table_id=table.table_id, token=tokens[catcher], command_id="w2", target_seat=target,
+            reaction_window_id=2**64 - 1), "UNKNOWN_WINDOW"),
+    ]
+    for rpc, request, why in wrong:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await rpc(request, timeout=TIMEOUT)
+        assert (refused.value.code(), reason(refused.value)) == (grpc.StatusCode.INVALID_ARGUMENT, why)
+    assert not race.answers
     call = asyncio.ensure_future(rig.play.CallUno(play_service_pb2.CallUnoRequest(
         table_id=table.table_id, token=tokens[target], command_id="call"), timeout=TIMEOUT))
     await answered(race, 1)
@@ -509,6 +522,24 @@ async def test_U4_a_catch_ruled_after_the_targets_own_call_costs_the_catcher_2(r
     assert caught.result.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED
     assert len(table.match.game.hands[catcher]) == hand + 2 and len(table.match.game.hands[target]) == 1
     assert [r.seat for r in closed_event(table, race.window_id).reactions] == [target, catcher]
+    # The journal replays the ruling as made; one journalled before rulings matched answers applied
+    # in order (no "v") replays as it was ruled then: the later catch lost the race, at no cost.
+    journal = rig.host.store.table(table.table_id).journal
+    again = replayed(table, journal)
+    assert [again.render(e, None) for e in again.log] == [table.render(e, None) for e in table.log]
+    old = [JournalEntry(item.seq, item.time_ns, {k: v for k, v in item.entry.items() if k != "v"})
+           for item in journal]
+    before = replayed(table, old)
+    assert before.commands[(catcher, "catch")].result.outcome == actions_pb2.COMMAND_OUTCOME_RACE_LOST
+    assert len(before.match.game.hands[catcher]) == hand
+
+
+def replayed(table: Table, journal: list[JournalEntry]) -> Table:
+    """A new table rebuilt from `journal`, as a restarted host rebuilds one."""
+    again = Table(table.table_id, table.settings, owner_token=table.owner_token, seed=table.seed,
+                  created_ns=table.created_ns, store=MemoryStore(), clock_ns=table.clock_ns)
+    again.replay(journal)
+    return again
 
 
 async def test_U5_a_required_draw_held_behind_a_catch_race_waits_for_the_slap_it_opened(rig: Rig) -> None:
