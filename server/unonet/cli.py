@@ -159,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--preset", default="standard", help="the ruleset preset (docs/presets.md)")
     local.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
     local.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it moves")
-    local.add_argument("--turn-time", type=float, help="seconds per turn (default: the host's clock)")
+    local.add_argument("--turn-time", type=float, default=60.0,
+                       help="seconds per turn, so a newcomer reading the help is not timed out (0: no clock)")
     local.add_argument("--db", help="keep the game in this SQLite file (default: in memory)")
     local.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
     local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",

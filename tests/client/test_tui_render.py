@@ -89,3 +89,12 @@ def test_the_scoreboard_lists_every_seat() -> None:
     board = Scoreboard(2, (4,), tuple(ScoreLine(s, 10, 0, s * 3, s == 9) for s in range(10)), final=True)
     shown = text(render_scoreboard(model, board))
     assert "FINAL SCORES — you won the match" in shown and shown.count("\n") >= 11 and "out" in shown
+
+
+def test_the_status_line_calls_for_a_reaction_or_a_catch() -> None:
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED, seat_to_act=1)
+    model.seats = [SeatModel(0, name="me"), SeatModel(1, name="bob")]
+    model.legal = actions_pb2.LegalActions(react_window_ids=[5])
+    assert "press B" in text(render_status(model, UiState(), 0.0))
+    model.legal = actions_pb2.LegalActions(catch_uno_targets=[1])
+    assert text(render_status(model, UiState(), 0.0)) == " bob did not call UNO: C catches!"

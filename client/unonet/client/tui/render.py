@@ -276,6 +276,11 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
         return "five swap: choose a card to give back, Enter gives it"
     if legal.HasField("five_swap") and legal.five_swap.target_seats:
         return "five swap: choose a card to give, Enter, then the seat (P declines)"
+    if legal.react_window_ids:
+        return "REACT NOW: press B (the slowest draws 2)"
+    if legal.catch_uno_targets and not model.is_my_turn:
+        who = " and ".join(model.name_of(s) for s in legal.catch_uno_targets)
+        return f"{who} did not call UNO: C catches!"
     if model.is_my_turn:
         left = ""
         if legal.HasField("deadline"):
