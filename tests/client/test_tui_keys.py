@@ -210,3 +210,17 @@ def test_no_key_means_two_things_and_keys_are_not_case_sensitive() -> None:
     assert all(k == k.lower() for k in letters) and len(letters) == len(set(letters))
     keys = moment([R5], actions_pb2.LegalActions(draw=actions_pb2.DrawOption(count=1)))
     assert keys.press("P") == keys.press("p") == []
+
+
+def test_a_rounds_scoreboard_stays_until_a_key_closes_it_and_the_final_one_stays() -> None:
+    from unonet.client.tui.controller import board_is_open
+    from unonet.client.tui.model import ScoreLine, Scoreboard
+
+    keys = moment([R5], actions_pb2.LegalActions(plays=[Play(cards=[R5])]))
+    keys.model.scoreboard = Scoreboard(1, (2,), (ScoreLine(0, 5, 0, 0, False),), final=False)
+    assert board_is_open(keys.model, keys.ui)
+    assert keys.press("enter") == [] and not board_is_open(keys.model, keys.ui)  # closed, not played
+    assert keys.press("enter") == [cmd.Play((R5,))]
+    keys.model.scoreboard = Scoreboard(2, (2,), (), final=True)
+    keys.press("x")
+    assert board_is_open(keys.model, keys.ui)

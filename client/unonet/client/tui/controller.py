@@ -20,7 +20,18 @@ from unonet.client import commands as cmd
 from unonet.client.tui.model import CardFace, ConnectionState, GameModel, face_of
 from unonet.v1 import actions_pb2, cards_pb2, rules_pb2, views_pb2
 
-__all__ = ["COLOR_KEYS", "Controller", "Effect", "LeaveSeat", "Prompt", "QuitApp", "SendChat", "UiState", "help_lines"]
+__all__ = [
+    "COLOR_KEYS",
+    "Controller",
+    "Effect",
+    "LeaveSeat",
+    "Prompt",
+    "QuitApp",
+    "SendChat",
+    "UiState",
+    "board_is_open",
+    "help_lines",
+]
 
 COLOR_KEYS: Final[dict[str, cards_pb2.Color.ValueType]] = {
     "r": cards_pb2.COLOR_RED, "g": cards_pb2.COLOR_GREEN, "b": cards_pb2.COLOR_BLUE, "y": cards_pb2.COLOR_YELLOW,
@@ -82,8 +93,16 @@ class UiState:
     log_scroll: int = 0
     #: The legal-actions event number the cursor last jumped for (a new turn puts it on a playable card).
     cursor_for: int = -1
+    #: The round whose scoreboard the player closed (any key closes a round's scores; the final stay).
+    board_closed_for: int = 0
     #: Help lines for keys the screen's owner added (a replay's stepping keys).
     extra_help: list[str] = field(default_factory=list)
+
+
+def board_is_open(model: GameModel, ui: UiState) -> bool:
+    """True while the scoreboard covers the screen: a round's until a key closes it, the final one for good."""
+    board = model.scoreboard
+    return board is not None and (board.final or ui.board_closed_for != board.round_number)
 
 
 def sorted_hand(model: GameModel) -> list[CardFace]:
@@ -107,6 +126,10 @@ class Controller:
         prompt = self.ui.prompt
         if prompt is not None:
             return self._in_prompt(prompt, key)
+        board = self.model.scoreboard
+        if board_is_open(self.model, self.ui) and board is not None and key not in ("q", "?"):
+            self.ui.board_closed_for = board.round_number
+            return []
         handler = _KEYS.get(key)
         if handler is None:
             if key.isdigit() and len(key) == 1:

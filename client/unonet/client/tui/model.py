@@ -425,7 +425,8 @@ def _round_started(m: GameModel, e: events_pb2.Event, p: events_pb2.RoundStarted
     m.round_number, m.dealer = p.round_number, p.dealer_seat
     m.hand, m.top_card, m.current_color = [], None, 0
     m.direction, m.obligation, m.windows = views_pb2.DIRECTION_CLOCKWISE, None, {}
-    m.silence_seat, m.seat_to_act, m.scoreboard, m.last_race = None, None, None, None
+    # The last round's scoreboard stays: the screen shows it until the player closed it.
+    m.silence_seat, m.seat_to_act, m.last_race = None, None, None
     for seat in m.seats:
         seat.hand_size, seat.called_uno, seat.deadline = 0, False, None
     m.phase = views_pb2.PHASE_TURN

@@ -334,7 +334,7 @@ def render_scoreboard(model: GameModel, board: Scoreboard) -> StyleAndTextTuples
         out.append(("class:you" if line.seat == model.seat else "",
                     f" {name:<18}{line.hand_points:>6}{line.round_points:>7}{line.total:>7}"
                     f"{'  out' if line.eliminated else ''}\n"))
-    out.append(("class:dim", " Q quits" if board.final else " the next round starts by itself"))
+    out.append(("class:dim", " Q quits" if board.final else " any key closes the scores (the next round goes on)"))
     return out
 
 

@@ -34,7 +34,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame, TextArea
 
 from unonet.client.tui import render
-from unonet.client.tui.controller import Controller, Effect, QuitApp, UiState
+from unonet.client.tui.controller import Controller, Effect, QuitApp, UiState, board_is_open
 from unonet.client.tui.model import GameModel
 
 __all__ = ["GameScreen"]
@@ -193,7 +193,7 @@ class GameScreen:
                               title="help", style="class:overlay"), top=1)
         return Layout(
             FloatContainer(body, floats=[
-                _conditional_float(scoreboard, Condition(lambda: m.scoreboard is not None and ui.prompt is None)),
+                _conditional_float(scoreboard, Condition(lambda: board_is_open(m, ui) and ui.prompt is None)),
                 _conditional_float(helpbox, Condition(lambda: ui.prompt is not None and ui.prompt.kind == "help")),
             ]),
             focused_element=self._hand_window,
