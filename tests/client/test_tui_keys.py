@@ -214,7 +214,7 @@ def test_no_key_means_two_things_and_keys_are_not_case_sensitive() -> None:
 
 def test_a_rounds_scoreboard_stays_until_a_key_closes_it_and_the_final_one_stays() -> None:
     from unonet.client.tui.controller import board_is_open
-    from unonet.client.tui.model import ScoreLine, Scoreboard
+    from unonet.client.tui.model import Scoreboard, ScoreLine
 
     keys = moment([R5], actions_pb2.LegalActions(plays=[Play(cards=[R5])]))
     keys.model.scoreboard = Scoreboard(1, (2,), (ScoreLine(0, 5, 0, 0, False),), final=False)

@@ -202,3 +202,11 @@ def test_a_whole_match_agrees_with_the_host_at_every_round_end(preset: str) -> N
         assert rounds >= 1 and model.match_over and model.scoreboard is not None and model.scoreboard.final
         final = table.view(seat)
         assert [s.score for s in model.seats] == [s.score for s in final.seats]
+
+
+def test_a_seat_that_kept_its_shuffle_share_back_is_named_loudly() -> None:
+    model = dealt_model()
+    model.apply(ev(7, shuffle_timed_out=events_pb2.ShuffleTimedOut(round_number=2, seats=[1], revealing=True)))
+    assert model.log[-1].style == "alert" and "p1 committed but did not reveal" in model.log[-1].text
+    model.apply(ev(8, shuffle_timed_out=events_pb2.ShuffleTimedOut(round_number=2, seats=[2])))
+    assert "p2 sent no shuffle share in time" in model.log[-1].text

@@ -642,6 +642,17 @@ def _shuffle_committed(m: GameModel, e: events_pb2.Event, p: events_pb2.ShuffleC
     m.phase = views_pb2.PHASE_SHUFFLE
 
 
+def _shuffle_timed_out(m: GameModel, e: events_pb2.Event, p: events_pb2.ShuffleTimedOut) -> None:
+    who = ", ".join(m.name_of(s) for s in p.seats)
+    if p.revealing:
+        # A seat that committed and then kept its share back saw the others' shares first: it could
+        # choose between two decks. The shuffle is still fair to check, but the players should know.
+        m._say(e.number, f"{who} committed but did not reveal a shuffle share: it could have chosen between "
+                         "two decks", "alert")
+    else:
+        m._say(e.number, f"{who} sent no shuffle share in time; the deal goes on without it", "dim")
+
+
 _HANDLERS: Final[dict[str, Callable[[GameModel, events_pb2.Event, Any], None]]] = {
     "player_joined": _player_joined,
     "bot_seated": _bot_seated,
@@ -677,6 +688,7 @@ _HANDLERS: Final[dict[str, Callable[[GameModel, events_pb2.Event, Any], None]]] 
     "match_ended": _match_ended,
     "shuffle_committed": _shuffle_committed,
     "deck_committed": _deck_committed,
+    "shuffle_timed_out": _shuffle_timed_out,
 }
 
 # Events the model words itself (or that would only clutter the log).
