@@ -219,6 +219,8 @@ class Session:
                 self.model.set_connection(ConnectionState.GONE, "the host no longer knows this seat. Q quits.")
                 self.screen.invalidate()
                 return
+            except UnonetError as error:  # refused for now (too many streams, say): say so, try again later
+                self.model.set_connection(ConnectionState.RECONNECTING, f"the host stopped the stream ({error})")
             self.screen.invalidate()
             await asyncio.sleep(delay)
             delay = min(self.max_backoff, delay * 2)
@@ -226,7 +228,11 @@ class Session:
     def _on_event(self, event: events_pb2.Event) -> None:
         if self.model.connection != ConnectionState.CONNECTED:
             self.model.set_connection(ConnectionState.CONNECTED)
-        self.model.apply(event)
+        try:
+            self.model.apply(event)
+        except Exception:  # a model bug must not stop the stream or reach the screen as a traceback
+            log.exception("could not apply event %d", event.number)
+            self.model.notice = f"event {event.number} could not be shown (see the client log)"
         self._verify(event)
         if self._on_stream_open is not None:
             self._spawn(self._opened(self._on_stream_open))
