@@ -224,3 +224,12 @@ def test_a_rounds_scoreboard_stays_until_a_key_closes_it_and_the_final_one_stays
     keys.model.scoreboard = Scoreboard(2, (2,), (), final=True)
     keys.press("x")
     assert board_is_open(keys.model, keys.ui)
+
+
+def test_an_open_colour_prompt_sends_nothing_while_reconnecting() -> None:
+    keys = moment([WILD], actions_pb2.LegalActions(plays=[Play(cards=[WILD], needs_color=True)]))
+    keys.press("enter")
+    keys.model.connection = ConnectionState.RECONNECTING
+    assert keys.press("r") == [] and "reconnecting" in keys.ui.hint and keys.ui.prompt is not None
+    keys.model.connection = ConnectionState.CONNECTED
+    assert keys.press("r") == [cmd.Play((WILD,), color=cards_pb2.COLOR_RED)]

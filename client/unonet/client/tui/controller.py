@@ -422,6 +422,8 @@ class Controller:
         if key == "escape" or prompt.kind == "help":
             self.ui.prompt = None
             return []
+        if prompt.kind in ("color", "five_target", "catch") and not self._can_act():
+            return []  # the prompt stays open for when the host answers again
         match prompt.kind:
             case "color":
                 if key in COLOR_KEYS:

@@ -234,6 +234,8 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
 def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTuples:
     """One line saying what this moment (or the open prompt) asks of the player."""
     prompt = ui.prompt
+    if model.connection != ConnectionState.CONNECTED and (prompt is None or prompt.kind != "chat"):
+        return [("class:alert", " " + _moment(model, ui, now))]  # what the link's state allows comes first
     if prompt is not None:
         text = {
             "color": "name the colour: R red, G green, B blue, Y yellow (Esc cancels)",
@@ -340,4 +342,6 @@ def render_scoreboard(model: GameModel, board: Scoreboard) -> StyleAndTextTuples
 
 def render_help(model: GameModel, ui: UiState) -> StyleAndTextTuples:
     """The ? overlay: every key of this moment."""
-    return [("", line + "\n") for line in help_lines(model, ui)]
+    out: StyleAndTextTuples = [("class:score", " HELP\n")]
+    out.extend(("", line + "\n") for line in help_lines(model, ui))
+    return out

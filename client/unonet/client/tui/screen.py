@@ -31,7 +31,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
-from prompt_toolkit.widgets import Frame, TextArea
+from prompt_toolkit.widgets import TextArea
 
 from unonet.client.tui import render
 from unonet.client.tui.controller import Controller, Effect, QuitApp, UiState, board_is_open
@@ -176,21 +176,24 @@ class GameScreen:
                                                           with_chat=not self._wide())),
                      wrap_lines=False)
         chat = ConditionalContainer(
-            Frame(Window(self._text(lambda: render.render_chat(m, self._log_height())), wrap_lines=True),
-                  title="chat", width=Dimension(preferred=40, max=50)),
+            VSplit([Window(width=1, char="│", style="class:dim"),
+                    Window(self._text(lambda: render.render_chat(m, self._log_height())), wrap_lines=True,
+                           width=Dimension(preferred=40, max=50))]),
             filter=Condition(self._wide),
         )
         body = HSplit([
             self._hand_window, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
             VSplit([log, chat]),
         ])
+        # Overlays are single windows on a background of their own, not Frames: a Frame is nine more
+        # containers to lay out on every redraw while the scores stay open.
         scoreboard = Float(
-            Frame(Window(self._text(lambda: render.render_scoreboard(m, m.scoreboard) if m.scoreboard else []),
-                         width=Dimension(preferred=48), height=Dimension(max=14)), style="class:overlay"),
+            Window(self._text(lambda: render.render_scoreboard(m, m.scoreboard) if m.scoreboard else []),
+                   width=Dimension(preferred=50), height=Dimension(max=14), style="class:overlay"),
             top=3,
         )
-        helpbox = Float(Frame(Window(self._text(lambda: render.render_help(m, ui)), width=Dimension(preferred=76)),
-                              title="help", style="class:overlay"), top=1)
+        helpbox = Float(Window(self._text(lambda: render.render_help(m, ui)), width=Dimension(preferred=76),
+                               style="class:overlay"), top=1)
         return Layout(
             FloatContainer(body, floats=[
                 _conditional_float(scoreboard, Condition(lambda: board_is_open(m, ui) and ui.prompt is None)),
