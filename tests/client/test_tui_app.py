@@ -23,13 +23,14 @@ TIMEOUT = 20.0
 
 @pytest.fixture
 async def address() -> AsyncIterator[str]:
-    server, port, host = await create_server("127.0.0.1:0", host=Host(bot_delay_s=0.0, write_timeout_s=2.0))
-    await server.start()
+    server, port, host = await asyncio.wait_for(
+        create_server("127.0.0.1:0", host=Host(bot_delay_s=0.0, write_timeout_s=2.0)), TIMEOUT)
+    await asyncio.wait_for(server.start(), TIMEOUT)
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        await host.stop()
-        await server.stop(grace=None)
+        await asyncio.wait_for(host.stop(), TIMEOUT)
+        await asyncio.wait_for(server.stop(grace=None), TIMEOUT)
 
 
 async def until(condition: Callable[[], bool], what: str) -> None:
@@ -50,12 +51,13 @@ def text(fragments: list[tuple[str, str]]) -> str:
 
 
 async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> None:
-    async with await TableClient.connect(address) as client:
-        created = await client.create_table("standard", {"target_score": 500}, 2, manual_start=True)
-        await client.join(created.table_id, "ann", 0)
+    async with await asyncio.wait_for(TableClient.connect(address), TIMEOUT) as client:
+        created = await asyncio.wait_for(client.create_table("standard", {"target_score": 500}, 2, manual_start=True),
+                                         TIMEOUT)
+        await asyncio.wait_for(client.join(created.table_id, "ann", 0), TIMEOUT)
 
         async def start() -> None:
-            await client.start_table(fill_with_bots=True)
+            await asyncio.wait_for(client.start_table(fill_with_bots=True), TIMEOUT)
 
         with create_pipe_input() as pipe:
             session = Session(client, input=pipe, output=DummyOutput(), ping_interval=0.2, on_stream_open=start)
@@ -89,15 +91,15 @@ async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> 
                 await asyncio.wait_for(running, TIMEOUT)
             finally:
                 running.cancel()
-        view = await client.get_view()  # Q kept the seat: its token still works
+        view = await asyncio.wait_for(client.get_view(), TIMEOUT)  # Q kept the seat: its token still works
         assert view.seat == 0 and not view.is_spectator
 
 
 async def test_a_refused_command_is_told_in_words(address: str) -> None:
-    async with await TableClient.connect(address) as client:
-        created = await client.create_table("standard", None, 2, manual_start=True)
-        await client.join(created.table_id, "ann", 0)
-        await client.start_table(fill_with_bots=True)
+    async with await asyncio.wait_for(TableClient.connect(address), TIMEOUT) as client:
+        created = await asyncio.wait_for(client.create_table("standard", None, 2, manual_start=True), TIMEOUT)
+        await asyncio.wait_for(client.join(created.table_id, "ann", 0), TIMEOUT)
+        await asyncio.wait_for(client.start_table(fill_with_bots=True), TIMEOUT)
         with create_pipe_input() as pipe:
             session = Session(client, input=pipe, output=DummyOutput(), ping_interval=0.2)
             running = asyncio.create_task(session.run())
