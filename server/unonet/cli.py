@@ -47,7 +47,16 @@ def _demo(args: argparse.Namespace) -> int:
     return demo_main(args.players, args.preset, args.target_score)
 
 
+def _quiet_grpc() -> None:
+    """gRPC's C core writes its INFO lines (a GOAWAY when a host restarts) to stderr, over a full
+    screen; before grpc loads, ask it for errors only, unless the user asked for more."""
+    import os
+
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+
 def _play(args: argparse.Namespace) -> int:
+    _quiet_grpc()
     from unonet.client.tui.play import main as play_main
 
     return play_main(args.address, table_id=args.table, name=args.name, seat=args.seat, watch=args.watch,
@@ -55,6 +64,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _local(args: argparse.Namespace) -> int:
+    _quiet_grpc()
     from unonet.local import main as local_main
 
     return local_main(name=args.name, players=args.players, preset=args.preset, target_score=args.target_score,
