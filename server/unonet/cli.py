@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _rules_check(args: argparse.Namespace) -> int:
@@ -37,8 +39,40 @@ def _serve(args: argparse.Namespace) -> int:
                       bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
-                      batch_helper_threads=args.helper_threads == "batch"))
+                      batch_helper_threads=args.helper_threads == "batch",
+                      announce_as=_announce_name(args)))
     return 0
+
+
+def _announce_name(args: argparse.Namespace) -> str | None:
+    """The name `serve` announces on the LAN: --name, else the machine's name; None without --announce."""
+    if not args.announce:
+        return None
+    return str(args.name or _machine_name())
+
+
+def _host(args: argparse.Namespace) -> int:
+    """`unonet host`: exit 0 after Ctrl-C, 2 when the address cannot be used or the table is refused."""
+    import asyncio
+
+    from unonet.client.errors import UnonetError
+    from unonet.lan import LanOptions, run_lan_host
+
+    options = LanOptions(listen=args.listen, name=args.name or _machine_name(), player_name=args.player,
+                         seat_count=args.seats, bots=args.bots, preset=args.preset, target_score=args.target_score,
+                         db=args.db)
+    try:
+        asyncio.run(run_lan_host(options, out=sys.stdout))
+    except (ValueError, OSError, UnonetError) as error:
+        print(f"unonet host: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _machine_name() -> str:
+    import socket
+
+    return socket.gethostname().split(".")[0] or "unonet"
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -98,6 +132,50 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if audit(table_id, events, sys.stdout) else 1
 
 
+def _replay(args: argparse.Namespace) -> int:
+    """`unonet replay`: exit 0 with the step printed, 1 for a log that fails its audit, 2 for bad usage."""
+    from unonet.client.replay import OPEN, PointOfView, Replay, ReplayRefused, render_text
+
+    if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
+        print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    if args.db and not os.path.isfile(args.db):
+        print(f"no database at {args.db}", file=sys.stderr)  # opening it would create an empty one
+        return 2
+    try:
+        if args.db:
+            replay = Replay(args.table_id, _stored_events(args.db, args.table_id))
+        else:
+            with open(args.log, "rb") as stream:
+                replay = Replay.from_log(stream, args.table_id)
+        pov: PointOfView = OPEN if args.open else args.seat
+        snapshots = replay.snapshots(pov)
+    except OSError as error:
+        print(f"cannot read {args.log}: {error}", file=sys.stderr)
+        return 2
+    except ReplayRefused as error:
+        print(f"unonet replay: refused: {error}", file=sys.stderr)
+        return 2 if error.reason in ("MALFORMED_LOG", "EMPTY_LOG", "UNKNOWN_SEAT") else 1
+    step = len(snapshots) if args.step is None else args.step
+    if not 1 <= step <= len(snapshots):
+        print(f"--step {step} is outside 1..{len(snapshots)}", file=sys.stderr)
+        return 2
+    print(render_text(replay, pov, snapshots[step - 1]), end="")
+    return 0
+
+
+def _stored_events(db: str, table_id: str) -> list[Any]:
+    """A table's public events from a host's SQLite file, oldest first."""
+    from unonet.host.store import SqliteStore
+    from unonet.v1 import events_pb2
+
+    store = SqliteStore(db)
+    try:
+        return [events_pb2.Event.FromString(blob) for _, blob in store.public_events(table_id)]
+    finally:
+        store.close()
+
+
 def _export(args: argparse.Namespace) -> int:
     from unonet.client.audit import write_jsonl
     from unonet.host.store import SqliteStore
@@ -147,7 +225,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the scheduling policy of gRPC's helper threads on Linux: batch (the default) keeps "
                             "them from preempting the thread that runs the host's Python, which serves about "
                             "10%% more commands per core; default leaves them as started")
+    serve.add_argument("--announce", action="store_true",
+                       help="announce the host on the LAN over zeroconf (mDNS service _unonet._tcp.local.), so "
+                            "`unonet play` lists it")
+    serve.add_argument("--name", help="the name the LAN sees with --announce (default: this machine's name)")
     serve.set_defaults(func=_serve)
+    lan = commands.add_parser(
+        "host", help="host a game on the LAN: a host in this process, announced, and a seat for you at a new table")
+    lan.add_argument("--listen", default="0.0.0.0:50051",
+                     help="address to bind (default every interface, announced with this machine's LAN address)")
+    lan.add_argument("--name", help="the name the LAN sees (default: this machine's name)")
+    lan.add_argument("--player", default="you", help="your name at the table")
+    lan.add_argument("--seats", type=int, default=4, help="seats at the table, yours included (2 to 10)")
+    lan.add_argument("--bots", type=int, default=0, help="host bots seated at once (the rest wait for friends)")
+    lan.add_argument("--preset", default="standard", help="the rules preset (docs/presets.md)")
+    lan.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
+    lan.add_argument("--db", help="keep the tables in this SQLite file (default: in memory, gone when it stops)")
+    lan.set_defaults(func=_host)
     demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
     demo.add_argument("--players", type=int, default=4)
     demo.add_argument("--preset", default="standard")
@@ -181,6 +275,18 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
     verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
     verify.set_defaults(func=_verify)
+    replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view "
+                                                "(prints one step as text)")
+    replay.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
+    replay.add_argument("--table-id", help="the table id, for a binary log or with --db")
+    replay.add_argument("--db", help="read the table straight from a host's SQLite file instead (with --table-id)")
+    point = replay.add_mutually_exclusive_group()
+    point.add_argument("--seat", type=int, help="what this seat saw (default: the public view)")
+    point.add_argument("--open", action="store_true",
+                       help="every hand open (rounds whose shuffle seed was revealed; the hands are rebuilt "
+                            "from the commitments and checked)")
+    replay.add_argument("--step", type=int, help="the step to show, 1 = the first event (default: the last)")
+    replay.set_defaults(func=_replay)
     export = commands.add_parser("export", help="write a table's public event log as JSON lines to stdout")
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")

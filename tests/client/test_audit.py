@@ -80,3 +80,16 @@ def test_a_log_with_an_event_missing_fails(tmp_path, capsys) -> None:
     assert main(["verify", str(log)]) == 1
     assert "without gaps" in capsys.readouterr().out
     assert events_pb2.Event  # the log's lines are unonet.v1.Event in the proto3 JSON mapping
+
+
+def test_a_log_showing_a_card_that_does_not_exist_fails_without_a_traceback(tmp_path, capsys) -> None:
+    db = finished_db(tmp_path)
+    lines = export(db, capsys).splitlines()
+    played = next(i for i, line in enumerate(lines) if "cardsPlayed" in line)
+    event = json.loads(lines[played])
+    event["cardsPlayed"]["cards"][0]["card"] = {"color": "COLOR_BLACK", "rank": "RANK_FIVE"}
+    lines[played] = json.dumps(event)
+    log = tmp_path / "no-such-card.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["verify", str(log)]) == 1
+    assert "FAILED  INVALID_INPUT: event " in capsys.readouterr().out

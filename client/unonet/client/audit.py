@@ -18,9 +18,10 @@ from collections.abc import Iterable, Iterator
 from typing import IO, TextIO
 
 from google.protobuf import json_format
+from google.protobuf.message import DecodeError
 
 from unonet.client.verify import Verifier
-from unonet.fairness import VerificationError
+from unonet.fairness import FairnessError, VerificationError
 from unonet.v1 import events_pb2
 
 FORMAT = "unonet-events"
@@ -39,7 +40,13 @@ def write_jsonl(out: TextIO, table_id: str, events: Iterable[events_pb2.Event]) 
 
 def read_log(stream: IO[bytes], table_id: str | None = None) -> tuple[str, list[events_pb2.Event]]:
     """Read either log form. Raises ValueError for a malformed log or a binary log without a table id."""
-    data = stream.read()
+    try:
+        return _read_log(stream.read(), table_id)
+    except (json_format.ParseError, DecodeError, KeyError, IndexError) as error:  # protobuf's are not ValueErrors
+        raise ValueError(f"malformed log: {error}") from error
+
+
+def _read_log(data: bytes, table_id: str | None) -> tuple[str, list[events_pb2.Event]]:
     if data[:1] == b"{":
         lines = [line for line in data.decode("utf-8").splitlines() if line.strip()]
         header = json.loads(lines[0])
@@ -88,11 +95,13 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO) -> bool:
                 print(f"ok      {verifier.notes[shown]}", file=out)
                 shown += 1
         verifier.finish()
-    except VerificationError as error:
+    except (FairnessError, ValueError) as error:  # a failed check, a card that is no card, an unknown enum value
         for note in verifier.notes[shown:]:
             print(f"ok      {note}", file=out)
         _print_counts(verifier, out)
-        print(f"FAILED  {error.reason}: {error}", file=out)
+        reason = error.reason if isinstance(error, FairnessError) else "MALFORMED_EVENT"
+        print(f"FAILED  {reason}: event {verifier.number}: {error}"
+              if not isinstance(error, VerificationError) else f"FAILED  {reason}: {error}", file=out)
         return False
     if not verifier.rounds:
         print("FAILED  the log holds no committed shuffle: nothing to verify", file=out)

@@ -105,6 +105,9 @@ class Verifier:
         self.rule = WildDrawFourRule.NO_MATCHING_COLOUR
         self.deck_contents: list[CardCode] = standard_deck()
         self.rounds: dict[int, _Round] = {}
+        # The opening of every card of every round whose seed was revealed and checked, by commitment:
+        # what `unonet replay` opens hands with.
+        self.revealed: dict[bytes, CardOpening] = {}
         self.current: _Round | None = None
         self.number = 0
         self._reset_record()
@@ -247,6 +250,7 @@ class Verifier:
         )
         self._ok("host seed opens its commitment")
         cards_behind: dict[bytes, CardCode] = {}
+        openings: dict[bytes, CardOpening] = {}
         for deck_no, published in enumerate(state.piles):
             if deck_no == 0:
                 contents = self.deck_contents
@@ -264,6 +268,7 @@ class Verifier:
             if list(deck.commitments) != published:
                 raise CommitmentMismatch(f"round {state.number} pile {deck_no}: recomputed commitments differ")
             cards_behind.update(zip(deck.commitments, deck.cards, strict=True))
+            openings.update((c, deck.opening(position)) for position, c in enumerate(deck.commitments))
             self._ok("pile recomputed from the revealed seeds")
         for opening, commitment in state.openings:
             if cards_behind.get(commitment) != opening.card:
@@ -274,6 +279,7 @@ class Verifier:
                 )
         self._ok("card seen is the recomputed card", len(state.openings))
         state.revealed = True
+        self.revealed.update(openings)
         self.notes.append(
             f"round {state.number}: seed opens its commitment; {len(state.piles)} pile(s) recomputed, roots match; "
             f"{len(state.openings)} card(s) seen match; {len(seats)} seat(s) contributed entropy"

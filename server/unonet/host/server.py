@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from unonet.host.announce import Announcer, announcer_for
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
@@ -73,14 +74,29 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
 
 
+async def announce_or_warn(announcer: Announcer) -> Announcer | None:
+    """Start the LAN announcement; a host that cannot announce still serves (it is dialled by address)."""
+    try:
+        await announcer.start()
+    except Exception as error:  # OSError (no multicast here) or zeroconf's refusal: say so, keep serving
+        log.warning("cannot announce on the LAN: %s", error)
+        print(f"not announced on the LAN ({error}); clients dial the address", flush=True)
+        return None
+    print(f"announced on the LAN as {announcer.instance!r} at {', '.join(announcer.addresses)}", flush=True)
+    return announcer
+
+
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
                 bot_delay_s: float = 0.0, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
-                commit_interval_s: float | None = None, batch_helper_threads: bool = True) -> None:
+                commit_interval_s: float | None = None, batch_helper_threads: bool = True,
+                announce_as: str | None = None) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
     `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs).
-    `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux)."""
+    `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux).
+    `announce_as`: publish the host on the LAN under that name (announce.py) while it serves, and
+    withdraw it before shutting down."""
     interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
     store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval)
     host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s)
@@ -95,6 +111,9 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     host.start_drivers()
     bound = address.rsplit(":", 1)[0]
     print(f"unonet host listening on {bound}:{port} ({restored} tables restored)", flush=True)
+    announcer = None
+    if announce_as is not None:
+        announcer = await announce_or_warn(announcer_for(bound, port, announce_as, host, tls=tls is not None))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -102,6 +121,8 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
+    if announcer is not None:
+        await announcer.stop()
     helpers.stop()
     await server.stop(grace=5)
     await host.stop()
