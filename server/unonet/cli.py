@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from unonet.lan import HostedSeat
 
 
 def _rules_check(args: argparse.Namespace) -> int:
@@ -62,11 +65,29 @@ def _host(args: argparse.Namespace) -> int:
                          seat_count=args.seats, bots=args.bots, preset=args.preset, target_score=args.target_score,
                          db=args.db)
     try:
-        asyncio.run(run_lan_host(options, out=sys.stdout))
+        asyncio.run(run_lan_host(options, out=sys.stdout, open_seat=_game_screen_for_hosted_seat()))
     except (ValueError, OSError, UnonetError) as error:
         print(f"unonet host: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] | None:
+    """In a terminal, `unonet host` opens the game screen on the user's seat (the address friends dial
+    stays on it); without one (a service, a test), it hosts until Ctrl-C."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    _quiet_grpc()
+    from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_token
+
+    log_to_file()
+    calm_garbage_collector()
+
+    async def open_seat(seat: HostedSeat) -> None:
+        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat,
+                         notice=f"friends join with: unonet play {seat.address}")
+
+    return open_seat
 
 
 def _machine_name() -> str:

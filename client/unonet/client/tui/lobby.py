@@ -26,6 +26,7 @@ from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HS
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import TextArea
 
+from unonet.client.discovery import HostBrowser
 from unonet.client.errors import UnonetError
 from unonet.client.table_client import TableClient
 from unonet.client.tui.render import STYLE
@@ -287,6 +288,10 @@ class _LobbyApp:
             self.app.exit()
         self.app.invalidate()
 
+    def begin_refresh(self) -> None:
+        """Fetch the current host's tables in the background (a host just appeared)."""
+        self._spawn(self.refresh())
+
     def _spawn(self, job: object) -> None:
         task = asyncio.ensure_future(job)  # type: ignore[call-overload]
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
@@ -334,15 +339,46 @@ class _LobbyApp:
 
 
 async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colour_blind: bool = False,
-                    store: SeatStore | None = None) -> None:
-    """Show the lobby of `hosts`; play each table chosen, back to the lobby after; return on Q."""
-    from unonet.client.tui.play import play_table
+                    store: SeatStore | None = None, browse: bool = False) -> None:
+    """Show the lobby of `hosts`; play each table chosen, back to the lobby after; return on Q.
 
+    With `browse`, the hosts announced on the LAN join the list as they are found (zeroconf).
+    """
     store = store if store is not None else SeatStore()
     state = LobbyState(list(hosts))
+    if not browse:
+        await _lobby_loop(state, name=name, tls=tls, colour_blind=colour_blind, store=store)
+        return
+    state.message = "looking for unonet hosts on the LAN… (A adds an address)"
+    current: list[_LobbyApp] = []
+
+    def found() -> None:
+        for host in browser.hosts:
+            if host.target not in state.hosts:
+                state.hosts.append(host.target)
+                if len(state.hosts) == 1 and current:
+                    current[-1].begin_refresh()
+        if current:
+            current[-1].app.invalidate()
+
+    try:
+        browser = HostBrowser(on_change=found)
+        async with browser:
+            await _lobby_loop(state, name=name, tls=tls, colour_blind=colour_blind, store=store, current=current)
+    except OSError as error:  # no interface to browse on: typed addresses still work
+        state.message = f"LAN discovery is not available ({error}): A adds an address"
+        await _lobby_loop(state, name=name, tls=tls, colour_blind=colour_blind, store=store)
+
+
+async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, colour_blind: bool, store: SeatStore,
+                      current: list[_LobbyApp] | None = None) -> None:
+    from unonet.client.tui.play import play_table
+
     while True:
         lobby = _LobbyApp(state, name=name, tls=tls, store=store)
-        refresh = asyncio.ensure_future(lobby.refresh())
+        if current is not None:
+            current.append(lobby)
+        refresh = asyncio.ensure_future(lobby.refresh() if state.hosts else asyncio.sleep(0))
         await lobby.app.run_async()
         refresh.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):

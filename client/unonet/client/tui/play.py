@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from unonet.client.discovery import discover_hosts
 from unonet.client.errors import PermissionDenied, UnonetError
 from unonet.client.table_client import TableClient
 from unonet.client.tui.seats import SavedSeat, SeatStore, state_dir
@@ -96,30 +96,31 @@ async def _take_place(client: TableClient, store: SeatStore, address: str, table
 
 
 async def play_token(address: str, table_id: str, token: str, seat: int | None, *, tls: bool = False,
-                     colour_blind: bool = False) -> None:
-    """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`)."""
+                     colour_blind: bool = False, notice: str = "") -> None:
+    """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`).
+
+    `notice` is shown on the screen until something more urgent is (the address friends dial, say).
+    """
     async with await TableClient.connect(address, tls=tls) as client:
         client.attach(table_id, token, seat)
-        await play_joined(client, colour_blind=colour_blind)
+        session = Session(client, colour_blind=colour_blind)
+        session.model.notice = notice
+        await session.run()
 
 
 async def lan_hosts(timeout: float = 2.0) -> list[str]:
-    """The addresses of the unonet hosts announced on the LAN, when LAN discovery is installed.
-
-    Discovery is `unonet.client.discovery.discover_hosts` (zeroconf); it is looked up at run time so
-    the lobby works, with typed addresses only, where it is absent.
-    """
+    """The addresses of the unonet hosts announced on the LAN (zeroconf), found within `timeout` seconds."""
     try:
-        discovery = importlib.import_module("unonet.client.discovery")
-    except ImportError:
+        found = await discover_hosts(timeout)
+    except OSError:  # no interface to browse on: typed addresses only
         return []
-    found = await discovery.discover_hosts(timeout)
-    return [str(host.target) for host in found]
+    return [host.target for host in found]
 
 
 def main(address: str | None, *, table_id: str | None, name: str, seat: int | None, watch: bool, tls: bool,
          colour_blind: bool, hosts: Sequence[str] = ()) -> int:
-    """The `unonet play` command: the lobby of `address` (or of `hosts`), or straight to `table_id`."""
+    """The `unonet play` command: the lobby of `address` (or of `hosts`, or of the hosts announced on the
+    LAN when neither is given), or straight to `table_id`."""
     log_to_file()
     calm_garbage_collector()
     try:
@@ -132,11 +133,8 @@ def main(address: str | None, *, table_id: str | None, name: str, seat: int | No
             return 0
         from unonet.client.tui.lobby import run_lobby
 
-        addresses = [address] if address else list(hosts) or asyncio.run(lan_hosts())
-        if not addresses:
-            print("no unonet host found on the LAN: give one, as in `unonet play 192.168.1.20:50051`")
-            return 2
-        asyncio.run(run_lobby(addresses, name=name, tls=tls, colour_blind=colour_blind))
+        addresses = [address] if address else list(hosts)
+        asyncio.run(run_lobby(addresses, name=name, tls=tls, colour_blind=colour_blind, browse=not addresses))
         return 0
     except UnonetError as error:
         print(f"unonet play: {error}")
