@@ -177,11 +177,24 @@ def _replay(args: argparse.Namespace) -> int:
     except ReplayRefused as error:
         print(f"unonet replay: refused: {error}", file=sys.stderr)
         return 2 if error.reason in ("MALFORMED_LOG", "EMPTY_LOG", "UNKNOWN_SEAT") else 1
+    if args.step is None and sys.stdin.isatty() and sys.stdout.isatty():
+        return _replay_on_screen(replay.received(pov), None if pov is OPEN else pov, replay.table_id)
     step = len(snapshots) if args.step is None else args.step
     if not 1 <= step <= len(snapshots):
         print(f"--step {step} is outside 1..{len(snapshots)}", file=sys.stderr)
         return 2
     print(render_text(replay, pov, snapshots[step - 1]), end="")
+    return 0
+
+
+def _replay_on_screen(events: list[Any], seat: int | None, table_id: str) -> int:
+    """In a terminal, without --step, `unonet replay` steps through the game on the game screen."""
+    import asyncio
+
+    _quiet_grpc()
+    from unonet.client.tui.replay_screen import ReplayScreen
+
+    asyncio.run(ReplayScreen(events, seat, title=table_id).run())
     return 0
 
 
