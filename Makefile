@@ -9,7 +9,7 @@ PROTO_SRC := $(wildcard protos/unonet/v1/*.proto)
 PROTO_STAMP := protos/unonet/v1/.generated
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install protos test lint pytest bench demo play clean
+.PHONY: install protos test lint pytest bench demo play tmux clean
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -42,8 +42,12 @@ lint: install $(NODE_STAMP)
 	$(BIN)/ruff format --check server/unonet/engine
 	$(BIN)/mypy --strict server/unonet client/unonet/client bots/unonet/bots
 
+# The terminal client's end-to-end tests drive the real `unonet play` in tmux; install it where missing.
+tmux:
+	command -v tmux >/dev/null || (apt-get update && apt-get install -y tmux)
+
 # node_modules too: a test runs a Node gRPC client (@grpc/grpc-js) against the host.
-pytest: install $(NODE_STAMP)
+pytest: install $(NODE_STAMP) tmux
 	$(BIN)/pytest
 
 test: lint pytest
@@ -54,6 +58,10 @@ bench: install
 
 demo: install
 	$(BIN)/unonet demo
+
+# You and three bots on an embedded host on 127.0.0.1; quitting the screen stops the host.
+play: install
+	$(BIN)/unonet local
 
 clean:
 	rm -rf $(VENV) $(PROTO_STAMP) protos/unonet/v1/*_pb2*.py protos/unonet/v1/*_pb2*.pyi

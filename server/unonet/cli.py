@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from unonet.lan import HostedSeat
 
 
 def _rules_check(args: argparse.Namespace) -> int:
@@ -62,11 +65,29 @@ def _host(args: argparse.Namespace) -> int:
                          seat_count=args.seats, bots=args.bots, preset=args.preset, target_score=args.target_score,
                          db=args.db)
     try:
-        asyncio.run(run_lan_host(options, out=sys.stdout))
+        asyncio.run(run_lan_host(options, out=sys.stdout, open_seat=_game_screen_for_hosted_seat()))
     except (ValueError, OSError, UnonetError) as error:
         print(f"unonet host: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] | None:
+    """In a terminal, `unonet host` opens the game screen on the user's seat (the address friends dial
+    stays on it); without one (a service, a test), it hosts until Ctrl-C."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    _quiet_grpc()
+    from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_token
+
+    log_to_file()
+    calm_garbage_collector()
+
+    async def open_seat(seat: HostedSeat) -> None:
+        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat,
+                         notice=f"friends join with: unonet play {seat.address}")
+
+    return open_seat
 
 
 def _machine_name() -> str:
@@ -79,6 +100,31 @@ def _demo(args: argparse.Namespace) -> int:
     from unonet.demo import main as demo_main
 
     return demo_main(args.players, args.preset, args.target_score)
+
+
+def _quiet_grpc() -> None:
+    """gRPC's C core writes its INFO lines (a GOAWAY when a host restarts) to stderr, over a full
+    screen; before grpc loads, ask it for errors only, unless the user asked for more."""
+    import os
+
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+
+def _play(args: argparse.Namespace) -> int:
+    _quiet_grpc()
+    from unonet.client.tui.play import main as play_main
+
+    return play_main(args.address, table_id=args.table, name=args.name, seat=args.seat, watch=args.watch,
+                     tls=args.tls, colour_blind=args.colour_blind)
+
+
+def _local(args: argparse.Namespace) -> int:
+    _quiet_grpc()
+    from unonet.local import main as local_main
+
+    return local_main(name=args.name, players=args.players, preset=args.preset, target_score=args.target_score,
+                      bot_delay=args.bot_delay, turn_time=args.turn_time, db=args.db, port=args.port,
+                      colour_blind=args.colour_blind)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -131,11 +177,24 @@ def _replay(args: argparse.Namespace) -> int:
     except ReplayRefused as error:
         print(f"unonet replay: refused: {error}", file=sys.stderr)
         return 2 if error.reason in ("MALFORMED_LOG", "EMPTY_LOG", "UNKNOWN_SEAT") else 1
+    if args.step is None and sys.stdin.isatty() and sys.stdout.isatty():
+        return _replay_on_screen(replay.received(pov), None if pov is OPEN else pov, replay.table_id)
     step = len(snapshots) if args.step is None else args.step
     if not 1 <= step <= len(snapshots):
         print(f"--step {step} is outside 1..{len(snapshots)}", file=sys.stderr)
         return 2
     print(render_text(replay, pov, snapshots[step - 1]), end="")
+    return 0
+
+
+def _replay_on_screen(events: list[Any], seat: int | None, table_id: str) -> int:
+    """In a terminal, without --step, `unonet replay` steps through the game on the game screen."""
+    import asyncio
+
+    _quiet_grpc()
+    from unonet.client.tui.replay_screen import ReplayScreen
+
+    asyncio.run(ReplayScreen(events, seat, title=table_id).run())
     return 0
 
 
@@ -222,6 +281,29 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--preset", default="standard")
     demo.add_argument("--target-score", type=int, default=200)
     demo.set_defaults(func=_demo)
+    play = commands.add_parser("play", help="play in the terminal: the lobby of a host, or a table of it")
+    play.add_argument("address", nargs="?", help="the host, HOST:PORT (none: the hosts announced on the LAN)")
+    play.add_argument("--tls", action="store_true", help="connect with TLS (the system's root certificates)")
+    play.add_argument("--name", default=_default_name(), help="your display name")
+    play.add_argument("--table", help="go straight to this table id (rejoining your saved seat there, if any)")
+    play.add_argument("--seat", type=int, help="with --table: the seat to take (default: the lowest empty one)")
+    play.add_argument("--watch", action="store_true", help="with --table: watch as a spectator")
+    play.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
+                      help="show each card's colour as a letter too (K toggles it on the screen)")
+    play.set_defaults(func=_play)
+    local = commands.add_parser("local", help="play against bots on an embedded host (what `make play` runs)")
+    local.add_argument("--name", default=_default_name(), help="your display name")
+    local.add_argument("--players", type=int, default=4, help="seats at the table, you included (2 to 10)")
+    local.add_argument("--preset", default="standard", help="the ruleset preset (docs/presets.md)")
+    local.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
+    local.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it moves")
+    local.add_argument("--turn-time", type=float, default=60.0,
+                       help="seconds per turn, so a newcomer reading the help is not timed out (0: no clock)")
+    local.add_argument("--db", help="keep the game in this SQLite file (default: in memory)")
+    local.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
+                       help="show each card's colour as a letter too")
+    local.set_defaults(func=_local)
     verify = commands.add_parser("verify", help="audit a finished game's public event log (docs/fairness.md)")
     verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
@@ -244,6 +326,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
     return parser
+
+
+def _default_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()[:32] or "player"
+    except Exception:  # no user name to be had (a container without one): a plain default
+        return "player"
 
 
 def _commit_interval_ms(text: str) -> float:

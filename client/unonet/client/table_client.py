@@ -171,14 +171,23 @@ class TableClient:
         wait_ready: bool = True,
         connect_timeout: float = 10.0,
         options: list[tuple[str, Any]] | None = None,
+        tls: bool = False,
+        root_certificates: bytes | None = None,
         **kwargs: Any,
     ) -> Self:
-        """Open an insecure channel to `address` (``host:port``) and return a client that owns it.
+        """Open a channel to `address` (``host:port``) and return a client that owns it.
+
+        The channel is plaintext unless `tls`, which checks the host's certificate against
+        `root_certificates` (PEM), or the system's roots when None.
 
         Raises:
             Unavailable: when `wait_ready` and the host cannot be reached within `connect_timeout`.
         """
-        channel = grpc.aio.insecure_channel(address, options=options)
+        if tls:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            channel = grpc.aio.secure_channel(address, credentials, options=options)
+        else:
+            channel = grpc.aio.insecure_channel(address, options=options)
         if wait_ready:
             try:
                 await asyncio.wait_for(channel.channel_ready(), connect_timeout)
@@ -297,6 +306,38 @@ class TableClient:
         request = lobby_service_pb2.GetTableRequest(table_id=table_id or self.table_id)
         response: lobby_service_pb2.GetTableResponse = await self._unary(self._lobby.GetTable, request, retry=True)
         return response.table
+
+    async def list_tables(self, statuses: tuple[int, ...] = (), page_size: int = 0) -> list[table_pb2.TableInfo]:
+        """The host's tables, newest first: every page, or the first `page_size` tables when set."""
+        tables: list[table_pb2.TableInfo] = []
+        token = ""
+        while True:
+            request = lobby_service_pb2.ListTablesRequest(
+                statuses=statuses, page_size=page_size, page_token=token  # type: ignore[arg-type]
+            )
+            response: lobby_service_pb2.ListTablesResponse = await self._unary(
+                self._lobby.ListTables, request, retry=True
+            )
+            tables.extend(response.tables)
+            token = response.next_page_token
+            if not token or page_size:
+                return tables
+
+    async def list_presets(self) -> list[rules_pb2.RulesetPreset]:
+        """The named rulesets the host offers, `standard` first."""
+        request = lobby_service_pb2.ListPresetsRequest()
+        response: lobby_service_pb2.ListPresetsResponse = await self._unary(
+            self._lobby.ListPresets, request, retry=True
+        )
+        return list(response.presets)
+
+    async def list_bot_kinds(self) -> list[table_pb2.BotKind]:
+        """The kinds of bot the host can seat, its default first."""
+        request = lobby_service_pb2.ListBotKindsRequest()
+        response: lobby_service_pb2.ListBotKindsResponse = await self._unary(
+            self._lobby.ListBotKinds, request, retry=True
+        )
+        return list(response.bot_kinds)
 
     async def leave(self) -> int:
         """Give the seat up; the token stops working. Returns the PlayerLeft event number."""

@@ -1,0 +1,143 @@
+"""`unonet play`: from an address (or the lobby) to a seat on the game screen.
+
+`play_table` joins a table (or rejoins the seat whose token is saved for that host and table, see
+`unonet.client.tui.seats`) and runs the game screen; `play_joined` runs it for a client already
+joined (what an embedded host, `unonet local`, uses). `main` is the command line's entry.
+
+The log goes to a file in the user's state directory, never to the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from unonet.client.discovery import discover_hosts
+from unonet.client.errors import PermissionDenied, UnonetError
+from unonet.client.table_client import TableClient
+from unonet.client.tui.seats import SavedSeat, SeatStore, state_dir
+from unonet.client.tui.session import Session
+
+__all__ = ["calm_garbage_collector", "lan_hosts", "log_to_file", "main", "play_joined", "play_table", "play_token"]
+
+
+def calm_garbage_collector() -> None:
+    """Freeze what start-up allocated out of every later collection, so a full collection's pause
+    (tens of ms over the generated protocol modules) does not land in the middle of a redraw."""
+    gc.collect()
+    gc.freeze()
+
+
+def log_to_file() -> None:
+    """Send every log record to ``<state dir>/client.log``: a full-screen client has no stderr to spare."""
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=directory / "client.log", level=logging.INFO, force=True,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+async def play_joined(client: TableClient, *, colour_blind: bool = False, store: SeatStore | None = None,
+                      address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Run the game screen for `client`'s seat until the player quits or leaves.
+
+    `on_stream_open` is awaited once the seat's event stream is open (to start the match then).
+    """
+
+    def forget() -> None:
+        if store is not None:
+            store.forget(address, client.table_id)
+
+    await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open).run()
+
+
+async def play_table(
+    address: str,
+    table_id: str,
+    *,
+    name: str,
+    seat: int | None = None,
+    watch: bool = False,
+    tls: bool = False,
+    colour_blind: bool = False,
+    store: SeatStore | None = None,
+) -> None:
+    """Join `table_id` at `address` (or rejoin the saved seat) and play it on the game screen.
+
+    Raises:
+        UnonetError: the host is unreachable, or refused the join (the table is full or started...).
+    """
+    store = store if store is not None else SeatStore()
+    client = await TableClient.connect(address, tls=tls)
+    try:
+        await _take_place(client, store, address, table_id, name=name, seat=seat, watch=watch)
+        await play_joined(client, colour_blind=colour_blind, store=store, address=address)
+    finally:
+        await client.close()
+
+
+async def _take_place(client: TableClient, store: SeatStore, address: str, table_id: str, *, name: str,
+                      seat: int | None, watch: bool) -> None:
+    """Attach the saved seat when it still works, else join (saving the new seat's token)."""
+    saved = None if watch else store.get(address, table_id)
+    if saved is not None:
+        client.attach(table_id, saved.token, saved.seat)
+        try:
+            await client.get_view()
+            return
+        except PermissionDenied:
+            store.forget(address, table_id)  # the host no longer knows it (a new database, say)
+    joined = await client.join(table_id, name, seat, spectator=watch)
+    if not joined.is_spectator:
+        store.put(address, table_id, SavedSeat(joined.token, joined.seat, name))
+
+
+async def play_token(address: str, table_id: str, token: str, seat: int | None, *, tls: bool = False,
+                     colour_blind: bool = False, notice: str = "") -> None:
+    """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`).
+
+    `notice` is shown on the screen until something more urgent is (the address friends dial, say).
+    """
+    async with await TableClient.connect(address, tls=tls) as client:
+        client.attach(table_id, token, seat)
+        session = Session(client, colour_blind=colour_blind)
+        session.model.notice = notice
+        await session.run()
+
+
+async def lan_hosts(timeout: float = 2.0) -> list[str]:
+    """The addresses of the unonet hosts announced on the LAN (zeroconf), found within `timeout` seconds."""
+    try:
+        found = await discover_hosts(timeout)
+    except OSError:  # no interface to browse on: typed addresses only
+        return []
+    return [host.target for host in found]
+
+
+def main(address: str | None, *, table_id: str | None, name: str, seat: int | None, watch: bool, tls: bool,
+         colour_blind: bool, hosts: Sequence[str] = ()) -> int:
+    """The `unonet play` command: the lobby of `address` (or of `hosts`, or of the hosts announced on the
+    LAN when neither is given), or straight to `table_id`."""
+    log_to_file()
+    calm_garbage_collector()
+    try:
+        if table_id:
+            if not address:
+                print("--table needs the host's address: unonet play HOST:PORT --table ID")
+                return 2
+            asyncio.run(play_table(address, table_id, name=name, seat=seat, watch=watch, tls=tls,
+                                   colour_blind=colour_blind))
+            return 0
+        from unonet.client.tui.lobby import run_lobby
+
+        addresses = [address] if address else list(hosts)
+        asyncio.run(run_lobby(addresses, name=name, tls=tls, colour_blind=colour_blind, browse=not addresses))
+        return 0
+    except UnonetError as error:
+        print(f"unonet play: {error}")
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,261 @@
+"""End to end in a real terminal: the real `unonet play` under tmux against a real `unonet serve` with bots.
+
+The test sends keys with ``tmux send-keys`` and reads the screen with ``tmux capture-pane``, waiting for
+what the pane shows (each wait has a deadline). The first plays until the match's round ends and checks
+the hand, a legal play going through, a dead key's hint and the scoreboard; the second stops the host
+mid-round, starts it again on the same database and port, and checks that the client says it is
+reconnecting, then resumes and plays on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from unonet.client.table_client import TableClient
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (make pytest installs it)")
+
+UNONET = str(Path(sys.executable).with_name("unonet"))
+DEADLINE = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Host:
+    """A `unonet serve` process on a fixed port and database, that can be stopped and started again."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.db = directory / "host.db"
+        self.log = directory / "host.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [UNONET, "serve", "--listen", self.address, "--db", str(self.db), "--bot-delay", "0.02"],
+                stdout=log, stderr=subprocess.STDOUT,
+            )
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+            self.process = None
+
+
+class Pane:
+    """One tmux session on a private socket, running a command in a 100x30 terminal."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.socket = f"unonet-test-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{key}={value}" for key, value in env.items())
+        shell = f"env {exports} {' '.join(command)}; echo CLIENT-EXITED; sleep 30"
+        subprocess.run(["tmux", "-L", self.socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", shell],
+                       check=True, timeout=10)
+
+    def text(self) -> str:
+        result = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "t"],
+                                capture_output=True, text=True, timeout=10)
+        return result.stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "send-keys", "-t", "t", *keys], check=True, timeout=10)
+
+    def wait_for(self, condition: Callable[[str], bool], what: str, deadline: float = DEADLINE) -> str:
+        """Poll the pane until `condition` holds for its text; fail with the last screen after `deadline`."""
+        end = time.monotonic() + deadline
+        screen = ""
+        while time.monotonic() < end:
+            screen = self.text()
+            if condition(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"the pane never showed {what}:\n{screen}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], timeout=10, check=False)
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[Host]:
+    running = Host(tmp_path)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def new_table(address: str, *, players: int = 4, target_score: int = 50) -> str:
+    """A table whose other seats hold host bots: it starts when the player takes the last seat."""
+
+    async def create() -> str:
+        async with await TableClient.connect(address, connect_timeout=DEADLINE) as client:
+            created = await client.create_table("standard", {"target_score": target_score}, players)
+            await client.add_bots(players - 1, table_id=created.table_id)
+            return created.table_id
+
+    return asyncio.run(asyncio.wait_for(create(), DEADLINE))
+
+
+def host_hand_size(address: str, table_id: str, seat: int) -> int:
+    async def fetch() -> int:
+        async with await TableClient.connect(address, connect_timeout=DEADLINE) as client:
+            return (await client.get_table(table_id)).seats[seat].hand_size
+
+    return asyncio.run(asyncio.wait_for(fetch(), DEADLINE))
+
+
+def open_client(host: Host, table_id: str, tmp_path: Path) -> Pane:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    return Pane([UNONET, "play", host.address, "--table", table_id, "--name", "ann", "--colour-blind"], env)
+
+
+def hand_line(screen: str) -> str:
+    return next((line for line in screen.splitlines() if line.startswith(" hand ")), "")
+
+
+def play_once(pane: Pane, screen: str) -> str:
+    """Make one move from what the screen asks; returns what was done ("" for nothing)."""
+    if "name the colour" in screen:
+        pane.keys("r")
+        return "colour"
+    if "U calls UNO" in screen:
+        pane.keys("u")
+        return "uno"
+    if "YOUR TURN" not in screen:
+        return ""
+    chosen_is_legal = ">[" in hand_line(screen)
+    if "P keeps it" in screen:
+        pane.keys("Enter" if chosen_is_legal else "p")
+        return "play" if chosen_is_legal else "pass"
+    if "Space takes" in screen and not chosen_is_legal:
+        pane.keys("Space")
+        return "draw"
+    pane.keys("Enter" if chosen_is_legal else "Space")
+    return "play" if chosen_is_legal else "draw"
+
+
+def hand_count(screen: str) -> int:
+    line = hand_line(screen)
+    return int(line.split(":")[0].split()[1]) if line else -1
+
+
+def moved_on(old: str, new: str) -> bool:
+    """After a move: the hand changed, or it is no longer our turn, or a round ended."""
+    return (hand_count(new) != hand_count(old) or "YOUR TURN" not in new or "SCORES" in new
+            or status_line(new) != status_line(old))
+
+
+def status_line(screen: str) -> str:
+    lines = screen.splitlines()
+    index = next((i for i, line in enumerate(lines) if line.startswith(" hand ")), -1)
+    return lines[index + 1] if 0 <= index < len(lines) - 1 else ""
+
+
+def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
+    table_id = new_table(host.address, target_score=50)
+    pane = open_client(host, table_id, tmp_path)
+    try:
+        screen = pane.wait_for(lambda s: "YOUR TURN" in s, "our turn")
+        assert "ann" in screen and "random-bot" in screen
+        hand = hand_line(screen)
+        count = int(hand.split(":")[0].split()[1])
+        assert count >= 7 and ">" in hand and "<" in hand, hand  # the dealt hand, a card chosen
+        pane.keys("p" if "P keeps it" not in screen else "x")
+        pane.wait_for(lambda s: "nothing to pass" in s or "does nothing here" in s, "a dead key's hint")
+        played, seen_our_play = 0, False
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            screen = pane.text()
+            if "FINAL SCORES" in screen or "SCORES AFTER ROUND" in screen:
+                break
+            done = play_once(pane, screen)
+            if done:
+                screen = pane.wait_for(lambda s, old=screen: moved_on(old, s), f"the {done} to go through")
+                played += done == "play"
+                seen_our_play = seen_our_play or "ann plays" in screen
+            else:
+                time.sleep(0.05)
+        screen = pane.wait_for(lambda s: "FINAL SCORES" in s or "SCORES AFTER ROUND" in s, "the scoreboard")
+        assert played >= 1 and seen_our_play
+        assert "refused" not in screen
+        assert "total" in screen and "ann" in screen
+        pane.keys("q")
+        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client to quit")
+    finally:
+        pane.close()
+
+
+def test_the_client_resumes_after_the_host_restarts_mid_round(host: Host, tmp_path: Path) -> None:
+    table_id = new_table(host.address, target_score=500)
+    pane = open_client(host, table_id, tmp_path)
+    try:
+        screen = pane.wait_for(lambda s: "YOUR TURN" in s, "our turn")
+        play_once(pane, screen)
+        screen = pane.wait_for(lambda s, old=screen: moved_on(old, s), "our first move")
+        if "name the colour" in screen:
+            play_once(pane, screen)
+            pane.wait_for(lambda s: "name the colour" not in s, "the colour named")
+        host.stop()
+        screen = pane.wait_for(lambda s: "RECONNECTING" in s and "reconnecting to the host" in s, "reconnecting")
+        assert "YOUR TURN" not in screen and "[" not in hand_line(screen)  # nothing stale offered as playable
+        host.start()
+        pane.wait_for(lambda s: "RECONNECTING" not in s, "the reconnection", deadline=30)
+        # Resumed where it left off: the hand on screen is the one the restarted host holds for the seat.
+        pane.wait_for(lambda s: hand_count(s) == host_hand_size(host.address, table_id, 3), "the host's hand size")
+        moves = 0
+        end = time.monotonic() + 30
+        while time.monotonic() < end and moves < 3:
+            screen = pane.text()
+            if play_once(pane, screen):
+                moves += 1
+                pane.wait_for(lambda s, old=screen: moved_on(old, s), "the move after the restart")
+            else:
+                time.sleep(0.05)
+        screen = pane.text()
+        assert moves >= 1 and "gone" not in screen.lower()
+        assert "refused" not in screen, screen
+    finally:
+        pane.close()
+
+
+def test_unonet_local_seats_three_bots_and_you_and_quitting_stops_its_host(tmp_path: Path) -> None:
+    """What `make play` runs: an embedded host on 127.0.0.1, three host bots and you; Q stops it all."""
+    port = free_port()
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--port", str(port)], env)
+    try:
+        screen = pane.wait_for(lambda s: "YOUR TURN" in s or ("ann" in s and "bot" in s), "the table")
+        assert sum("bot" in line for line in screen.splitlines()[1:5]) == 3 and "ann" in screen
+        pane.wait_for(lambda s: "fair ✓" in s, "the verified shuffle")
+        pane.keys("q")
+        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0  # the embedded host is gone
+    finally:
+        pane.close()
