@@ -132,18 +132,21 @@ class Leave(Entry):
 @dataclass(frozen=True, slots=True)
 class Start(Entry):
     """The owner started the match (StartTable); with `fill`, empty seats get bots of `bot_kind`
-    ("" for the default kind)."""
+    ("" for the default kind). With `announce_bots`, each of those bots is announced with a BotSeated
+    event before MatchStarted, as AddBots announces its bots; hosts before that wrote no key and seated
+    the bots silently, so an entry without it replays to the events it produced then."""
 
     KIND: ClassVar[str] = "start"
     fill: bool = False
     bot_kind: str = ""
+    announce_bots: bool = False
 
     def fields(self) -> JsonDict:
-        return {"fill": self.fill, "bot_kind": self.bot_kind}
+        return {"fill": self.fill, "bot_kind": self.bot_kind, "announce_bots": self.announce_bots}
 
     @classmethod
     def load(cls, data: JsonDict) -> Start:
-        return cls(bool(data.get("fill")), data.get("bot_kind") or "")
+        return cls(bool(data.get("fill")), data.get("bot_kind") or "", bool(data.get("announce_bots")))
 
 
 @dataclass(frozen=True, slots=True)

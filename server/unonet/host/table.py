@@ -493,11 +493,14 @@ class Table:
     def _apply_start(self, entry: journal.Start, now: int) -> list[LogEntry]:
         if self.match is not None:
             raise precondition("ALREADY_STARTED", "the table has already started")
+        seated: list[Event | events_pb2.Event] = []
         for seat in self.seats:
             if not seat.is_occupied:
                 if not entry.fill:
                     raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
                 seat.is_bot, seat.bot_kind, seat.name = True, entry.bot_kind or "random", f"bot-{seat.index}"
+                if entry.announce_bots:
+                    seated.append(convert.bot_seated(seat.index, seat.name, seat.bot_kind))
         # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself. With
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
@@ -505,7 +508,7 @@ class Table:
             window_ids_per_round=self.window_ids_per_round,
         )
         started = convert.match_started(self.settings_pb(), self.seat_states())
-        produced = self._append([started, *self.match.start()], now)
+        produced = self._append([*seated, started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
 

@@ -1,0 +1,62 @@
+"""Regression tests for the contract audit's lobby, connection and validation findings (a Node bot
+written from the protos and docs/protocol.md alone): each is a promise of the published protocol the
+host broke. Over real gRPC on 127.0.0.1:0, because bot authors meet these promises only there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from test_bad_input import TIMEOUT, create, join
+
+from unonet.host import journal
+from unonet.host.host import Host
+from unonet.host.store import MemoryStore
+from unonet.host.table import TableSettings
+from unonet.v1 import events_pb2, lobby_service_pb2, watch_service_pb2
+
+
+async def events_until(stubs: Any, table_id: str, token: str, last: int) -> list[events_pb2.Event]:
+    """Every event of the table from the first up to number `last`, as `token` reads them."""
+    stream = stubs.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=table_id, token=token))
+    seen: list[events_pb2.Event] = []
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            async for response in stream:
+                seen.append(response.event)
+                if response.event.number >= last:
+                    break
+    finally:
+        stream.cancel()
+    return seen
+
+
+async def test_start_table_filling_with_bots_announces_each_bot_before_the_match(stubs: Any) -> None:
+    """events.proto BotSeated: "a bot took an empty seat (AddBots, or StartTable filling the table)"."""
+    table_id, owner = await create(stubs, seat_count=3, manual_start=True)
+    token = await join(stubs, table_id, "ann")
+    started = await stubs.lobby.StartTable(lobby_service_pb2.StartTableRequest(
+        table_id=table_id, owner_token=owner, fill_with_bots=True), timeout=TIMEOUT)
+    events = await events_until(stubs, table_id, token, started.event_number)
+    kinds = [event.WhichOneof("payload") for event in events]
+    assert kinds[-1] == "match_started", "StartTable's event_number names MatchStarted"
+    seated = [event.bot_seated for event in events if event.HasField("bot_seated")]
+    assert [(bot.seat, bot.name, bot.bot_kind) for bot in seated] == [(1, "bot-1", "random"), (2, "bot-2", "random")]
+    named = {seat.seat: seat.name for seat in events[-1].match_started.seats}
+    assert all(named[bot.seat] == bot.name for bot in seated), "the names agree with MatchStarted's"
+
+
+def test_a_start_journalled_before_bots_were_announced_replays_without_them() -> None:
+    """An entry a host recorded before must replay to the events it produced then (no BotSeated)."""
+    host = Host(MemoryStore())
+    host._ensure_driver = lambda table: None  # type: ignore[method-assign]  # nothing runs by itself here
+    for entry, expected in ((journal.decode({"k": "start", "fill": True, "bot_kind": ""}), 0),
+                            (journal.Start(fill=True, announce_bots=True), 2)):
+        table = host.create_table(TableSettings(name="t", seat_count=3, preset="standard", overrides={},
+                                                manual_start=True))
+        table.record(journal.Join(0, "ann", "tok"))
+        produced = table.record(entry)
+        kinds = [e.event.WhichOneof("payload") for e in produced if isinstance(e.event, events_pb2.Event)]
+        assert kinds.count("bot_seated") == expected
+        assert kinds.index("match_started") == expected, "the bots are announced before the match starts"
