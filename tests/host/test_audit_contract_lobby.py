@@ -8,12 +8,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from test_bad_input import TIMEOUT, create, join
+from test_bad_input import TIMEOUT, create, eventually, join
 
 from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
-from unonet.host.table import TableSettings
+from unonet.host.table import Table, TableSettings
 from unonet.v1 import events_pb2, lobby_service_pb2, watch_service_pb2
 
 
@@ -52,7 +52,7 @@ def test_a_start_journalled_before_bots_were_announced_replays_without_them() ->
     host = Host(MemoryStore())
     host._ensure_driver = lambda table: None  # type: ignore[method-assign]  # nothing runs by itself here
     for entry, expected in ((journal.decode({"k": "start", "fill": True, "bot_kind": ""}), 0),
-                            (journal.Start(fill=True, announce_bots=True), 2)):
+                            (journal.Start(fill=True, version=2), 2)):
         table = host.create_table(TableSettings(name="t", seat_count=3, preset="standard", overrides={},
                                                 manual_start=True))
         table.record(journal.Join(0, "ann", "tok"))
@@ -60,3 +60,54 @@ def test_a_start_journalled_before_bots_were_announced_replays_without_them() ->
         kinds = [e.event.WhichOneof("payload") for e in produced if isinstance(e.event, events_pb2.Event)]
         assert kinds.count("bot_seated") == expected
         assert kinds.index("match_started") == expected, "the bots are announced before the match starts"
+
+
+def connection_events(table: Table) -> list[tuple[int, bool]]:
+    return [(e.event.seat_connection_changed.seat, e.event.seat_connection_changed.connected) for e in table.log
+            if isinstance(e.event, events_pb2.Event) and e.event.HasField("seat_connection_changed")]
+
+
+def test_a_view_shows_a_seat_connected_as_its_last_connection_event_said() -> None:
+    """A snapshot numbered N must agree with events 1..N: a stream that closed is announced at the
+    table's next step, and until then the view still shows the seat connected, so a client that starts
+    from the snapshot and then reads the disconnection sees the seat alternate, not disconnect twice."""
+    host = Host(MemoryStore())
+    host._ensure_driver = lambda table: None  # type: ignore[method-assign]  # the test steps the table itself
+    table = host.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={}))
+    for seat, name in enumerate(("ann", "bob")):
+        table.record(journal.Join(seat, name, f"tok{seat}"))
+    stream = table.subscribe(0)
+    assert connection_events(table) == [(0, True)] and table.seat_states()[0].connected
+    table.unsubscribe(stream)
+    assert table.seat_states()[0].connected, "the closing is not announced yet: the view agrees with the events"
+    table.sync_connections()
+    assert connection_events(table) == [(0, True), (0, False)] and not table.seat_states()[0].connected
+    again = table.subscribe(0)  # reopened: announced at once, before the stream reads anything
+    assert connection_events(table)[-1] == (0, True) and table.seat_states()[0].connected
+    table.unsubscribe(again)
+    table.subscribe(0)  # closed and reopened between two steps: nothing to announce, still alternating
+    table.sync_connections()
+    assert connection_events(table) == [(0, True), (0, False), (0, True)]
+
+
+async def test_a_seats_own_connection_event_is_the_last_of_its_streams_backlog(stubs: Any) -> None:
+    """events.proto and the guide agree: the opening is the last event of the stream's backlog (the
+    stream reads it), and a stream started with a snapshot gets a view that includes it."""
+    table_id, owner = await create(stubs, seat_count=3, manual_start=True)
+    token = await join(stubs, table_id, "ann")
+    await stubs.lobby.AddBots(lobby_service_pb2.AddBotsRequest(table_id=table_id, owner_token=owner), timeout=TIMEOUT)
+    last = (await stubs.lobby.GetTable(lobby_service_pb2.GetTableRequest(table_id=table_id), timeout=TIMEOUT)
+            ).table.last_event_number
+    backlog = await events_until(stubs, table_id, token, last + 1)
+    assert [e.number for e in backlog] == list(range(1, last + 2))
+    assert backlog[-1].seat_connection_changed == events_pb2.SeatConnectionChanged(seat=0, connected=True)
+    await eventually(lambda: not stubs.host.tables[table_id].seats[0].shown_connected, "the closing announced")
+    stream = stubs.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+        table_id=table_id, token=token, start_with_snapshot=True))
+    try:
+        first = (await asyncio.wait_for(stream.read(), TIMEOUT)).event
+    finally:
+        stream.cancel()
+    # The opening (last + 2 after the closing, last + 3) is in the snapshot's view, not after it.
+    assert first.HasField("snapshot") and first.number == last + 3
+    assert first.snapshot.view.seats[0].connected
