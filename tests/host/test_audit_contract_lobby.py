@@ -12,6 +12,7 @@ import grpc
 import pytest
 from test_bad_input import TIMEOUT, create, eventually, expect_error, join, state, two_player_table, view
 
+from unonet.engine import events as ev
 from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
@@ -129,3 +130,32 @@ async def test_an_undefined_enum_number_inside_a_card_is_unspecified_enum(stubs:
         grpc.StatusCode.INVALID_ARGUMENT, "UNSPECIFIED_ENUM")
     assert "77" in error.details()
     assert await state(stubs, table_id, tokens) == before
+
+
+def test_an_eliminated_seat_holds_no_cards_from_its_player_eliminated_event_on() -> None:
+    """events.proto PlayerEliminated: the seat's cards leave play with it. A view after that event shows
+    the seat eliminated with no cards (hosts before showed the ended round's count, then 0 at the next
+    deal with no event saying so)."""
+    clock = [1_700_000_000_000_000_000]
+    host = Host(MemoryStore(), clock_ns=lambda: clock[0])
+    host._ensure_driver = lambda table: None  # type: ignore[method-assign]  # the test steps the driver itself
+    settings = TableSettings(name="t", seat_count=4, preset="standard", manual_start=True,
+                             overrides={"scoring": "elimination", "target_score": 30})
+    table = host.create_table(settings, seed=5)
+    table.record(journal.Start(fill=True, version=2))
+    checked = 0
+    for _ in range(200_000):
+        last = table.last_number
+        if table.match is not None and table.match.is_over:
+            break
+        wait = host._step(table)
+        assert wait is not None, "the table waits for nothing but the match is not over"
+        clock[0] += int(wait * 1e9) + 1 if wait > 0 else 0
+        new = [e for e in table.log if e.number > last]
+        out = {e.event.seat for e in new if isinstance(e.event, ev.PlayerEliminated)}
+        for seat_state in table.seat_states():
+            if seat_state.seat in out:
+                assert seat_state.eliminated and seat_state.hand_size == 0, seat_state
+                checked += 1
+    assert table.match is not None and table.match.is_over
+    assert checked >= 2, "the match eliminated seats by score"

@@ -192,10 +192,14 @@ class Table:
             )
             state.time_bank_remaining.FromNanoseconds(int(seat.bank_s * 1e9))
             if game is not None:
-                state.hand_size = len(game.hands[seat.index])
-                state.called_uno = len(game.hands[seat.index]) == 1 and seat.index not in game.catchable
+                # An eliminated seat's cards leave play with it (PlayerEliminated), also when the score
+                # put it out after its round ended and before the next deal.
+                out = not game.in_play[seat.index] or (self.match is not None and seat.index in self.match.eliminated)
+                held = 0 if out else len(game.hands[seat.index])
+                state.hand_size = held
+                state.called_uno = held == 1 and seat.index not in game.catchable
                 state.score = self.match.totals[seat.index] if self.match else 0
-                state.eliminated = not game.in_play[seat.index]
+                state.eliminated = out
                 if game.to_act == seat.index and self.turn_deadline_ns is not None:
                     state.clock_remaining.FromNanoseconds(max(0, self.turn_deadline_ns - now))
             states.append(state)
