@@ -76,7 +76,7 @@ async def test_malformed_and_missing_fields_are_refused_with_reasons_and_change_
             cards=cards((cards_pb2.COLOR_BLACK, cards_pb2.RANK_FIVE))), timeout=TIMEOUT), "NO_SUCH_CARD"),
         ("an unknown colour number", stubs.play.PlayCards(play.PlayCardsRequest(
             table_id=table_id, token=token, command_id="a", cards=cards((99, cards_pb2.RANK_TWO))),
-            timeout=TIMEOUT), "NO_SUCH_CARD"),
+            timeout=TIMEOUT), "UNSPECIFIED_ENUM"),
         ("RANK_UNSPECIFIED", stubs.play.PlayCards(play.PlayCardsRequest(
             table_id=table_id, token=token, command_id="a", cards=cards((cards_pb2.COLOR_RED, 0))),
             timeout=TIMEOUT), "UNSPECIFIED_ENUM"),

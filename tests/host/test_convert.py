@@ -143,8 +143,8 @@ def test_card_ref_without_a_card_is_hidden() -> None:
         (cards_pb2.COLOR_BLACK, cards_pb2.RANK_FIVE, "NO_SUCH_CARD"),
         (cards_pb2.COLOR_RED, cards_pb2.RANK_WILD, "NO_SUCH_CARD"),
         (cards_pb2.COLOR_BLUE, cards_pb2.RANK_WILD_DRAW_FOUR, "NO_SUCH_CARD"),
-        (99, cards_pb2.RANK_FIVE, "NO_SUCH_CARD"),
-        (cards_pb2.COLOR_RED, 99, "NO_SUCH_CARD"),
+        (99, cards_pb2.RANK_FIVE, "UNSPECIFIED_ENUM"),  # a number Color does not define: no colour
+        (cards_pb2.COLOR_RED, 99, "UNSPECIFIED_ENUM"),
     ],
 )
 def test_impossible_cards_are_refused(color: int, rank: int, reason: str) -> None:

@@ -74,7 +74,7 @@ def test_a_reveal_that_does_not_open_the_commitment_is_refused_and_changes_nothi
     assert refused.value.reason == "INVALID_FIELD"
     with pytest.raises(HostError) as refused:
         table.entropy(0, "c2", commitment=bytes(32))
-    assert refused.value.reason == "NO_SHUFFLE_PENDING"
+    assert refused.value.reason == "ALREADY_COMMITTED"  # in the reveal phase, the true reason (guide)
     assert table.last_number == before and table.match.is_awaiting_deal
 
 
@@ -196,8 +196,8 @@ async def test_a_player_commits_and_reveals_over_grpc(stubs) -> None:
 
 
 async def test_a_second_commitment_or_reveal_by_one_seat_is_refused_over_grpc(stubs) -> None:
-    """ALREADY_COMMITTED while another seat has yet to commit, ALREADY_REVEALED while another has yet to
-    reveal: a seat contributes once per shuffle."""
+    """ALREADY_COMMITTED while the shuffle is pending (also once the reveals began), ALREADY_REVEALED
+    while another has yet to reveal: a seat contributes once per shuffle; NO_SHUFFLE_PENDING once dealt."""
     import asyncio
 
     from unonet.v1 import errors_pb2, lobby_service_pb2, play_service_pb2, watch_service_pb2
@@ -239,11 +239,13 @@ async def test_a_second_commitment_or_reveal_by_one_seat_is_refused_over_grpc(st
             "INVALID_FIELD", grpc.StatusCode.INVALID_ARGUMENT)  # a commitment is 32 bytes
         await commit(0, "c1")
         await refused(commit(0, "c2"), "ALREADY_COMMITTED")
-        await commit(1, "c1")
+        await commit(1, "c1")  # every seat committed: the reveals begin
+        await refused(commit(0, "c3"), "ALREADY_COMMITTED")  # the true reason, not NO_SHUFFLE_PENDING
         await reveal(0, "r1")
         await refused(reveal(0, "r2"), "ALREADY_REVEALED")
         await reveal(1, "r1")  # the last reveal: the deck is derived and dealt
         await refused(reveal(1, "r3"), "NO_SHUFFLE_PENDING")
+        await refused(commit(0, "c4"), "NO_SHUFFLE_PENDING")  # dealt: no shuffle is pending
     finally:
         for events in streams:
             events.cancel()

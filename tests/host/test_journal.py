@@ -14,6 +14,7 @@ EVERY_KIND: list[journal.AnyEntry] = [
     journal.SeatBot(2, "random", "random-bot-2"),
     journal.Leave(1),
     journal.Start(True, "random"),
+    journal.Start(True, "", version=2),
     journal.Command(0, "c1", [{"k": "draw"}]),
     journal.Close(3),
     journal.Ruling(2, 4, 1, "uno_catch", True, answers=[journal.RaceAnswer(1, "x", [], 7, 0.25)],
@@ -58,6 +59,8 @@ def test_older_forms_decode_to_what_they_meant() -> None:
     assert isinstance(ruling, journal.Ruling) and ruling.version == 1 and ruling.round is None
     assert "v" not in journal.encode(ruling) and "round" not in journal.encode(ruling)
     assert journal.decode({"k": "start"}) == journal.Start(fill=False, bot_kind="")
+    # A start written before StartTable announced its bots replays without BotSeated events.
+    assert journal.decode({"k": "start", "fill": True, "bot_kind": ""}).version == 1
     chat = journal.decode({"k": "chat", "seat": 1, "name": "bob", "text": "hi"})
     assert chat == journal.Chat(1, "bob", "hi", "", None)
 

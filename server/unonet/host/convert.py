@@ -297,17 +297,16 @@ def color_from_pb(value: int) -> Color:
 def card_from_pb(msg: cards_pb2.Card) -> Card:
     """The engine card a request names by its face.
 
-    Raises MalformedAction: reason UNSPECIFIED_ENUM for an unset colour or rank, NO_SUCH_CARD
-    for a number the protocol does not define or a pairing that does not exist (a black five, a red Wild).
+    Raises MalformedAction: reason UNSPECIFIED_ENUM for an unset colour or rank or a number the
+    protocol does not define (errors.proto: either is no value of the enum), NO_SUCH_CARD for a pairing
+    of real colours and ranks that does not exist (a black five, a red Wild).
     """
-    if msg.color == cards_pb2.COLOR_UNSPECIFIED:
-        raise MalformedAction(f"card {_card_text(msg)} has no colour", reason="UNSPECIFIED_ENUM")
-    if msg.rank == cards_pb2.RANK_UNSPECIFIED:
-        raise MalformedAction(f"card {_card_text(msg)} has no rank", reason="UNSPECIFIED_ENUM")
     color = _COLOR_FROM_PB.get(msg.color)
+    if color is None:
+        raise MalformedAction(f"card {_card_text(msg)} has no colour the protocol defines", reason="UNSPECIFIED_ENUM")
     rank = _RANK_FROM_PB.get(msg.rank)
-    if color is None or rank is None:
-        raise MalformedAction(f"no such card: {_card_text(msg)}", reason="NO_SUCH_CARD")
+    if rank is None:
+        raise MalformedAction(f"card {_card_text(msg)} has no rank the protocol defines", reason="UNSPECIFIED_ENUM")
     try:
         return Card.of(color, rank)
     except ValueError:

@@ -209,11 +209,12 @@ class ShuffleRound:
     # ------------------------------------------------------------------------------ seat commands
 
     def check_commit(self, seat: int, commitment: bytes) -> None:
-        """Raises ShuffleRefused unless `seat` may commit `commitment` now."""
+        """Raises ShuffleRefused unless `seat` may commit `commitment` now. A seat that committed to this
+        shuffle is told so (ALREADY_COMMITTED) also once the reveals began: that is why it may not."""
+        if seat in self.asked and seat in self.commitments:
+            raise ShuffleRefused(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
         if self.phase != "commit" or seat not in self.asked:
             raise ShuffleRefused(f"seat {seat} has no shuffle contribution to commit now", reason="NO_SHUFFLE_PENDING")
-        if seat in self.commitments:
-            raise ShuffleRefused(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
         if len(commitment) != ENTROPY_BYTES:
             raise ShuffleRefused(
                 f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD", malformed=True

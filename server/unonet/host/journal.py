@@ -132,18 +132,24 @@ class Leave(Entry):
 @dataclass(frozen=True, slots=True)
 class Start(Entry):
     """The owner started the match (StartTable); with `fill`, empty seats get bots of `bot_kind`
-    ("" for the default kind)."""
+    ("" for the default kind). `version` 2 announces each of those bots with a BotSeated event before
+    MatchStarted, as AddBots announces its bots, and MatchStarted shows each seat connected as its last
+    SeatConnectionChanged said (journalled, so a replay shows the same). Version 1 (starts journalled
+    without "v") seated the bots silently and showed the streams open at that instant (none on a
+    replay): such an entry replays to the events it produced then."""
 
     KIND: ClassVar[str] = "start"
     fill: bool = False
     bot_kind: str = ""
+    version: int = 1
 
     def fields(self) -> JsonDict:
-        return {"fill": self.fill, "bot_kind": self.bot_kind}
+        out: JsonDict = {"fill": self.fill, "bot_kind": self.bot_kind}
+        return out if self.version == 1 else {**out, "v": self.version}
 
     @classmethod
     def load(cls, data: JsonDict) -> Start:
-        return cls(bool(data.get("fill")), data.get("bot_kind") or "")
+        return cls(bool(data.get("fill")), data.get("bot_kind") or "", int(data.get("v", 1)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,7 +267,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
         async with table.lock:
             _owner(table, request.owner_token)
             kind = _bot_kind(request.bot_kind)
-            produced = table.record(journal.Start(request.fill_with_bots, kind))
+            produced = table.record(journal.Start(request.fill_with_bots, kind, version=2))
             return lobby_service_pb2.StartTableResponse(event_number=_number_of(produced, "match_started"))
 
     @_refusals

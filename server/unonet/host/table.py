@@ -174,22 +174,32 @@ class Table:
             raise precondition("SEAT_TAKEN_OVER", f"seat {seat} was taken over; its player can no longer act")
         return seat
 
-    def seat_states(self) -> list[table_pb2.SeatState]:
+    def seat_states(self, *, as_announced: bool = True) -> list[table_pb2.SeatState]:
+        """Every seat's public facts as of the last event. A seat shows as connected as its last
+        SeatConnectionChanged said, not as its streams are this instant: a closed stream is announced at
+        the table's next step, and a view (a snapshot, numbered) must agree with the events up to its
+        number, or a client reading both sees a seat disconnect twice. `as_announced` False is the
+        instant's streams, for the MatchStarted of a start entry journalled before (`journal.Start`)."""
         game = self.match.game if self.match is not None and self.match.round_no else None
         now = self.clock_ns()
         states = []
         for seat in self.seats:
+            connected = seat.shown_connected if as_announced else seat.connected > 0
             state = table_pb2.SeatState(
                 seat=seat.index, occupied=seat.is_occupied, name=seat.name, is_bot=seat.is_bot,
-                bot_kind=seat.bot_kind, connected=seat.connected > 0 or seat.is_bot, strikes=seat.strikes,
+                bot_kind=seat.bot_kind, connected=connected or seat.is_bot, strikes=seat.strikes,
                 taken_over=seat.taken_over, latency_ms=self.races.latency_ms(seat.index),
             )
             state.time_bank_remaining.FromNanoseconds(int(seat.bank_s * 1e9))
             if game is not None:
-                state.hand_size = len(game.hands[seat.index])
-                state.called_uno = len(game.hands[seat.index]) == 1 and seat.index not in game.catchable
+                # An eliminated seat's cards leave play with it (PlayerEliminated), also when the score
+                # put it out after its round ended and before the next deal.
+                out = not game.in_play[seat.index] or (self.match is not None and seat.index in self.match.eliminated)
+                held = 0 if out else len(game.hands[seat.index])
+                state.hand_size = held
+                state.called_uno = held == 1 and seat.index not in game.catchable
                 state.score = self.match.totals[seat.index] if self.match else 0
-                state.eliminated = not game.in_play[seat.index]
+                state.eliminated = out
                 if game.to_act == seat.index and self.turn_deadline_ns is not None:
                     state.clock_remaining.FromNanoseconds(max(0, self.turn_deadline_ns - now))
             states.append(state)
@@ -493,19 +503,22 @@ class Table:
     def _apply_start(self, entry: journal.Start, now: int) -> list[LogEntry]:
         if self.match is not None:
             raise precondition("ALREADY_STARTED", "the table has already started")
+        seated: list[Event | events_pb2.Event] = []
         for seat in self.seats:
             if not seat.is_occupied:
                 if not entry.fill:
                     raise precondition("SEATS_EMPTY", f"seat {seat.index} is empty; fill it or add bots")
                 seat.is_bot, seat.bot_kind, seat.name = True, entry.bot_kind or "random", f"bot-{seat.index}"
+                if entry.version >= 2:
+                    seated.append(convert.bot_seated(seat.index, seat.name, seat.bot_kind))
         # Every round waits for its provably fair shuffle (`_advance_shuffle`): no deal by itself. With
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
             window_ids_per_round=self.window_ids_per_round,
         )
-        started = convert.match_started(self.settings_pb(), self.seat_states())
-        produced = self._append([started, *self.match.start()], now)
+        started = convert.match_started(self.settings_pb(), self.seat_states(as_announced=entry.version >= 2))
+        produced = self._append([*seated, started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
 
