@@ -596,3 +596,96 @@ async def test_a_table_stored_before_ids_were_unique_replays_with_per_round_wind
     finally:
         await restarted.stop()
         restarted.store.close()
+
+
+def same_seat_again_card(table: Table) -> Any:
+    """The card X, if any, that the seat to act A can play while it holds another of its number in a
+    second colour Y (a super jump-in on its own card, H7), and the next seat B can follow X with a card
+    that does not follow Y: once A jumps in, the turn is B's again, on a card B's listed play misses."""
+    game = table.match.game
+    seat = game.to_act
+    if seat is None or game.obligation is not None or len(game.hands[seat]) < 4:
+        return None
+    nxt = (seat + game.direction) % len(game.hands)
+    for action in legal_actions(game, seat):
+        card = action.cards[0] if isinstance(action, Play) and len(action.cards) == 1 else None
+        if card is None or not card.rank.value.isdigit():
+            continue
+        if not any(y.rank is card.rank and y.color not in (card.color, Color.BLACK) for y in game.hands[seat]):
+            continue
+        if any(b.color is card.color and b.rank is not card.rank and b.rank.value.isdigit() for b in game.hands[nxt]):
+            return card
+    return None
+
+
+def held_commands(table: Table) -> asyncio.Event:
+    """An event set once the race book holds a command behind a race (so a test knows it arrived)."""
+    held = asyncio.Event()
+    submit = table.races.submit
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        waiting = submit(*args, **kwargs)
+        if waiting is not None and not waiting.collected:
+            held.set()
+        return waiting
+
+    table.races.submit = spy  # type: ignore[method-assign]
+    return held
+
+
+def pb_is(pb_card: cards_pb2.Card, card: Any) -> bool:
+    return (pb_card.rank == cards_pb2.Rank.Value(f"RANK_{card.rank.name}")
+            and pb_card.color == cards_pb2.Color.Value(f"COLOR_{card.color.name}"))
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+async def test_H6_a_turn_play_overtaken_by_a_jump_in_that_gives_the_turn_back_is_refused_at_no_cost(
+        rig: Rig, seats: int) -> None:
+    """A plays X and jumps in on it with its own Y (H7); play goes on from A, so the turn is B's again,
+    on Y. B's listed turn play, copied from the legal actions of the turn the jump-in took away, was
+    meant for that turn: NOT_YOUR_TURN at no cost, never judged on Y (under illegal_play_penalty that
+    would cost B 2 cards). The host knows it alone for a play that waited behind the ruling, and from
+    `based_on_event_number` for one that arrived after it; a play based on the new turn is judged."""
+    table, tokens = await seated(rig, seats, {"jump_in": True, "super_jump_in": True, "illegal_play_penalty": True},
+                                 lambda table: same_seat_again_card(table) is not None)
+    game = table.match.game
+    a = game.to_act
+    b = (a + game.direction) % seats
+    x = same_seat_again_card(table)
+    await measure(rig, table, tokens[a], 40)  # so the jump-in's race waits for its allowance
+    option = next(o for o in (await legal(rig, table, tokens[a])).plays if len(o.cards) == 1 and pb_is(o.cards[0], x))
+    await rig.play.PlayCards(play_request(table, tokens[a], "a", option), timeout=TIMEOUT)
+    (race,) = table.races.races.values()
+    jump = next(o for o in (await legal(rig, table, tokens[a])).plays if o.kind == actions_pb2.PLAY_KIND_JUMP_IN
+                and o.cards[0].rank == option.cards[0].rank and o.cards[0].color != option.cards[0].color)
+    view = (await rig.watch.GetView(watch_service_pb2.GetViewRequest(table_id=table.table_id, token=tokens[b]),
+                                    timeout=TIMEOUT)).view
+    copied_at = view.event_number
+    turn = next(o for o in view.legal_actions.plays if o.kind == actions_pb2.PLAY_KIND_TURN and len(o.cards) == 1
+                and o.cards[0].color == option.cards[0].color and o.cards[0].rank != option.cards[0].rank
+                and o.cards[0].color != jump.cards[0].color)
+    jumped = asyncio.ensure_future(rig.play.PlayCards(play_request(table, tokens[a], "jump", jump), timeout=TIMEOUT))
+    await answered(race, 1)
+    hand, points = len(game.hands[b]), list(game.penalty_points)
+    waits = held_commands(table)
+    held = asyncio.ensure_future(rig.play.PlayCards(play_request(table, tokens[b], "b", turn), timeout=TIMEOUT))
+    async with asyncio.timeout(TIMEOUT):
+        await waits.wait()  # B's play reached the host and waits behind the race
+    rig.clock.advance(200)  # past the allowance: the driver rules the jump-in
+    table.wake_driver(force=True)
+    async with asyncio.timeout(TIMEOUT):
+        assert (await jumped).result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await held
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and reason(refused.value) == "NOT_YOUR_TURN"
+    game = table.match.game
+    assert game.current == b and len(game.hands[b]) == hand and game.penalty_points == points
+    late = play_request(table, tokens[b], "b-late", turn)  # sent before the ruling's events reached B
+    late.based_on_event_number = copied_at
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await rig.play.PlayCards(late, timeout=TIMEOUT)
+    assert reason(refused.value) == "NOT_YOUR_TURN" and len(table.match.game.hands[b]) == hand
+    current = play_request(table, tokens[b], "b-now", turn)  # based on the new turn: a real, wrong play
+    current.based_on_event_number = table.last_number
+    result = (await rig.play.PlayCards(current, timeout=TIMEOUT)).result
+    assert result.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED and len(table.match.game.hands[b]) == hand + 2

@@ -119,6 +119,7 @@ class Table:
         self.match: Match | None = None
         self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
         self.log = self.events.entries  # the same list, never rebound
+        self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
@@ -403,6 +404,8 @@ class Table:
         for event in events:
             entry = log.add(event, now)
             produced.append(entry)
+            if isinstance(event, ev.TurnStarted):
+                self.turn_began = entry.number
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
                 produced += [log.add(extra, now) for extra in follow]
