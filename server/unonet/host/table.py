@@ -119,6 +119,7 @@ class Table:
         self.match: Match | None = None
         self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
         self.log = self.events.entries  # the same list, never rebound
+        self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
@@ -314,7 +315,14 @@ class Table:
             for entry in produced:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns, entry.bank_ns = deadline, bank_ns
-        produced[-1].legal = self._legal_for_all()
+        produced[-1].legal = self._changed_legal(self._legal_for_all())
+
+    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions]) -> dict[int, actions_pb2.LegalActions] | None:
+        """The seats' legal actions that differ from the last copy each seat was sent (Event.your_legal_actions
+        is set only when they changed), remembering them as sent; None when no seat's changed."""
+        changed = {seat: actions for seat, actions in legal.items() if self._sent_legal.get(seat) != actions}
+        self._sent_legal.update(changed)
+        return changed or None
 
     def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
         """When `seat`'s listed options run out (`Clocks.legal_deadline`)."""
@@ -416,8 +424,8 @@ class Table:
         assert self.match is not None
         if self.shuffle is not None:
             return self.shuffle.legal_actions(len(self.seats))
-        if self.match.is_over:
-            return {}
+        if self.match.is_over:  # the event that ends the match takes every option away (GetView agrees)
+            return {seat: _NOTHING_TO_DO[False] for seat in range(len(self.seats))}
         game = self.match.game
         run = game.pending_run
         run_window = next((w.id for w in game.windows.values() if w.kind.value == "run_cut"), None)
