@@ -699,3 +699,28 @@ async def test_H6_a_turn_play_overtaken_by_a_jump_in_that_gives_the_turn_back_is
     current.based_on_event_number = table.last_number
     result = (await rig.play.PlayCards(current, timeout=TIMEOUT)).result
     assert result.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED and len(table.match.game.hands[b]) == hand + 2
+
+
+async def test_U4_a_catch_copied_from_legal_actions_names_its_window_and_loses_late_at_no_cost(rig: Rig) -> None:
+    """LegalActions.catch_uno lists each catchable seat with its window; a catch sent as listed that
+    arrives after the target's own call won the race is RACE_LOST, not a false catch (U4), even under
+    false_call_penalty. GetView lists the same options as the events."""
+    table, tokens, target, race = await uno_catch_race(rig, {"false_call_penalty": True})
+    catcher = 1 - target
+    options = await legal(rig, table, tokens[catcher])
+    assert [(c.target_seat, c.reaction_window_id) for c in options.catch_uno] == [(target, race.window_id)]
+    assert list(options.catch_uno_targets) == [target]
+    call = asyncio.ensure_future(rig.play.CallUno(play_service_pb2.CallUnoRequest(
+        table_id=table.table_id, token=tokens[target], command_id="call"), timeout=TIMEOUT))
+    await answered(race, 1)
+    rig.clock.advance(2_000)  # the catch race is due: the call alone is ruled
+    table.wake_driver(force=True)
+    async with asyncio.timeout(TIMEOUT):
+        assert (await call).result.outcome == actions_pb2.COMMAND_OUTCOME_APPLIED
+    hand = len(table.match.game.hands[catcher])
+    (listed,) = options.catch_uno
+    late = await rig.play.CatchUno(play_service_pb2.CatchUnoRequest(
+        table_id=table.table_id, token=tokens[catcher], command_id="late", target_seat=listed.target_seat,
+        reaction_window_id=listed.reaction_window_id), timeout=TIMEOUT)
+    assert late.result.outcome == actions_pb2.COMMAND_OUTCOME_RACE_LOST
+    assert len(table.match.game.hands[catcher]) == hand

@@ -430,6 +430,8 @@ class Table:
         run = game.pending_run
         run_window = next((w.id for w in game.windows.values() if w.kind.value == "run_cut"), None)
         obligation = game.obligation
+        catch_windows = {w.target: w.id for w in game.windows.values()
+                         if w.kind is WindowKind.UNO_CATCH and w.target is not None}
         out = {}
         for seat in range(len(self.seats)):
             actions = legal_actions(game, seat)
@@ -449,6 +451,7 @@ class Table:
                 obligation_amount=obligation.amount if obligation is not None else 0,
                 draw_to_match=self.ruleset.draw_to_match,
                 bluff=is_bluff(game, seat),
+                catch_windows=catch_windows,
             )
             deadline = self._legal_deadline(seat, legal)
             if deadline is not None:
