@@ -913,6 +913,7 @@ def legal_actions_to_pb(
     obligation_amount: int = 0,
     draw_to_match: bool = False,
     bluff: bool = False,
+    catch_windows: Mapping[int, int] | None = None,
 ) -> actions_pb2.LegalActions:
     """Group the engine's flat list of one seat's legal actions into the protocol's summary.
 
@@ -923,7 +924,8 @@ def legal_actions_to_pb(
     its skip-escape window, else the jump-in window), and the open obligation's `obligation_target` and
     `obligation_amount` (a Draw by its target accepts it). `draw_to_match` is the table's T4 option.
     `bluff` says a Wild Draw Four this seat played now would be unfair (the engine's `is_bluff`): every
-    option holding one is then marked `is_bluff`.
+    option holding one is then marked `is_bluff`. `catch_windows` maps each catchable seat to its open
+    UNO catch window, so a listed catch names the window it answers (`CatchOption`).
 
     A play listed with and without `call_uno` is one option: the client sets the flag on its request.
     """
@@ -979,7 +981,12 @@ def legal_actions_to_pb(
         for card in play.cards:
             add_card(color=_COLOR_TO_PB[card.color], rank=_RANK_TO_PB[card.rank])
     if catch_targets:
-        msg.catch_uno_targets.extend(_distinct(catch_targets))
+        targets = _distinct(catch_targets)
+        msg.catch_uno_targets.extend(targets)
+        windows = catch_windows or {}
+        add_catch = msg.catch_uno.add
+        for target in targets:
+            add_catch(target_seat=target, reaction_window_id=windows.get(target, 0))
     if react_windows:
         msg.react_window_ids.extend(_distinct(react_windows))
     if swap_targets:
@@ -1088,6 +1095,7 @@ def _view_legal_actions(view: SeatView, seat: int, settings: table_pb2.TableSett
         obligation_amount=obligation.amount if obligation is not None else 0,
         draw_to_match=settings.ruleset.draw_to_match,
         bluff=view.bluff,
+        catch_windows={w.target: w.id for w in view.windows if w.kind is WindowKind.UNO_CATCH and w.target is not None},
     )
 
 

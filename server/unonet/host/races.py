@@ -148,6 +148,7 @@ class RaceTable(Protocol):
     cards: RoundCards | None
     seed: int
     window_deadlines: dict[int, int]
+    turn_began: int
 
     @property
     def reaction_time_ns(self) -> int:
@@ -351,7 +352,7 @@ class RaceBook:
 
     def submit(
         self, table: RaceTable, seat: int, command_id: str, actions: tuple[Action, ...], *,
-        arrived_ns: int, claimed_s: float | None = None, window_hint: int = 0,
+        arrived_ns: int, claimed_s: float | None = None, window_hint: int = 0, based_on: int | None = None,
     ) -> Waiting | None:
         """Route a seat's command: collect it if it answers an open race, hold it behind a race, or
         return None for the caller to apply it now (also for a late answer, recorded as RACE_LOST).
@@ -361,6 +362,9 @@ class RaceBook:
         unruled is refused WINDOW_CLOSED; an id never opened, UNKNOWN_WINDOW; an open window it cannot
         answer, WRONG_WINDOW. A play out of turn that names no window was meant for the seat's own turn,
         which another seat's jump-in overtook (H6): it is refused NOT_YOUR_TURN, never judged as a jump-in.
+        A turn play `based_on` an event older than the current turn's turn_started (the newest event the
+        seat can have seen when it sent the play) was meant for a turn a jump-in took away, even when the
+        new turn is the same seat's again: it is refused NOT_YOUR_TURN too, never judged on the new card.
 
         Raises FAILED_PRECONDITION (ALREADY_ANSWERED) for a second answer by one seat, and whatever
         the engine raises for an answer the rules refuse now (it is checked on arrival, on a copy).
@@ -380,6 +384,9 @@ class RaceBook:
             table.record(journal.Late(seat, command_id, named, [dump_action(a) for a in actions]))
             return None
         _check_named_window(game, seat, actions[0], named)
+        if based_on is not None and _is_turn_play(game, seat, actions[0], named) and based_on < table.turn_began:
+            raise precondition("NOT_YOUR_TURN", f"this play was meant for a turn of seat {seat}'s that another "
+                               f"seat's jump-in took away; seat {seat}'s new turn began at event {table.turn_began}")
         race = self.race_for(game, seat, actions[0])
         if race is None:
             return self._held(game, actions)
@@ -593,6 +600,12 @@ def answered_window(game: Game, seat: int, action: Action) -> Window | None:
 def _named_window(action: Action, window_hint: int) -> int:
     """The window a command names: a React's own, else the request's `reaction_window_id` (0: none)."""
     return action.window if isinstance(action, React) else window_hint
+
+
+def _is_turn_play(game: Game, seat: int, action: Action, named: int) -> bool:
+    """Is `action` a play on the seat's own turn (it names no window and the seat is to play)?"""
+    return (isinstance(action, Play) and not named and game.pending_run is None and seat == game.current
+            and game.phase in (Phase.TURN, Phase.AFTER_DRAW))
 
 
 def _check_named_window(game: Game, seat: int, action: Action, named: int) -> None:

@@ -321,6 +321,14 @@ def _page_position(token: str) -> tuple[int, str] | None:
     return int(created), table_id
 
 
+def _based_on(request: Any, last_number: int) -> int:
+    """The newest event a command can have been sent against: the request's `based_on_event_number`
+    where it has one (capped at the log's end), else the last event logged when it arrived (a command
+    held behind a race then knows it was sent before the ruling's events)."""
+    claimed = getattr(request, "based_on_event_number", 0)
+    return min(claimed, last_number) if claimed else last_number
+
+
 def _owner(table: Any, token: str) -> None:
     if not token or not secrets.compare_digest(token, table.owner_token):
         raise denied("NOT_OWNER", "only the table's creator (owner token) may do this")
@@ -347,13 +355,16 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
         if request.DESCRIPTOR.fields_by_name.get("reaction_time") is not None and request.HasField("reaction_time"):
             claimed = request.reaction_time.ToNanoseconds() / 1e9
         hint = getattr(request, "reaction_window_id", 0)
+        based_on: int | None = None
         while True:
             async with table.lock:
                 seat = table.acting_seat(request.token, request.command_id)
                 _check_target_seat(request, len(table.seats))
                 actions = convert.action_from_request(seat, request)
+                if based_on is None:
+                    based_on = _based_on(request, table.last_number)
                 waiting = table.races.submit(table, seat, request.command_id, actions, arrived_ns=arrived,
-                                             claimed_s=claimed, window_hint=hint)
+                                             claimed_s=claimed, window_hint=hint, based_on=based_on)
                 if waiting is None:
                     return response_type(result=table.command(seat, request.command_id, actions))
             await waiting.race.ruled.wait()

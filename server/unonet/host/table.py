@@ -119,6 +119,8 @@ class Table:
         self.match: Match | None = None
         self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
         self.log = self.events.entries  # the same list, never rebound
+        self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
+        self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lock = asyncio.Lock()
@@ -323,7 +325,14 @@ class Table:
             for entry in produced:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns, entry.bank_ns = deadline, bank_ns
-        produced[-1].legal = self._legal_for_all()
+        produced[-1].legal = self._changed_legal(self._legal_for_all())
+
+    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions]) -> dict[int, actions_pb2.LegalActions] | None:
+        """The seats' legal actions that differ from the last copy each seat was sent (Event.your_legal_actions
+        is set only when they changed), remembering them as sent; None when no seat's changed."""
+        changed = {seat: actions for seat, actions in legal.items() if self._sent_legal.get(seat) != actions}
+        self._sent_legal.update(changed)
+        return changed or None
 
     def _legal_deadline(self, seat: int, actions: actions_pb2.LegalActions) -> int | None:
         """When `seat`'s listed options run out (`Clocks.legal_deadline`)."""
@@ -413,6 +422,8 @@ class Table:
         for event in events:
             entry = log.add(event, now)
             produced.append(entry)
+            if isinstance(event, ev.TurnStarted):
+                self.turn_began = entry.number
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
                 produced += [log.add(extra, now) for extra in follow]
@@ -423,12 +434,14 @@ class Table:
         assert self.match is not None
         if self.shuffle is not None:
             return self.shuffle.legal_actions(len(self.seats))
-        if self.match.is_over:
-            return {}
+        if self.match.is_over:  # the event that ends the match takes every option away (GetView agrees)
+            return {seat: _NOTHING_TO_DO[False] for seat in range(len(self.seats))}
         game = self.match.game
         run = game.pending_run
         run_window = next((w.id for w in game.windows.values() if w.kind.value == "run_cut"), None)
         obligation = game.obligation
+        catch_windows = {w.target: w.id for w in game.windows.values()
+                         if w.kind is WindowKind.UNO_CATCH and w.target is not None}
         out = {}
         for seat in range(len(self.seats)):
             actions = legal_actions(game, seat)
@@ -448,6 +461,7 @@ class Table:
                 obligation_amount=obligation.amount if obligation is not None else 0,
                 draw_to_match=self.ruleset.draw_to_match,
                 bluff=is_bluff(game, seat),
+                catch_windows=catch_windows,
             )
             deadline = self._legal_deadline(seat, legal)
             if deadline is not None:
