@@ -24,6 +24,7 @@ from fair_games import TABLE_ID, drive, new_table, stream
 
 from unonet.cli import main
 from unonet.client.verify import verify_events
+from unonet.fairness import UnknownCommitment
 from unonet.host import fair, journal
 from unonet.host.host import Host
 from unonet.host.server import create_server
@@ -127,3 +128,41 @@ def test_forfeited_cards_drawn_again_verify_for_every_seat(seed: int, monkeypatc
     for seat in (None, 0, 1, 2):
         verifier = verify_events(TABLE_ID, stream(table, seat), seat)
         assert verifier.checks["forfeited hand put under the pile is exactly the hand held"] == 1
+
+
+def _forfeit_stream(seed: int, monkeypatch) -> list[events_pb2.Event]:
+    monkeypatch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
+    host, table, clock = new_table(seed, seats=3, target_score=200, draw_to_match=True, stacking=True,
+                                   h2o_wilds=True)
+    table.settings.takeover_policy = "forfeit"
+    table.settings.strikes_before_takeover = 1
+    table.record(journal.Join(0, "ann", "tok-0"))
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    return stream(table, None)
+
+
+def test_a_forfeited_hand_announced_short_of_a_card_fails_verification(monkeypatch) -> None:
+    events = _forfeit_stream(3, monkeypatch)
+    i = next(i for i, e in enumerate(events) if e.HasField("player_eliminated")
+             and e.player_eliminated.returned_cards)
+    tampered = events_pb2.Event()
+    tampered.CopyFrom(events[i])
+    del tampered.player_eliminated.returned_cards[-1]  # the host keeps one card back
+    with pytest.raises(UnknownCommitment, match=r"not the \d+ card\(s\) it holds"):
+        verify_events(TABLE_ID, [*events[:i], tampered, *events[i + 1:]])
+
+
+def test_a_forfeited_hand_announced_out_of_order_fails_at_the_next_draw_of_it(monkeypatch) -> None:
+    """The order listed is the order the cards are drawn: a host that lists it otherwise is caught when
+    the pile reaches those cards (a draw that is not the top of the pile)."""
+    events = _forfeit_stream(6, monkeypatch)  # seed 6 draws the forfeited cards again
+    i = next(i for i, e in enumerate(events) if e.HasField("player_eliminated")
+             and len(e.player_eliminated.returned_cards) > 1)
+    tampered = events_pb2.Event()
+    tampered.CopyFrom(events[i])
+    cards = list(tampered.player_eliminated.returned_cards)
+    del tampered.player_eliminated.returned_cards[:]
+    tampered.player_eliminated.returned_cards.extend(reversed(cards))
+    with pytest.raises(UnknownCommitment, match="top of the pile"):
+        verify_events(TABLE_ID, [*events[:i], tampered, *events[i + 1:]])
