@@ -346,7 +346,7 @@ class Player:
             return
         card = rng.choice(list(view.view.hand)).card
         jump = next((w.id for w in self.windows.values() if w.kind == views_pb2.REACTION_WINDOW_KIND_JUMP_IN), 0)
-        if jump and choice > 2 and rng.random() < 0.5:
+        if jump and choice != 2 and rng.random() < 0.8:
             choice = 2  # a jump-in window is the rarer chance: take it more often (wrong jump-ins, H6)
         request = play_service_pb2.PlayCardsRequest(**self._ids(), cards=[card])
         if choice == 2 and jump:

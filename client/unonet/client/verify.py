@@ -7,8 +7,9 @@ pile, the colour in force, the hand a Wild Draw Four was played from) and checks
 
 - every seat's revealed entropy against its commitment, and every pile's Merkle root against the
   commitments published with it;
-- every card reference against the commitment published for its slot, no slot used twice, the deal
-  from the top of the deck and every draw from the top of the pile;
+- every card reference against the commitment published for its slot, no slot used twice (unless a
+  forfeit put its card back under the pile), the deal from the top of the deck and every draw from the
+  top of the pile;
 - every opening it is shown (its own cards, played cards, the hands at the end of a round) against the
   commitment it already holds for that seat; a played card must be one the seat holds;
 - as the challenger, the accused hand of a Wild Draw Four challenge: exactly the commitments that seat
@@ -116,6 +117,7 @@ class Verifier:
         self.held: dict[int, list[bytes]] = {}
         self.discard: list[bytes] = []
         self.aside: bytes | None = None
+        self.swap_seats: tuple[int, int] | None = None  # the giver and the target of the card held aside
         self.color: ColorCode | None = None
         self.top: CardCode | None = None
         self.bluff: tuple[int, tuple[bytes, ...], ColorCode | None, CardCode, int] | None = None
@@ -449,7 +451,7 @@ class Verifier:
             return
         commitment = self._held(msg.seat, msg.card, need_opening=False)
         self.held[msg.seat].remove(commitment)
-        self.aside = commitment
+        self.aside, self.swap_seats = commitment, (msg.seat, msg.target_seat)
 
     def _on_cards_exchanged(self, msg: events_pb2.CardsExchanged) -> None:
         if self.current is None or not msg.given.commitment:
@@ -461,7 +463,41 @@ class Verifier:
         self.held[msg.target_seat].remove(received)
         self.held[msg.target_seat].append(given)
         self.held[msg.seat].append(received)
-        self.aside = None
+        self.aside = self.swap_seats = None
+
+    def _to_pile(self, commitment: bytes, *, top: bool) -> None:
+        """A held card goes back onto the draw pile (its top, or under the rest), to be drawn once more."""
+        slot = self.where[commitment]
+        self._round().used.discard(slot)
+        if top:
+            self.queue.appendleft(slot)
+        else:
+            self.queue.append(slot)
+
+    def _on_player_eliminated(self, msg: events_pb2.PlayerEliminated) -> None:
+        """A forfeit mid-round: the seat's whole hand goes under the draw pile, in the order listed (drawn
+        first to last), and a five swap it was part of is cut short (H11): the card held aside goes back
+        to its giver, or onto the top of the draw pile if the giver is the one who left."""
+        if self.current is None or not msg.returned_cards:
+            return  # out by score once a round ended, or between rounds: no card moves (a forfeit that
+            # hid its cards is caught at RoundEnded, where the seat's hand shows less than it holds)
+        returned = [self._ref(ref) for ref in msg.returned_cards]
+        held = self.held.get(msg.seat, [])
+        if Counter(returned) != Counter(held) or len(set(returned)) != len(returned):
+            raise UnknownCommitment(
+                f"seat {msg.seat} forfeited, but the {len(returned)} card(s) put under the pile are not "
+                f"the {len(held)} card(s) it holds")
+        self._ok("forfeited hand put under the pile is exactly the hand held")
+        self.held[msg.seat] = []
+        for commitment in returned:  # back on the pile: each slot may be drawn once more
+            self._to_pile(commitment, top=False)
+        if self.aside is not None and self.swap_seats is not None and msg.seat in self.swap_seats:
+            giver = self.swap_seats[0]
+            if giver == msg.seat:
+                self._to_pile(self.aside, top=True)
+            else:
+                self.held[giver].append(self.aside)
+            self.aside = self.swap_seats = None
 
     def _on_wrong_jump_in(self, msg: events_pb2.WrongJumpIn) -> None:
         for ref in msg.cards:

@@ -418,10 +418,20 @@ class RoundEnded(Event):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class PlayerEliminated(Event):
-    """A seat out of the match; `total` is its final total (the match fills it)."""
+    """A seat out of the match; `total` is its final total (the match fills it).
+
+    `returned` is what a forfeit mid-round did with the seat's hand: those cards, in the order they now
+    lie under the draw pile, the bottom card first (`Game.forfeit` puts the hand under the pile as it
+    was held). The host's commitment record follows them by face (`unonet.host.fair`); only the seat
+    itself sees the faces. Empty for an elimination by score, or a seat out between rounds.
+    """
 
     seat: int
     total: int = 0
+    returned: tuple[Card, ...] = ()
+
+    def visible_to(self, seat: int | None) -> Event | None:
+        return self if seat == self.seat or not self.returned else dataclasses.replace(self, returned=())
 
 
 @fast_init

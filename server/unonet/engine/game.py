@@ -1713,10 +1713,11 @@ class Game:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
         self._out = []
         was_to_act = self.to_act == seat or self.current == seat
-        self.draw_pile[:0] = self.hands[seat]
+        returned = tuple(self.hands[seat])
+        self.draw_pile[:0] = returned
         self.hands[seat] = []
         self.in_play = tuple(playing and i != seat for i, playing in enumerate(self.in_play))
-        self._out.append(ev.PlayerEliminated(seat))
+        self._out.append(ev.PlayerEliminated(seat, returned=returned))
         self.catchable.discard(seat)
         self.skip_next.discard(seat)
         if self.silence == seat:

@@ -273,7 +273,7 @@ class Match:
                 charged[event.seat] += event.points
                 event = ev.PenaltyPoints(event.seat, event.points, self.totals[event.seat] + sign * charged[event.seat])
             elif type(event) is ev.PlayerEliminated:
-                event = ev.PlayerEliminated(event.seat, self.totals[event.seat])
+                event = ev.PlayerEliminated(event.seat, self.totals[event.seat], event.returned)
             filled.append(event)
         return filled
 

@@ -550,6 +550,7 @@ _REF_ATTACHERS: dict[type[ev.Event], Callable[[events_pb2.Event, EventRefs], Non
     ev.HandsRotated: lambda m, r: _refs_hands(m.hands_rotated.hands, r.groups),
     ev.RoundEnded: lambda m, r: _refs_hands(m.round_ended.hands, r.groups),
     ev.HandRevealed: lambda m, r: _fill_refs(m.hand_revealed.hand.cards, r.groups[0], hidden_too=False),
+    ev.PlayerEliminated: lambda m, r: _fill_refs(m.player_eliminated.returned_cards, r.groups[0]),
 }
 
 

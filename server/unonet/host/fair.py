@@ -348,6 +348,7 @@ class RoundCards:
         self.hands: dict[int, Hand] = {}
         self.discard: list[Ref] = []
         self.aside: Ref | None = None
+        self.swap_seats: tuple[int, int] | None = None  # the giver and the target of the card held aside
         self.bluff: tuple[int, tuple[Ref, ...], int] | None = None
         self.deal_order: list[int] = []
         self.is_over = False
@@ -472,7 +473,7 @@ class RoundCards:
         assert event.card is not None
         (ref,) = self._find(event.seat, (event.card,))
         self.hands[event.seat].remove(ref)
-        self.aside = ref
+        self.aside, self.swap_seats = ref, (event.seat, event.target)
         return EventRefs(((ref,),)), []
 
     def _on_CardsExchanged(self, event: ev.CardsExchanged, number: int) -> _Out:  # noqa: N802
@@ -482,8 +483,31 @@ class RoundCards:
         self.hands[event.target].remove(received)
         self.hands[event.target].add(given)
         self.hands[event.seat].add(received)
-        self.aside = None
+        self.aside = self.swap_seats = None
         return EventRefs(((given,), (received,))), []
+
+    def _on_PlayerEliminated(self, event: ev.PlayerEliminated, number: int) -> _Out:  # noqa: N802
+        """A forfeit mid-round (`Game.forfeit`): the whole hand goes under the draw pile in the engine's
+        order, and a five swap the seat was part of is cut short (H11): the card held aside goes back to
+        its giver, or onto the draw pile if the giver is the one who left. Out between rounds: nothing moves."""
+        if self.is_over or event.seat not in self.hands:
+            if event.returned:
+                raise MirrorError(f"seat {event.seat} returned cards to a pile the mirror has no hand for")
+            return None, []
+        hand = self.hands[event.seat]
+        found = hand.find(event.returned) if event.returned else []
+        if found is None or len(found) != len(hand.refs):
+            raise MirrorError(f"seat {event.seat} put other cards under the pile than the mirror has it hold")
+        del self.hands[event.seat]
+        self.draw[:0] = found  # the bottom of the pile first, as the engine puts the hand there
+        if self.aside is not None and self.swap_seats is not None and event.seat in self.swap_seats:
+            giver = self.swap_seats[0]
+            if giver == event.seat:
+                self.draw.append(self.aside)
+            else:
+                self.hands[giver].add(self.aside)
+            self.aside = self.swap_seats = None
+        return EventRefs((tuple(reversed(found)),)), []
 
     def _on_WrongJumpIn(self, event: ev.WrongJumpIn, number: int) -> _Out:  # noqa: N802
         return EventRefs((self._find(event.seat, (event.card,)),)), []

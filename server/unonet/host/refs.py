@@ -30,7 +30,8 @@ class EventRefs:
     SwapOffered: one group (the event's cards). CardTakenBack: the card, then the top card again.
     CardsExchanged: given, then received. HandsSwapped: `seat`'s new hand, then `target`'s.
     HandsRotated and RoundEnded: one group per seat. HandRevealed: the accused hand, with
-    `played_event`, the number of the CardsPlayed event of the Wild Draw Four.
+    `played_event`, the number of the CardsPlayed event of the Wild Draw Four. PlayerEliminated (a
+    forfeit mid-round): the hand put under the draw pile, in the order it will be drawn.
     """
 
     groups: tuple[tuple[Ref, ...], ...]
