@@ -438,7 +438,7 @@ class Table:
             return {seat: _NOTHING_TO_DO[False] for seat in range(len(self.seats))}
         game = self.match.game
         run = game.pending_run
-        run_window = next((w.id for w in game.windows.values() if w.kind.value == "run_cut"), None)
+        run_window = next((w.id for w in game.windows.values() if w.kind is WindowKind.RUN_CUT), None)
         obligation = game.obligation
         catch_windows = {w.target: w.id for w in game.windows.values()
                          if w.kind is WindowKind.UNO_CATCH and w.target is not None}
