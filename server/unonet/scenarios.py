@@ -29,7 +29,7 @@ from unonet.engine import (
     BluffRecord,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     Challenge,
     Chat,
     ChooseColor,
@@ -452,7 +452,7 @@ def _action(match: Match, step: Mapping[str, Any]) -> Action:
     if kind in simple:
         return simple[kind](seat)
     if kind == "catch":
-        return Catch(seat, int(step["target"]))
+        return CatchUno(seat, int(step["target"]))
     if kind == "swap":
         return ChooseSwapTarget(seat, int(step["target"]))
     if kind == "five_swap":

@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from unonet.engine import PLAYABLE_COLORS, Action, CallUno, Catch, ChooseColor, Draw, Game, Pass, Play, React
+from unonet.engine import PLAYABLE_COLORS, Action, CallUno, CatchUno, ChooseColor, Draw, Game, Pass, Play, React
 
 BOT_KINDS = {"random": "Plays a random legal card, prefers playing to drawing, never forgets UNO."}
 DEFAULT_BOT_KIND = "random"  # for a seat filled or taken over without a kind named
@@ -38,6 +38,6 @@ def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.
 def reaction_for(game: Game, seat: int, options: Sequence[Action]) -> Action | None:
     """What a bot does out of turn: answer windows at once and catch anyone who forgot UNO."""
     for action in options:
-        if isinstance(action, React | CallUno | Catch):
+        if isinstance(action, React | CallUno | CatchUno):
             return action
     return None

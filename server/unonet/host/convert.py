@@ -29,7 +29,7 @@ from unonet.engine import events as ev
 from unonet.engine.actions import (
     Action,
     CallUno,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -954,7 +954,7 @@ def legal_actions_to_pb(
             msg.pass_turn = True
         elif isinstance(action, CallUno):
             msg.call_uno = True
-        elif isinstance(action, Catch):
+        elif isinstance(action, CatchUno):
             catch_targets.append(action.target)
         elif isinstance(action, Challenge):
             msg.challenge = True
@@ -1127,7 +1127,7 @@ def action_from_request(seat: int, request: Message) -> tuple[Action, ...]:
     if isinstance(request, play_service_pb2.CallUnoRequest):
         return (CallUno(seat),)
     if isinstance(request, play_service_pb2.CatchUnoRequest):
-        return (Catch(seat, request.target_seat),)
+        return (CatchUno(seat, request.target_seat),)
     if isinstance(request, play_service_pb2.ChallengeRequest):
         return (Challenge(seat),)
     if isinstance(request, play_service_pb2.ReactRequest):

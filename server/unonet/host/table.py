@@ -36,7 +36,7 @@ from unonet.engine import (
 )
 from unonet.engine import events as ev
 from unonet.host import convert, journal
-from unonet.host.actions_json import dump_action, load_action
+from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.clocks import Clocks
 from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
@@ -561,7 +561,7 @@ class Table:
             outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
         first = produced[0].number if produced else self.last_number
         self.commands[key] = CommandRecord(
-            {"actions": entry.actions},
+            {"actions": canonical(entry.actions)},
             actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
         )
         return produced
@@ -601,7 +601,7 @@ class Table:
         first = produced[0].number if produced else self.last_number
         for answer in ruled.answers:
             self.commands[(answer.seat, answer.command_id)] = CommandRecord(
-                {"actions": answer.actions},
+                {"actions": canonical(answer.actions)},
                 actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number,
                                           outcome=answer.outcome),
             )
