@@ -28,7 +28,7 @@ __all__ = [
     "FailedPrecondition",
     "InvalidArgument",
     "NotFound",
-    "NotYourTurn",
+    "NotYourTurnError",
     "PermissionDenied",
     "ResourceExhausted",
     "Unavailable",
@@ -94,8 +94,12 @@ class FailedPrecondition(UnonetError):
     default_code = grpc.StatusCode.FAILED_PRECONDITION
 
 
-class NotYourTurn(FailedPrecondition):
-    """A FAILED_PRECONDITION whose reason is ``NOT_YOUR_TURN``."""
+class NotYourTurnError(FailedPrecondition):
+    """A FAILED_PRECONDITION whose reason is ``NOT_YOUR_TURN``.
+
+    The other classes are named after their status code; this one, named after a reason, says
+    ``Error`` so that it is never mistaken for the engine's own `unonet.engine.NotYourTurn`.
+    """
 
 
 class NotFound(UnonetError):
@@ -164,7 +168,7 @@ _BY_CODE: dict[grpc.StatusCode, type[UnonetError]] = {
 
 # Reasons that have a class of their own, below the class of their status code.
 _BY_REASON: dict[tuple[grpc.StatusCode, str], type[UnonetError]] = {
-    (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"): NotYourTurn,
+    (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"): NotYourTurnError,
 }
 
 _TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})
