@@ -1,6 +1,7 @@
-"""The host's own seat-fillers: a simple policy the host runs for bot seats and taken-over players.
+"""The host's own seat-filler: a simple policy the host runs, in process, for bot seats and taken-over
+players, under the names of `unonet.bots.kinds.BOT_KINDS` (the one registry of bot kinds).
 
-Better bots live in `unonet.bots` and play over the network like anyone else; these exist so a table
+Better bots live in `unonet.bots` and play over the network like anyone else; this exists so a table
 never waits for an empty or abandoned seat.
 """
 
@@ -11,9 +12,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 from unonet.engine import PLAYABLE_COLORS, Action, CallUno, CatchUno, ChooseColor, Draw, Game, Pass, Play, React
-
-BOT_KINDS = {"random": "Plays a random legal card, prefers playing to drawing, never forgets UNO."}
-DEFAULT_BOT_KIND = "random"  # for a seat filled or taken over without a kind named
 
 
 def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.Random) -> Action:

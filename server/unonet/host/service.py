@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 import grpc
 
+from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
 from unonet.host import convert, journal
-from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
@@ -286,8 +286,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def ListBotKinds(  # noqa: N802
         self, request: lobby_service_pb2.ListBotKindsRequest, context: Context
     ) -> lobby_service_pb2.ListBotKindsResponse:
-        kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
-                 for name, text in BOT_KINDS.items()]
+        kinds = [table_pb2.BotKind(name=name, description=kind.description, is_default=name == DEFAULT_BOT_KIND)
+                 for name, kind in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
 
