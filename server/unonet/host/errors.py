@@ -15,7 +15,7 @@ import google.rpc.status_pb2 as status_pb2
 import grpc
 
 from unonet.engine import GameOver, IllegalAction, MalformedAction, RulesetError, UnoError
-from unonet.host.fair import ShuffleRefused
+from unonet.host.shuffles import ShuffleRefused
 from unonet.v1 import errors_pb2
 
 ERROR_METADATA_KEY = "unonet-error-bin"

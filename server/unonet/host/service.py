@@ -612,7 +612,7 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
     async def Ping(  # noqa: N802
         self, request: time_service_pb2.PingRequest, context: Context
     ) -> time_service_pb2.PingResponse:
-        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, races.py)."""
+        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, racebook.py)."""
         received = self.host.clock_ns()
         if not request.HasField("client_send_time"):
             raise invalid("MISSING_FIELD", "PingRequest.client_send_time is required", field="client_send_time")

@@ -7,7 +7,7 @@ bounded queue. Replaying the journal through the same method rebuilds the table 
 a restarted host gets it back. The table composes the parts that keep the rest: `seats.Places` (seats,
 spectators, tokens), `eventlog.EventLog` (the numbered events and their serialized renderings),
 `clocks.Clocks` (the turn clock and window deadlines), `fanout.FanOut` (the event streams), and
-`races.RaceBook` and `fair.ShuffleRound` / `fair.RoundCards` (races, shuffles, committed cards).
+`racebook.RaceBook` and `shuffles.ShuffleRound` / `shuffles.RoundCards` (races, shuffles, committed cards).
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
 from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
 from unonet.host.eventlog import EventLog, LogEntry
-from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
-from unonet.host.races import RaceBook, Ruled
+from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
+from unonet.host.shuffles import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
@@ -129,8 +129,8 @@ class Table:
         self.driver_wake: asyncio.Future[bool] | None = None
         self.driver_due_ns: int | None = None  # when (host clock) the driver's timer ends its sleep
         self.clocks = Clocks(turn_time_s=settings.turn_time_s, reaction_time_s=settings.reaction_time_s)
-        self.window_deadlines = self.clocks.window_deadlines  # the same dict, which races.py keeps too
-        self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (races.py)
+        self.window_deadlines = self.clocks.window_deadlines  # the same dict, which racebook.py keeps too
+        self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (racebook.py)
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
         self._replaying = False
@@ -581,7 +581,7 @@ class Table:
         return produced
 
     def _apply_ruling(self, entry: journal.Ruling, now: int) -> list[LogEntry]:
-        """A race's ruling, with the measurements it used (races.py): replayed as journalled."""
+        """A race's ruling, with the measurements it used (racebook.py): replayed as journalled."""
         assert self.match is not None
         self.window_deadlines.pop(entry.window, None)
         ruled = self.races.apply_ruling(self.match, entry)

@@ -64,7 +64,7 @@ from unonet.v1 import actions_pb2, events_pb2
 
 if TYPE_CHECKING:
     from unonet.engine import Game, Match, Window
-    from unonet.host.fair import RoundCards
+    from unonet.host.shuffles import RoundCards
 
 PINGS_KEPT = 8  # pings waiting for their arrival report, per seat
 RULED_KEPT = 256  # windows remembered after their ruling, to answer late answers RACE_LOST
