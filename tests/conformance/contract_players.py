@@ -41,9 +41,9 @@ from unonet.v1 import (
     watch_service_pb2,
     watch_service_pb2_grpc,
 )
+from unonet.v1.trailers import ERROR_DETAIL_KEY
 
 CALL_TIMEOUT = 10.0
-ERROR_KEY = "unonet-error-bin"
 COLORS = (cards_pb2.COLOR_RED, cards_pb2.COLOR_YELLOW, cards_pb2.COLOR_GREEN, cards_pb2.COLOR_BLUE)
 
 
@@ -70,7 +70,7 @@ class Stubs:
 
 def reason_of(error: grpc.aio.AioRpcError) -> str:
     for key, value in error.trailing_metadata() or ():
-        if key == ERROR_KEY:
+        if key == ERROR_DETAIL_KEY:
             return errors_pb2.ErrorDetail.FromString(value).reason
     return ""
 
@@ -85,7 +85,7 @@ async def observed(coverage: FieldCoverage, call: Awaitable[Any]) -> Any | None:
         if task is not None and task.cancelling():
             raise asyncio.CancelledError from None  # the call was cancelled with its caller: not a refusal
         for key, value in error.trailing_metadata() or ():
-            if key == ERROR_KEY:
+            if key == ERROR_DETAIL_KEY:
                 detail = errors_pb2.ErrorDetail.FromString(value)
                 coverage.observe(detail)
                 coverage.reasons.add(detail.reason)

@@ -26,14 +26,14 @@ from unonet.v1 import (
     views_pb2,
     watch_service_pb2,
 )
+from unonet.v1.trailers import ERROR_DETAIL_KEY
 
 TIMEOUT = 10
-ERROR_KEY = "unonet-error-bin"
 
 
 def reason_of(error: grpc.aio.AioRpcError) -> str:
     for key, value in error.trailing_metadata() or ():
-        if key == ERROR_KEY:
+        if key == ERROR_DETAIL_KEY:
             return errors_pb2.ErrorDetail.FromString(value).reason
     return ""
 
@@ -42,7 +42,7 @@ async def expect_error(call, code: grpc.StatusCode, reason: str) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await call
     assert caught.value.code() == code, caught.value.details()
-    assert reason_of(caught.value) == reason, f"trailer {ERROR_KEY} should name {reason}"
+    assert reason_of(caught.value) == reason, f"trailer {ERROR_DETAIL_KEY} should name {reason}"
 
 
 async def view(remote, table_id: str, token: str) -> views_pb2.SeatView:

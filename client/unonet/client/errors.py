@@ -19,6 +19,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from unonet.v1 import errors_pb2
+from unonet.v1.trailers import ERROR_DETAIL_KEY
 
 __all__ = [
     "ERROR_DETAIL_KEY",
@@ -37,9 +38,6 @@ __all__ = [
     "from_rpc_error",
     "is_transient",
 ]
-
-#: The trailing metadata key that carries a serialized `unonet.v1.ErrorDetail`.
-ERROR_DETAIL_KEY = "unonet-error-bin"
 
 # A reason at the start of the status message, as in "NOT_YOUR_TURN: it is seat 2's turn", used only
 # when the trailing ErrorDetail is missing or unreadable.

@@ -40,12 +40,12 @@ from unonet.host import convert, journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
-from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
+from unonet.host.errors import exists, invalid, precondition
 from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
-from unonet.host.shuffles import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
+from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
@@ -721,13 +721,10 @@ class Table:
         seat = entry.seat
         if self.shuffle is None:
             raise precondition("NO_SHUFFLE_PENDING", "no shuffle is waiting for contributions now")
-        try:
-            if entry.commitment is not None:
-                events = self.shuffle.commit(seat, entry.commitment, now)
-            else:
-                events = self.shuffle.reveal(seat, entry.value or b"", now)
-        except ShuffleRefused as refused:
-            raise shuffle_refusal(refused) from None
+        if entry.commitment is not None:  # a refusal raises ShuffleRefused, a HostError
+            events = self.shuffle.commit(seat, entry.commitment, now)
+        else:
+            events = self.shuffle.reveal(seat, entry.value or b"", now)
         produced = self._append(events, now)
         produced += self._advance_shuffle(entry, now)
         self.commands[(seat, entry.cid)] = CommandRecord(entry.request(), actions_pb2.CommandResult(
