@@ -1,5 +1,5 @@
-"""Audit of issue 2's scenario format: `unonet rules check` settles a dispute with a file a newcomer
-can write from docs/scenarios.md, shows a readable diff when the file is wrong, and reports a file it
+"""Scenario files: `unonet rules check` settles a dispute with a file a newcomer can write from
+docs/scenarios.md, shows a readable diff when the file is wrong, and reports a file it
 cannot run as a scenario error (never a traceback, never a silent pass).
 """
 
