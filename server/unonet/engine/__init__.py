@@ -26,7 +26,8 @@ from unonet.engine.errors import REASONS, GameOver, IllegalAction, MalformedActi
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.game import BluffRecord, Game, Obligation, Phase, RefusedReaction, WindowOutcome
 from unonet.engine.legal import is_bluff, legal_actions
-from unonet.engine.match import Match, choose_dealer
+from unonet.engine.match import Match, choose_dealer, round_points
+from unonet.engine.playout import PlayoutLimit
 from unonet.engine.ruleset import (
     PRESET_DESCRIPTIONS,
     PRESETS,
@@ -40,6 +41,7 @@ from unonet.engine.ruleset import (
     WildDrawFourRule,
     find_ruleset,
 )
+from unonet.engine.search import Knowledge, PlayoutResult, Policy, determinize, playout, random_action, settle_blocking
 from unonet.engine.views import ObligationView, SeatView
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "GiveCard",
     "IllegalAction",
     "JumpInPenalty",
+    "Knowledge",
     "MalformedAction",
     "Match",
     "NotYourTurn",
@@ -78,6 +81,9 @@ __all__ = [
     "Pass",
     "Phase",
     "Play",
+    "PlayoutLimit",
+    "PlayoutResult",
+    "Policy",
     "Rank",
     "React",
     "RefusedReaction",
@@ -91,8 +97,13 @@ __all__ = [
     "WindowKind",
     "WindowOutcome",
     "choose_dealer",
+    "determinize",
     "find_ruleset",
     "is_bluff",
     "legal_actions",
+    "playout",
+    "random_action",
+    "round_points",
+    "settle_blocking",
     "standard_deck",
 ]

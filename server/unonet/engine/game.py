@@ -617,6 +617,39 @@ class Game:
         clone._out = []
         return clone
 
+    def redeal_unseen(self, hands: Sequence[Sequence[Card]], draw_pile: Sequence[Card]) -> None:
+        """Determinization's one write (`unonet.engine.search.determinize`): put other cards in the
+        hands and the draw pile (top last, as `draw_pile` holds it), the same cards in all.
+
+        What the rules remember about hidden cards is judged again from the new hands, as it was when
+        they were played: an open Wild Draw Four's bluff record (B2: the accused's hand then is the first
+        cards of its hand now, since every draw appends) and the hand a Wild Draw Four still waiting for
+        its colour left (T2). Raises MalformedAction when the cards are not the same, or a hand would
+        be too small for that record.
+        """
+        if len(hands) != self.num_players:
+            raise MalformedAction(f"{len(hands)} hands for {self.num_players} seats", reason="BAD_POSITION")
+        before = [card.key for hand in self.hands for card in hand] + [card.key for card in self.draw_pile]
+        after = [card.key for hand in hands for card in hand] + [card.key for card in draw_pile]
+        if sorted(before) != sorted(after):
+            raise MalformedAction("a redeal must keep the same cards", reason="BAD_POSITION")
+        new_hands = [list(hand) for hand in hands]
+        rule, under = self.ruleset.wild_draw_four, self.discard[-2] if len(self.discard) > 1 else None
+        obligation = self.obligation
+        if obligation is not None and obligation.bluff is not None and under is not None:
+            bluff = obligation.bluff
+            held = new_hands[bluff.accused][: len(bluff.hand)]
+            if len(held) != len(bluff.hand):
+                raise MalformedAction(f"seat {bluff.accused} holds too few cards", reason="BAD_POSITION")
+            fair = is_wild_draw_four_fair(held, bluff.previous_color, under, rule)
+            obligation.bluff = dataclasses.replace(bluff, hand=tuple(held), is_fair=fair)
+        pending = self._pending_black
+        if pending is not None and pending.card.rank is WILD_DRAW_FOUR and under is not None:
+            rest = tuple(new_hands[pending.seat])
+            self._bluff_snapshot = (rest, is_wild_draw_four_fair(rest, self.color, under, rule), self.color)
+        self.hands = new_hands
+        self.draw_pile = list(draw_pile)
+
     # --------------------------------------------------------------------------------- applying
 
     def apply(self, action: Action) -> list[Event]:
@@ -636,6 +669,18 @@ class Game:
         self._out = []
         handler(self, action)
         return self._out
+
+    def step(self, action: Action) -> None:
+        """The search path (`unonet.engine.search`): apply an action the caller knows is legal now.
+
+        It skips what `apply` checks before the rules run (the round still going, the seat in play,
+        the action's type) and keeps no events: the handlers add theirs to a scratch list that is
+        dropped, most of them shared values, not built. It reaches exactly the state `apply` would
+        (tests/engine/test_search.py compares fingerprints along random playouts). An action that is
+        not legal is undefined behaviour: it may raise, or leave a state no rule leads to.
+        """
+        self._out = []
+        _HANDLERS[action.__class__](self, action)
 
     def apply_command(self, actions: Sequence[Action]) -> list[Event]:
         """Apply one command's actions all or nothing: a play and the colour it names are two.
