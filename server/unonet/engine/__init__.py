@@ -24,7 +24,7 @@ from unonet.engine.actions import (
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
 from unonet.engine.errors import REASONS, GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
-from unonet.engine.game import BluffRecord, Game, Obligation, Phase, RefusedReaction, WindowOutcome
+from unonet.engine.game import BluffRecord, Game, MidPlay, Obligation, Phase, RefusedReaction, WindowOutcome
 from unonet.engine.legal import is_bluff, legal_actions
 from unonet.engine.match import Match, choose_dealer, round_points
 from unonet.engine.playout import PlayoutLimit
@@ -75,6 +75,7 @@ __all__ = [
     "Knowledge",
     "MalformedAction",
     "Match",
+    "MidPlay",
     "NotYourTurn",
     "Obligation",
     "ObligationView",
