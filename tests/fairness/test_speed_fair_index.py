@@ -41,8 +41,8 @@ from unonet.host import fair, journal
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.fair import Hand, MirrorError, RoundCards
 from unonet.host.host import Host
-from unonet.host.refs import Ref
 from unonet.host.table import TableSettings
+from unonet.wire.refs import Ref
 
 # ------------------------------------------------------------------------------------ hands
 

@@ -10,9 +10,9 @@ import pytest
 from unonet.engine import legal_actions
 from unonet.host import eventlog, journal
 from unonet.host.bots import choose_action, reaction_for
+from unonet.host.framing import EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
 from unonet.host.table import TableSettings
-from unonet.host.wire import EVENTS_FIELD, length_delimited
 from unonet.v1 import events_pb2
 
 RULES = [

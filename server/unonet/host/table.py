@@ -35,7 +35,7 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
-from unonet.host import convert, journal
+from unonet.host import journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
 from unonet.host.clocks import Clocks
@@ -47,6 +47,7 @@ from unonet.host.races import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
+from unonet.wire import convert
 
 MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
