@@ -35,7 +35,7 @@ from unonet.engine._members import ROUND_OVER, RUN_CUT_WINDOW
 from unonet.engine.actions import Action, Play, React
 from unonet.engine.cards import Card
 from unonet.engine.errors import MalformedAction
-from unonet.engine.game import Game
+from unonet.engine.game import Game, shuffle_like_random
 from unonet.engine.legal import legal_actions
 from unonet.engine.match import round_points
 from unonet.engine.playout import PlayoutLimit
@@ -117,7 +117,7 @@ def playout(
     """
     steps = 0
     step = game.step
-    choice = rng.choice
+    uniform = rng.random  # `pick[int(uniform() * len(pick))]`: `rng.choice` without its two Python calls
     while game.phase is not ROUND_OVER:
         seat = game.to_act
         if seat is None:
@@ -126,7 +126,8 @@ def playout(
             options = legal_actions(game, seat)
             if policy is None:
                 plays = [action for action in options if action.__class__ is Play]
-                step(choice(plays or options))
+                pick = plays or options
+                step(pick[int(uniform() * len(pick))])
             else:
                 step(policy(game, options))
         steps += 1
@@ -155,9 +156,7 @@ def determinize(game: Game, knowledge: Knowledge, rng: random.Random) -> Game:
     run = game.pending_run
     if run is not None and run[0] != seat:
         known[run[0]] += [card for card in run[1] if card not in known[run[0]]]
-    pool: dict[int, list[Card]] = {}  # unseen cards by key
-    for card in [card for s in range(n) if s != seat for card in game.hands[s]] + game.draw_pile:
-        pool.setdefault(card.key, []).append(card)
+    unseen = [card for s in range(n) if s != seat for card in game.hands[s]] + game.draw_pile
     others = [s for s in range(n) if s != seat and game.in_play[s]]
     for s in others:
         if len(known[s]) > len(game.hands[s]):
@@ -165,13 +164,12 @@ def determinize(game: Game, knowledge: Knowledge, rng: random.Random) -> Game:
                 f"{len(known[s])} cards known in seat {s}'s hand of {len(game.hands[s])}", reason="BAD_POSITION"
             )
         for card in known[s]:
-            if not pool.get(card.key):
+            if card not in unseen:
                 raise MalformedAction(
                     f"{card}, known in seat {s}'s hand, is not among the unseen cards", reason="BAD_POSITION"
                 )
-            pool[card.key].pop()
-    unseen = [card for cards in pool.values() for card in cards]
-    unseen.sort(key=_key)  # a deal that depends on `rng` alone, not on where the cards were
+            unseen.remove(card)
+    # `unseen` is in the order the cards lie, but each deal shuffles it uniformly: the order says nothing.
     order = sorted(others, key=lambda s: -len(excluded[s]))  # the most constrained first
     for _ in range(DETERMINIZE_TRIES):
         hands = _deal_unseen(game, known, excluded, order, unseen, rng)
@@ -198,7 +196,7 @@ def _deal_unseen(
     """One random deal: each hand in `order` takes its missing cards from the unseen ones it may hold.
     Returns the hands and the draw pile left, or None when a hand could not be filled."""
     pool = list(unseen)
-    rng.shuffle(pool)
+    shuffle_like_random(rng, pool)
     hands: dict[int, list[Card]] = {}
     for s in order:
         need = len(game.hands[s]) - len(known[s])
@@ -214,7 +212,3 @@ def _deal_unseen(
             hands[s] = list(known[s]) + pool[len(pool) - need :]
             del pool[len(pool) - need :]
     return hands, pool
-
-
-def _key(card: Card) -> int:
-    return card.key
