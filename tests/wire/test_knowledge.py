@@ -28,7 +28,7 @@ from unonet.wire.knowledge import SeatTracker
 
 MATCH_TIMEOUT = 60.0
 CALL_TIMEOUT = 10.0
-RULES = {"stacking": True, "jump_in": True, "seven_o": True, "five_swap": True, "target_score": 400}
+RULES = {"stacking": True, "jump_in": True, "seven_o": True, "five_swap": True, "target_score": 300}
 
 
 def visible(game: Game, seat: int) -> dict[str, object]:
@@ -59,6 +59,16 @@ def visible(game: Game, seat: int) -> dict[str, object]:
         "pending_swap": None if game.pending_swap is None else game.pending_swap[:2],
         "legal": legal_actions(game, seat),
     }
+
+
+class ChallengingBot(RandomBot):
+    """A RandomBot that challenges every Wild Draw Four it may: each fair one tells the table what its
+    player did not hold."""
+
+    def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
+        if view.legal_actions.challenge:
+            return cmd.Challenge()
+        return super().decide(view, state)
 
 
 class KnowingBot(RandomBot):
@@ -112,6 +122,10 @@ class KnowingBot(RandomBot):
         assert visible(known_game, seat) == visible(true, seat)
         for other, cards in enumerate(knowledge.known):
             assert not Counter(cards) - Counter(true.hands[other]), f"seat {other} does not hold {cards}"
+        for other, banned in enumerate(knowledge.excluded):
+            unknown = Counter(true.hands[other]) - Counter(knowledge.known[other])
+            assert not set(unknown) & banned, f"seat {other} holds {set(unknown) & banned}, said to be excluded"
+            self.checked["excluded"] += bool(banned)
         self.checked["known"] += sum(len(cards) for cards in knowledge.known)
         dealt = determinize(known_game, knowledge, random.Random(view.event_number))
         assert visible(dealt, seat) == visible(true, seat)
@@ -132,7 +146,7 @@ async def served():
 
 
 @pytest.mark.timeout(MATCH_TIMEOUT + 20)
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1])
 async def test_a_bot_reads_back_the_position_it_knows_at_a_real_table(served, seed):
     address, host = served
     channel = grpc.aio.insecure_channel(address)
@@ -144,7 +158,7 @@ async def test_a_bot_reads_back_the_position_it_knows_at_a_real_table(served, se
         knowing = KnowingBot(seed, host)
         knowing.table_id = created.table_id
         knowing.tracker = SeatTracker(0)
-        bots = [knowing, RandomBot(seed + 10), RandomBot(seed + 20)]
+        bots = [knowing, ChallengingBot(seed + 10), ChallengingBot(seed + 20)]
         runners = [BotRunner(bot) for bot in bots]
         ended = await asyncio.wait_for(
             asyncio.gather(

@@ -14,6 +14,8 @@ What a seat learns of other hands, and so `Knowledge.known` (docs: `unonet.engin
 - both hands of a 7-0 swap it made or was chosen for (H10), and its old hand, passed on by a rotation;
 - the hand a Wild Draw Four challenge it made revealed (B2);
 - the card it gave in a 5-swap (H11), and the Wild Draw Four a guilty player took back (B3, public);
+- and, as `Knowledge.excluded`, what a Wild Draw Four ruled fair says its player did not hold (every
+  card that would have made it unfair, T2), until that hand takes cards the seat did not see;
 known cards leave a hand when it plays them, and follow the hand through swaps and rotations; when a
 card the seat did not see leaves a hand (a 5-swap between two others), none of that hand's is known.
 """
@@ -35,15 +37,17 @@ from unonet.engine import (
     Obligation,
     Phase,
     Rank,
+    WildDrawFourRule,
     standard_deck,
 )
-from unonet.engine.rules import matches
+from unonet.engine.rules import is_wild_draw_four_fair, matches
 from unonet.v1 import cards_pb2, events_pb2, views_pb2
 from unonet.wire import convert
 
 __all__ = ["SeatTracker"]
 
 _WILD_DRAW_FOUR = Card.of(Color.BLACK, Rank.WILD_DRAW_FOUR)
+_ALL_CARDS = tuple(dict.fromkeys(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)))
 
 
 def _cards(refs: Iterable[cards_pb2.CardRef]) -> list[Card]:
@@ -67,6 +71,7 @@ class SeatTracker:
         self.last_event_number = 0
         self.next_window_id = 1  # ids are unique within a table: they go on from round to round
         self.has_round = False  # True once the current round's events have been followed from its start
+        self.rule: WildDrawFourRule | None = None  # T2's rule, from MatchStarted or the last view read
         self._new_round(())
 
     def _new_round(self, seats: Iterable[int]) -> None:
@@ -74,6 +79,8 @@ class SeatTracker:
         self.hand: list[Card] = []  # this seat's hand, as the events tell it (the view is checked against it)
         self.discard: list[Card] = []  # bottom first; after a reshuffle only the top cards (the view says how many)
         self.known: dict[int, Counter[Card]] = {}  # cards known to be in other seats' hands
+        self.excluded: dict[int, frozenset[Card]] = {}  # cards none of a seat's unknown cards can be
+        self.under_wild_draw_four: Card | None = None  # the card the last Wild Draw Four landed on
         self.penalty_points: dict[int, int] = {}
         self.skip_next: set[int] = set()
         self.first_card_on_top = False
@@ -109,6 +116,9 @@ class SeatTracker:
         if handler is not None:
             handler(getattr(event, str(kind)))
 
+    def _on_match_started(self, msg: events_pb2.MatchStarted) -> None:
+        self.rule = convert.ruleset_from_pb(msg.settings.ruleset.preset, msg.settings.ruleset).wild_draw_four
+
     def _on_round_started(self, msg: events_pb2.RoundStarted) -> None:
         self._new_round(msg.seats_in_play)
         self.has_round = True
@@ -139,6 +149,7 @@ class SeatTracker:
         if last.rank is Rank.WILD_DRAW_FOUR:
             self.color_before_wild_draw_four = self.color
             self.wild_draw_four_hand = msg.hand_size
+            self.under_wild_draw_four = self.discard[-2] if len(self.discard) > 1 else None
         if not last.is_black:
             self.color = last.color
         elif last.rank is Rank.SOUND_WILD:
@@ -149,6 +160,8 @@ class SeatTracker:
 
     def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
         self.sizes[msg.seat] = msg.hand_size
+        if msg.seat != self.seat and msg.cards:
+            self.excluded.pop(msg.seat, None)  # cards it did not have then: the exclusion holds no more
         if msg.seat == self.went_out and msg.hand_size:  # back in the round: whoever else went out is waited for
             self.went_out = next((s for s in sorted(self.in_play) if self.sizes.get(s) == 0), None)
         if msg.seat != self.seat:
@@ -173,6 +186,17 @@ class SeatTracker:
         if msg.challenger_seat == self.seat and msg.hand.seat != self.seat:
             self.known[msg.hand.seat] = Counter(_cards(msg.hand.cards))
 
+    def _on_challenge_resolved(self, msg: events_pb2.ChallengeResolved) -> None:
+        """B2, B4: a Wild Draw Four ruled fair says what its player did not hold: every card that would
+        have made it unfair (T2). That stays true of the hand's unknown cards until it takes new ones."""
+        accused, under = msg.accused_seat, self.under_wild_draw_four
+        if msg.guilty or accused == self.seat or self.rule is None or under is None:
+            return
+        color, rule = self.color_before_wild_draw_four, self.rule
+        self.excluded[accused] = frozenset(
+            card for card in _ALL_CARDS if not is_wild_draw_four_fair([card], color, under, rule)
+        )
+
     def _on_card_taken_back(self, msg: events_pb2.CardTakenBack) -> None:
         card = convert.card_from_pb(msg.card.card)
         if self.discard:
@@ -188,11 +212,13 @@ class SeatTracker:
         seats = sorted(self.in_play)  # H10: each hand passes to the next seat in play, in the direction
         step = convert.direction_from_pb(msg.direction)
         old = {seat: (Counter(self.hand) if seat == self.seat else self._known(seat)) for seat in seats}
-        self.known = {}
+        excluded, self.known, self.excluded = self.excluded, {}, {}
         for i, seat in enumerate(seats):
             receiver = seats[(i + step) % len(seats)]
             if receiver != self.seat:
                 self.known[receiver] = old[seat]
+                if seat in excluded:
+                    self.excluded[receiver] = excluded[seat]
         for hand in msg.hands:
             self.sizes[hand.seat] = hand.count
             if hand.seat == self.seat:
@@ -208,6 +234,8 @@ class SeatTracker:
             self.hand = _cards(mine.cards)
         else:
             self.known[seat], self.known[target] = self._known(target), self._known(seat)
+        moved = {seat: self.excluded.pop(target, None), target: self.excluded.pop(seat, None)}
+        self.excluded.update({s: ban for s, ban in moved.items() if ban is not None and s != self.seat})
 
     def _hidden_leaves(self, seat: int) -> None:
         """A card this seat did not see left `seat`'s hand: it may have been any known one, so none is
@@ -228,6 +256,8 @@ class SeatTracker:
             self._leaves(target, received)
         else:
             self._hidden_leaves(target)
+        for seat in (giver, target):  # each took a card it did not have when the exclusion was learnt
+            self.excluded.pop(seat, None)
         for seat, cards in ((target, given), (giver, received)):
             if seat == self.seat:
                 self.hand += cards
@@ -265,6 +295,7 @@ class SeatTracker:
         if phase is Phase.ROUND_OVER:
             raise _bad("the round is over")
         ruleset = convert.ruleset_from_pb(view.settings.ruleset.preset, view.settings.ruleset)
+        self.rule = ruleset.wild_draw_four
         n, me = view.settings.seat_count, self.seat
         hand = _cards(view.hand)
         if Counter(hand) != Counter(self.hand):
@@ -334,7 +365,8 @@ class SeatTracker:
         )
         game.redeal_unseen(game.hands, game.draw_pile)  # judges the placeholder bluff record as dealt
         known_cards = tuple(() if s == me else tuple(known[s].elements()) for s in range(n))
-        return game, Knowledge(me, known=known_cards)
+        excluded = tuple(frozenset() if s == me else self.excluded.get(s, frozenset()) for s in range(n))
+        return game, Knowledge(me, known=known_cards, excluded=excluded)
 
     def _color(self, view: views_pb2.SeatView) -> Color | None:
         if view.current_color == cards_pb2.COLOR_UNSPECIFIED:
