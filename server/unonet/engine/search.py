@@ -4,7 +4,9 @@ A search copies the position (`Game.copy`, `Match.copy`), deals the cards its se
 random (`determinize`, from a `Knowledge`), and plays continuations with the trusted `Game.step`,
 settling blocking windows itself (`settle_blocking`) and finishing the round with `playout`. The
 validating, event-emitting `Game.apply` stays the host's path; `step` reaches the same states
-(tests/engine/test_search.py), and `playout` never builds the events a host would send.
+(tests/engine/test_search.py) and keeps no events (the rules' handlers still add theirs to a scratch
+list, most of them shared values rather than new ones; leaving them out altogether is the hot core's
+work, one rule at a time in its one place).
 
 The built-in playout policy is RLCard's random player, so its speed compares with RLCard's raw loop
 (bench/engine.py): the seat the game waits for picks uniformly among the `Play`s it may make (UNO-calling

@@ -13,11 +13,14 @@ known cards where they are, and the unseen cards placed arbitrarily (in card ord
 What a seat learns of other hands, and so `Knowledge.known` (docs: `unonet.engine.search`):
 - both hands of a 7-0 swap it made or was chosen for (H10), and its old hand, passed on by a rotation;
 - the hand a Wild Draw Four challenge it made revealed (B2);
-- the card it gave in a 5-swap (H11), and the Wild Draw Four a guilty player took back (B3, public);
+- both cards of a 5-swap it was part of (H11), and the Wild Draw Four a guilty player took back (B3);
 - and, as `Knowledge.excluded`, what a Wild Draw Four ruled fair says its player did not hold (every
-  card that would have made it unfair, T2), until that hand takes cards the seat did not see;
-known cards leave a hand when it plays them, and follow the hand through swaps and rotations; when a
+  card that would have made it unfair, T2), until that hand takes cards the seat did not see.
+Known cards leave a hand when it plays them, and follow the hand through swaps and rotations; when a
 card the seat did not see leaves a hand (a 5-swap between two others), none of that hand's is known.
+Another seat's card drawn on its turn, which it may still play (AFTER_DRAW), is unseen but must be
+playable: the position puts a playable unseen card there, and `determinize` keeps it (it never redeals
+a drawn card).
 """
 
 from __future__ import annotations
