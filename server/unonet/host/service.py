@@ -21,13 +21,13 @@ import grpc
 
 from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
-from unonet.host import convert, journal
+from unonet.host import journal
 from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
+from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
-from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -43,6 +43,7 @@ from unonet.v1 import (
     watch_service_pb2,
     watch_service_pb2_grpc,
 )
+from unonet.wire import convert
 
 log = logging.getLogger(__name__)
 Context = grpc.aio.ServicerContext[Any, Any]

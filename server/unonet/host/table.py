@@ -36,7 +36,7 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
-from unonet.host import convert, journal
+from unonet.host import journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
@@ -48,6 +48,7 @@ from unonet.host.seats import Places, Seat
 from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
+from unonet.wire import convert
 
 MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
