@@ -1,4 +1,4 @@
-"""unonet's Python bots: policies (`Bot`, `RandomBot`) and the runner that plays one at a table.
+"""unonet's Python bots: the policies (`RandomBot`, `BasicBot`, `GreedyBot`) and the runner that plays one.
 
 A bot is a policy, `decide(view, state) -> command`, with no I/O (`unonet.bots.policy`);
 `BotRunner` (`unonet.bots.runner`) owns the connection, the reaction delay, pings, the shuffle's
@@ -11,19 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from unonet.bots.basic_bot import BasicBot
+from unonet.bots.greedy_bot import GreedyBot
 from unonet.bots.policy import Bot, BotState, default_command
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner, ReactionDelay, fixed_delay
 
 #: The bot kinds `python -m unonet.bots --kind` knows, by name. Each is called as ``factory(seed)``
 #: and gives the policy; `BotRunner` plays it.
-BOT_KINDS: dict[str, Callable[[int | None], Bot]] = {RandomBot.kind: RandomBot}
+BOT_KINDS: dict[str, Callable[[int | None], Bot]] = {kind.kind: kind for kind in (RandomBot, BasicBot, GreedyBot)}
 
 __all__ = [
     "BOT_KINDS",
+    "BasicBot",
     "Bot",
     "BotRunner",
     "BotState",
+    "GreedyBot",
     "RandomBot",
     "ReactionDelay",
     "default_command",

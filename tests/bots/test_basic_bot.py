@@ -1,11 +1,11 @@
-"""RandomBot's choices, from hand-made views: no host, no network."""
+"""BasicBot's choices, from hand-made views: no host, no network."""
 
 from __future__ import annotations
 
 import collections
 
+from unonet.bots.basic_bot import BasicBot
 from unonet.bots.policy import BotState, default_command
-from unonet.bots.random_bot import RandomBot
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, cards_pb2, views_pb2
 
@@ -42,7 +42,7 @@ STATE = BotState(seat=0)
 
 
 def test_it_plays_whenever_it_can():
-    bot = RandomBot(seed=0)
+    bot = BasicBot(seed=0)
     choices = collections.Counter(
         type(bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2)], draw=DRAW), STATE))
         for _ in range(50)
@@ -51,7 +51,7 @@ def test_it_plays_whenever_it_can():
 
 
 def test_its_play_choice_is_uniform_among_the_plays():
-    bot = RandomBot(seed=1)
+    bot = BasicBot(seed=1)
     turn = view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2)], draw=DRAW)
     played = collections.Counter(bot.decide(turn, STATE).cards[0].rank for _ in range(400))
     assert set(played) == {C.RANK_FIVE, C.RANK_TWO}
@@ -59,7 +59,7 @@ def test_its_play_choice_is_uniform_among_the_plays():
 
 
 def test_without_plays_it_chooses_among_the_other_commands():
-    bot = RandomBot(seed=2)
+    bot = BasicBot(seed=2)
     seen = {type(bot.decide(view([RED_5, BLUE_2], draw=DRAW, challenge=True), STATE)) for _ in range(50)}
     assert seen == {cmd.Draw, cmd.Challenge}
     assert isinstance(bot.decide(view([RED_5, BLUE_2], pass_turn=True), STATE), cmd.Pass)
@@ -67,11 +67,11 @@ def test_without_plays_it_chooses_among_the_other_commands():
 
 def test_it_never_jumps_in_on_its_own_decision():
     jump = option(RED_5, kind=actions_pb2.PLAY_KIND_JUMP_IN, window=4)
-    assert isinstance(RandomBot(seed=3).decide(view([RED_5, BLUE_2], plays=[jump], draw=DRAW), STATE), cmd.Draw)
+    assert isinstance(BasicBot(seed=3).decide(view([RED_5, BLUE_2], plays=[jump], draw=DRAW), STATE), cmd.Draw)
 
 
 def test_it_names_the_colour_it_holds_most_of_after_the_play():
-    bot = RandomBot(seed=4)
+    bot = BasicBot(seed=4)
     hand = [WILD, RED_5, RED_9, BLUE_2, GREEN_7]
     play = bot.decide(view(hand, plays=[option(WILD, needs_color=True)]), STATE)
     assert play == cmd.Play((WILD,), color=C.COLOR_RED)
@@ -83,7 +83,7 @@ def test_it_names_the_colour_it_holds_most_of_after_the_play():
 
 
 def test_it_calls_uno_with_its_second_to_last_card():
-    bot = RandomBot(seed=5)
+    bot = BasicBot(seed=5)
     assert bot.decide(view([RED_5, BLUE_2], plays=[option(RED_5)]), STATE).call_uno
     assert not bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5)]), STATE).call_uno
     assert not bot.decide(view([RED_5], plays=[option(RED_5)]), STATE).call_uno
@@ -92,7 +92,7 @@ def test_it_calls_uno_with_its_second_to_last_card():
 
 
 def test_it_answers_every_kind_of_required_choice():
-    bot = RandomBot(seed=6)
+    bot = BasicBot(seed=6)
     assert bot.decide(view([RED_5], react_window_ids=[8]), STATE) == cmd.React(8)
     assert bot.decide(view([RED_5], swap_target_seats=[2]), STATE) == cmd.ChooseSwapTarget(2)
     five = actions_pb2.FiveSwapOption(target_seats=[3], cards=[BLUE_2])
@@ -102,7 +102,7 @@ def test_it_answers_every_kind_of_required_choice():
 
 
 def test_it_catches_reacts_and_calls_uno_when_it_may():
-    bot = RandomBot(seed=7)
+    bot = BasicBot(seed=7)
     state = BotState(seat=0)
     window = views_pb2.ReactionWindow(id=12, kind=views_pb2.REACTION_WINDOW_KIND_UNO_CATCH, subject_seat=2)
     state.open_windows[12] = window
@@ -118,7 +118,7 @@ def test_it_catches_reacts_and_calls_uno_when_it_may():
 
 def test_the_same_seed_makes_the_same_choices():
     def choices(seed):
-        bot = RandomBot(seed=seed)
+        bot = BasicBot(seed=seed)
         return [
             bot.decide(view([RED_5, BLUE_2, GREEN_7], plays=[option(RED_5), option(BLUE_2), option(GREEN_7)]), STATE)
             for _ in range(20)
