@@ -9,22 +9,19 @@ it, and nothing imports `unonet.host`. `python -m unonet.bots` plays one bot at 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from unonet.bots.basic_bot import BasicBot
 from unonet.bots.greedy_bot import GreedyBot
+from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND, BotKind, make_bot
 from unonet.bots.policy import Bot, BotState, default_command
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner, ReactionDelay, fixed_delay
 
-#: The bot kinds `python -m unonet.bots --kind` knows, by name. Each is called as ``factory(seed)``
-#: and gives the policy; `BotRunner` plays it.
-BOT_KINDS: dict[str, Callable[[int | None], Bot]] = {kind.kind: kind for kind in (RandomBot, BasicBot, GreedyBot)}
-
 __all__ = [
     "BOT_KINDS",
+    "DEFAULT_BOT_KIND",
     "BasicBot",
     "Bot",
+    "BotKind",
     "BotRunner",
     "BotState",
     "GreedyBot",
@@ -32,4 +29,5 @@ __all__ = [
     "ReactionDelay",
     "default_command",
     "fixed_delay",
+    "make_bot",
 ]
