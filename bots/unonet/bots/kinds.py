@@ -29,6 +29,7 @@ __all__ = [
     "UnknownBotKind",
     "bench_kinds",
     "canonical_name",
+    "describe",
     "make_bot",
     "public_names",
 ]
@@ -106,6 +107,18 @@ def make_bot(name: str, seed: int | None = None, *, public_only: bool = False) -
     if kind.levels and level != TOP_LEVEL:
         return Leveled(bot, LEVELS[level], seed)
     return bot
+
+
+def describe(name: str) -> str:
+    """A sentence or two on how `name` plays: its kind's description, and what its level changes."""
+    kind, level = _kind_of(name, public_only=False)
+    if not kind.levels:
+        return kind.description
+    if level == TOP_LEVEL:
+        return f"{kind.description} Level {level} of {TOP_LEVEL}: its full strength, no pause."
+    detail = LEVELS[level]
+    return (f"{kind.description} Level {level} of {TOP_LEVEL}: a random play {detail.blunder:.0%} of the time, "
+            f"forgets UNO {detail.forget_uno:.0%} of the time, thinks about {detail.think_s:g} s a move.")
 
 
 def public_names() -> list[str]:

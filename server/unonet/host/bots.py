@@ -12,9 +12,6 @@ from collections.abc import Sequence
 
 from unonet.engine import PLAYABLE_COLORS, Action, CallUno, Catch, ChooseColor, Draw, Game, Pass, Play, React
 
-BOT_KINDS = {"random": "Plays a random legal card, prefers playing to drawing, never forgets UNO."}
-DEFAULT_BOT_KIND = "random"  # for a seat filled or taken over without a kind named
-
 
 def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.Random) -> Action:
     """A reasonable move from `options` (never empty for the seat to act)."""

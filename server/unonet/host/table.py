@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from unonet.bots.kinds import DEFAULT_BOT_KIND
 from unonet.engine import (
     Action,
     Chat,
@@ -37,7 +38,7 @@ from unonet.engine import (
 from unonet.engine import events as ev
 from unonet.host import convert, journal
 from unonet.host.actions_json import dump_action, load_action
-from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
+from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
 from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
 from unonet.host.eventlog import EventLog, LogEntry
