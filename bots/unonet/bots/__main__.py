@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"the kind of bot: {', '.join(public_names())} (default %(default)s)")
     parser.add_argument("--name", default=None, help="the display name (default: the kind, e.g. 'random-bot')")
     parser.add_argument("--seed", type=int, default=None, help="the bot's random seed")
-    parser.add_argument("--token", default=None, help="a seat token already held (needs --seat): reconnect")
+    parser.add_argument("--token", default=os.environ.get("UNONET_TOKEN"),
+                        help="a seat token already held (needs --seat): reconnect (default: $UNONET_TOKEN)")
     parser.add_argument("--reaction-delay", type=float, default=0.3, help="seconds before optional reactions")
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")

@@ -32,6 +32,7 @@ __all__ = [
     "describe",
     "make_bot",
     "public_names",
+    "runs_in_worker",
 ]
 
 
@@ -51,6 +52,8 @@ class BotKind:
         levels: whether the kind takes a level (``KIND:N``).
         quick_level: the name `bench/bots.py --quick` seats it by, when not its top level (a search
             kind at a smaller fixed budget).
+        in_worker: a host plays it in a worker process of its own, over loopback, never on its event
+            loop (`unonet.host.bot_workers`): for kinds that search.
     """
 
     name: str
@@ -59,6 +62,7 @@ class BotKind:
     public: bool = True
     levels: bool = True
     quick_level: str | None = None
+    in_worker: bool = False
 
 
 BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in (
@@ -119,6 +123,15 @@ def describe(name: str) -> str:
     detail = LEVELS[level]
     return (f"{kind.description} Level {level} of {TOP_LEVEL}: a random play {detail.blunder:.0%} of the time, "
             f"forgets UNO {detail.forget_uno:.0%} of the time, thinks about {detail.think_s:g} s a move.")
+
+
+def runs_in_worker(name: str) -> bool:
+    """Whether a host plays `name` in a worker process (`BotKind.in_worker`); False for unknown names."""
+    try:
+        kind, _ = _kind_of(name, public_only=False)
+    except UnknownBotKind:
+        return False
+    return kind.in_worker
 
 
 def public_names() -> list[str]:

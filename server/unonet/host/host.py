@@ -14,12 +14,15 @@ import secrets
 import time
 from collections.abc import Callable
 
+from unonet.bots.kinds import runs_in_worker
 from unonet.engine import Draw, Pass, UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
 from unonet.host import journal
 from unonet.host.actions_json import dump_action
 from unonet.host.bot_seats import HostBots
+from unonet.host.bot_workers import BotWorkers
 from unonet.host.errors import not_found
+from unonet.host.seats import Seat
 from unonet.host.store import MemoryStore, Store, StoredTable
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import table_pb2
@@ -62,6 +65,8 @@ class Host:
         self.tables: dict[str, Table] = {}  # the tables in memory: every table not archived
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self.bots = HostBots()  # the policies of every table's bot seats
+        self.workers = BotWorkers()  # the processes of the bot seats whose kind searches
+        self.workers.wanted = self._wants_worker
 
     def restore(self) -> int:
         """Load every stored table not archived and replay its journal. Returns how many came back."""
@@ -94,6 +99,7 @@ class Host:
         self.tables.pop(table.table_id, None)
         self._drivers.pop(table.table_id, None)
         self.bots.forget(table.table_id)
+        self.workers.stop_table(table.table_id)
 
     def start_drivers(self) -> None:
         for table in self.tables.values():
@@ -107,6 +113,7 @@ class Host:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._drivers.clear()
+        await self.workers.close()
 
     def table(self, table_id: str) -> Table:
         """The table in memory, loading an archived one back from its journal."""
@@ -255,6 +262,9 @@ class Host:
         now = self.clock_ns()
         waits: list[float] = []
         for seat in bots:
+            if runs_in_worker(table.seats[seat].bot_kind):
+                self._ensure_worker(table, table.seats[seat])
+                continue
             chosen = self.bots.choose(table, table.seats[seat], now)
             if chosen is None:
                 continue
@@ -281,6 +291,19 @@ class Host:
                 table.record(journal.Command(seat, f"bot-{table.last_number}", [dump_action(fallback)]))
             return 0
         return min(waits) if waits else None
+
+
+    def _ensure_worker(self, table: Table, seat: Seat) -> None:
+        """A seat whose kind searches is played by a worker process (bot_workers.py), never here."""
+        if not seat.worker_token:
+            seat.worker_token = BotWorkers.new_token()
+        self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token)
+
+    def _wants_worker(self, table_id: str, seat: int, kind: str) -> bool:
+        table = self.tables.get(table_id)
+        if table is None or table.match is None or table.match.is_over:
+            return False
+        return table.seats[seat].is_bot and table.seats[seat].bot_kind == kind
 
 
 def _wake(wake: asyncio.Future[bool]) -> None:
