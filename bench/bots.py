@@ -13,7 +13,9 @@ Figures, per pairing: A's win rate and A's points per game (the round's winner s
 in the other hands, P2), each with a 95% interval over deals (a deal's N rotations are one sample, so
 the interval reflects what the duplicate design cancels), and B's points per game per seat; per kind,
 the time its policy took per decision (p50, p99; the view's construction is not included), over every
-decision of every pairing it played in.
+decision of every pairing it played in; and for each kind measured against ``greedy`` heads-up, the
+share of the gap between ``greedy`` and the ``oracle`` it closes on the same deals (``KIND_gap_closed``:
+(KIND_vs_greedy - 50%) / (oracle_vs_greedy - 50%)).
 
 Pairings: every kind registered in `unonet.bots.kinds` is measured against the baselines: ``random``,
 ``basic`` and ``greedy``, heads-up and (against ``random``) at four; the ``oracle`` (it sees every
@@ -149,6 +151,11 @@ def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mo
             out[f"{family}_decision_p99_ms"] = round(percentile_ms(values, 0.99), 3)
             out[f"{family}_decisions"] = len(values)
             out[f"{family}_seated_as"] = name
+    oracle = out.get("oracle_vs_greedy_2p")
+    for key in [k for k in games if k.endswith("_vs_greedy_2p") and not k.startswith("oracle_")]:
+        if isinstance(oracle, float) and oracle > 0.5:  # how much of greedy's gap to the oracle it closes
+            win = interval(next(o for o in outcomes if o.pairing.key == key).deal_wins)[0]
+            out[f"{key.split('_vs_')[0]}_gap_closed"] = round((win - 0.5) / (oracle - 0.5), 3)
     out["games"] = min(games.values()) if games else 0
     out["games_by_pairing"] = games
     out["python"] = platform.python_version()
@@ -162,10 +169,10 @@ def print_table(outcomes: list[Outcome], data: dict[str, object]) -> None:
           f"{'B pts/game':>12}{'s':>8}")
     for outcome in outcomes:
         key = outcome.pairing.key
-        lo, hi = data[f"{key}_ci95"]  # type: ignore[misc]
-        plo, phi = data[f"{key}_points_per_game_ci95"]  # type: ignore[misc]
-        print(f"{key:<24}{outcome.games:>7}{data[key]:>9.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
-              f"{data[f'{key}_points_per_game']:>12.1f}{f'{plo:.1f} - {phi:.1f}':>18}"
+        win, lo, hi = interval(outcome.deal_wins)
+        pts, plo, phi = interval(outcome.deal_points)
+        print(f"{key:<24}{outcome.games:>7}{win:>9.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
+              f"{pts:>12.1f}{f'{plo:.1f} - {phi:.1f}':>18}"
               f"{data[f'{key}_opponent_points_per_game']:>12.1f}{outcome.seconds:>8.1f}")
     print(f"\n{'kind':<16}{'decisions':>10}{'p50 ms':>10}{'p99 ms':>10}")
     for key in sorted(k for k in data if k.endswith("_decisions")):
