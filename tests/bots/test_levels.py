@@ -65,3 +65,27 @@ def test_a_low_level_blunders_forgets_uno_and_pauses():
     assert 0.5 * LEVELS[1].think_s <= min(pauses) <= max(pauses) <= 1.5 * LEVELS[1].think_s
     assert top.think_seconds(turn) == 0.0
     assert GreedyBot().think_seconds(view([GREEN_7])) == 0.0
+
+
+async def test_the_runner_pauses_as_the_level_says_but_never_past_half_the_clock(monkeypatch):
+    import asyncio
+
+    from unonet.bots import runner as runner_module
+    from unonet.bots.runner import BotRunner
+
+    slept: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(runner_module.asyncio, "sleep", fake_sleep)
+    low = Leveled(GreedyBot(), LEVELS[1], seed=5)
+    turn = view([RED_5, BLUE_2], plays=[option(RED_5)])
+    await asyncio.wait_for(BotRunner(low)._think(turn), 5)
+    assert 0.5 * LEVELS[1].think_s <= slept[-1] <= 1.5 * LEVELS[1].think_s
+    turn.view_time.FromNanoseconds(10**18)
+    turn.legal_actions.deadline.FromNanoseconds(10**18 + 400_000_000)  # 0.4 s left on the clock
+    await asyncio.wait_for(BotRunner(low)._think(turn), 5)
+    assert slept[-1] == pytest.approx(0.2)
+    await asyncio.wait_for(BotRunner(GreedyBot())._think(turn), 5)
+    assert len(slept) == 2  # the top level does not pause
