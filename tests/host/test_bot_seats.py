@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import sys
-from pathlib import Path
 
 import grpc
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
-
 from fair_games import drive, new_table
 
 from unonet.bots.greedy_bot import GreedyBot
