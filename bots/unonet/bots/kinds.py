@@ -7,6 +7,11 @@ Names on the wire: ``KIND:LEVEL`` (``greedy:2``; `unonet.bots.levels`: 1 is the 
 3 the policy itself). A bare ``KIND`` is its top level and is seated as ``KIND:3``. A kind without
 levels (``random``) has one name, its own. A kind that is not public (``oracle``, which sees every
 hand) is never listed or seated by a host; only in-process tables (`bench/bots.py`) make it.
+
+A new kind is one `BotKind` line below; nothing else lists kinds. A kind that searches registers with
+``in_worker=True`` (a host then plays it in a worker process, never on its event loop) and, if its
+full budget is too slow for `bench/bots.py --quick`, ``quick_level`` naming the smaller fixed budget
+the quick run seats it at; the bench pairs it against the baselines by itself.
 """
 
 from __future__ import annotations
