@@ -59,6 +59,8 @@ class BotKind:
             kind at a smaller fixed budget).
         in_worker: a host plays it in a worker process of its own, over loopback, never on its event
             loop (`unonet.host.bot_workers`): for kinds that search.
+        at_level: ``at_level(level, seed)`` builds the kind at a level below the top by its own means
+            (a search with a smaller budget); None wraps `factory`'s policy in `levels.Leveled`.
     """
 
     name: str
@@ -68,6 +70,7 @@ class BotKind:
     levels: bool = True
     quick_level: str | None = None
     in_worker: bool = False
+    at_level: Callable[[int, int | None], Bot] | None = None
 
 
 BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in (
@@ -112,10 +115,11 @@ def make_bot(name: str, seed: int | None = None, *, public_only: bool = False) -
     Raises UnknownBotKind.
     """
     kind, level = _kind_of(name, public_only=public_only)
-    bot = kind.factory(seed)
-    if kind.levels and level != TOP_LEVEL:
-        return Leveled(bot, LEVELS[level], seed)
-    return bot
+    if not kind.levels or level == TOP_LEVEL:
+        return kind.factory(seed)
+    if kind.at_level is not None:
+        return kind.at_level(level, seed)
+    return Leveled(kind.factory(seed), LEVELS[level], seed)
 
 
 def describe(name: str) -> str:
