@@ -174,7 +174,9 @@ class Table:
         be told GAME_OVER."""
         seat = self.player_seat(token)
         over = self.match is not None and self.match.is_over
-        if self.seats[seat].taken_over and not over and (command_id is None or (seat, command_id) not in self.commands):
+        worker = self.seats[seat].worker_token == token  # a bot seat's own worker process (bot_workers.py)
+        if (self.seats[seat].taken_over and not over and not worker
+                and (command_id is None or (seat, command_id) not in self.commands)):
             raise precondition("SEAT_TAKEN_OVER", f"seat {seat} was taken over; its player can no longer act")
         return seat
 
