@@ -24,6 +24,7 @@ from unonet.v1 import cards_pb2, views_pb2
 __all__ = [
     "STYLE",
     "card_label",
+    "render_card",
     "render_hand",
     "render_header",
     "render_help",
@@ -94,6 +95,11 @@ def _card(face: CardFace, ui: UiState, *, legal: bool = False, chosen: bool = Fa
     left, right = (">", "<") if chosen else ("*" if marked else " ", " ")
     return [("class:cursor" if chosen else "", left), (f"class:{style}" if style else "", body),
             ("class:cursor" if chosen else "", right)]
+
+
+def render_card(face: CardFace, ui: UiState) -> StyleAndTextTuples:
+    """One card as the hand draws an unplayable one (a replay's open hands use it)."""
+    return _card(face, ui)
 
 
 def _seconds_left(deadline: float | None, now: float) -> str:

@@ -61,6 +61,8 @@ class GameScreen:
         extra_keys: keys (lower-case characters or names such as "left") handled before the key map,
             for a screen that drives its own model: a replay binds stepping forwards and backwards here.
         extra_help: lines the ? overlay adds for `extra_keys`.
+        extra_panel: lines the owner shows between the table and the log (a replay's open hands), or
+            nothing; the panel takes as many rows as they need and the log the rest.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class GameScreen:
         colour_blind: bool = False,
         extra_keys: Mapping[str, Callable[[], None]] | None = None,
         extra_help: Sequence[str] = (),
+        extra_panel: Callable[[], StyleAndTextTuples] | None = None,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
@@ -81,6 +84,7 @@ class GameScreen:
         self.on_effect = on_effect
         self.extra_keys = dict(extra_keys or {})
         self.ui.extra_help = list(extra_help)
+        self.extra_panel = extra_panel
         self.host_clock = host_clock
         self.chat_input = TextArea(height=1, prompt=" say: ", multiline=False, accept_handler=self._chat_entered)
         self.application: Application[None] = Application(
@@ -181,8 +185,11 @@ class GameScreen:
                            width=Dimension(preferred=40, max=50))]),
             filter=Condition(self._wide),
         )
+        panel = Window(self._text(self._panel), height=lambda: Dimension.exact(self._panel_rows()),
+                       wrap_lines=True)
         body = HSplit([
             self._hand_window, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
+            ConditionalContainer(panel, filter=Condition(lambda: self._panel_rows() > 0)),
             VSplit([log, chat]),
         ])
         # Overlays are single windows on a background of their own, not Frames: a Frame is nine more
@@ -202,6 +209,19 @@ class GameScreen:
             focused_element=self._hand_window,
         )
 
+    def _panel(self) -> StyleAndTextTuples:
+        return self.extra_panel() if self.extra_panel is not None else []
+
+    def _panel_rows(self) -> int:
+        """The rows the owner's panel takes, its long lines wrapped at the screen's width."""
+        if self.extra_panel is None:
+            return 0
+        text = "".join(fragment[1] for fragment in self.extra_panel())
+        if not text:
+            return 0
+        width = max(1, self._width())
+        return sum(max(1, -(-len(line) // width)) for line in text.split("\n"))
+
     def _width(self) -> int:
         try:
             return self.application.output.get_size().columns
@@ -218,7 +238,7 @@ class GameScreen:
         return self._width() >= WIDE
 
     def _log_height(self) -> int:
-        return max(3, self._height() - len(self.model.seats) - 8)
+        return max(3, self._height() - len(self.model.seats) - 8 - self._panel_rows())
 
     # ------------------------------------------------------------------------------ key map
 
