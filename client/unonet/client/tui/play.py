@@ -13,6 +13,7 @@ import asyncio
 import gc
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from unonet.client.discovery import discover_hosts
 from unonet.client.errors import PermissionDenied, UnonetError
@@ -41,17 +42,29 @@ def log_to_file() -> None:
 
 
 async def play_joined(client: TableClient, *, colour_blind: bool = False, store: SeatStore | None = None,
-                      address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None) -> None:
+                      address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None,
+                      **screen_args: Any) -> None:
     """Run the game screen for `client`'s seat until the player quits or leaves.
 
-    `on_stream_open` is awaited once the seat's event stream is open (to start the match then).
+    With a `store`, the seat's shuffle shares are saved in it (under `address`) and read back from it,
+    so a restarted client reveals what it committed to. `on_stream_open` is awaited once the seat's
+    event stream is open (to start the match then). `screen_args` go to the game screen (a test's
+    pipe input and dummy output).
     """
+
+    table_id = client.table_id
 
     def forget() -> None:
         if store is not None:
-            store.forget(address, client.table_id)
+            store.forget(address, table_id)
 
-    await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open).run()
+    def keep(round_no: int, value: bytes) -> None:
+        if store is not None:
+            store.keep_entropy(address, table_id, round_no, value)
+
+    saved = store.entropy(address, table_id) if store is not None else {}
+    await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open,
+                  entropy=saved, keep_entropy=keep, **screen_args).run()
 
 
 async def play_table(

@@ -13,7 +13,10 @@
 - a one-second tick that redraws the countdowns.
 
 The seat's shares of each fair shuffle (commit, then reveal) are sent for the player as soon as the
-legal actions ask for them. A refused command's reason is told in words on the status line.
+legal actions ask for them; each share is handed to `keep_entropy` (the seat store on disk) before its
+commitment leaves, so a client restarted between the commit and the reveal, given the saved shares
+back as `entropy`, reveals the value it committed to. A refused command's reason is told in words on
+the status line.
 """
 
 from __future__ import annotations
@@ -99,6 +102,8 @@ class Session:
         on_stream_open: awaited once, when the first event arrived: the host now counts this seat as
             connected, so a match started from here asks it for its share of the shuffle.
         ping_interval: seconds between pings (and table fetches).
+        entropy: the seat's shuffle shares saved by an earlier run, by round number.
+        keep_entropy: called with (round, share) before a share's commitment is sent, to save it.
     """
 
     def __init__(
@@ -112,6 +117,8 @@ class Session:
         on_stream_open: Callable[[], Awaitable[None]] | None = None,
         ping_interval: float = PING_INTERVAL,
         max_backoff: float = 5.0,
+        entropy: dict[int, bytes] | None = None,
+        keep_entropy: Callable[[int, bytes], None] | None = None,
         **screen_args: object,
     ) -> None:
         self.client = client
@@ -125,7 +132,8 @@ class Session:
         self.ping_interval = ping_interval
         self.max_backoff = max_backoff
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
-        self._entropy: dict[int, bytes] = {}
+        self._entropy: dict[int, bytes] = dict(entropy or {})
+        self._keep_entropy = keep_entropy
         self._entropy_sent: set[tuple[int, str]] = set()
         self._live_from = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -277,7 +285,14 @@ class Session:
         if key in self._entropy_sent:
             return
         self._entropy_sent.add(key)
-        value = self._entropy.setdefault(round_no, secrets.token_bytes(32))
+        value = self._entropy.get(round_no)
+        if value is None:
+            value = self._entropy[round_no] = secrets.token_bytes(32)
+            if self._keep_entropy is not None:
+                try:  # on disk before the commitment leaves: a crash after it can still reveal
+                    self._keep_entropy(round_no, value)
+                except OSError:
+                    log.exception("could not save the shuffle share of round %d", round_no)
         command: cmd.Command
         if step == "commit":
             commitment = commit_seat_entropy(seat, value, table_id=self.client.table_id, round_no=round_no)
