@@ -85,8 +85,8 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
     calm_garbage_collector()
 
     async def open_seat(seat: HostedSeat) -> None:
-        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat,
-                         notice=f"friends join with: unonet play {seat.address}")
+        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat, owner_token=seat.owner_token,
+                         notice=f"friends join with: unonet play {seat.address} · S starts with bots")
 
     return open_seat
 

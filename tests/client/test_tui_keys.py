@@ -233,3 +233,24 @@ def test_an_open_colour_prompt_sends_nothing_while_reconnecting() -> None:
     assert keys.press("r") == [] and "reconnecting" in keys.ui.hint and keys.ui.prompt is not None
     keys.model.connection = ConnectionState.CONNECTED
     assert keys.press("r") == [cmd.Play((WILD,), color=cards_pb2.COLOR_RED)]
+
+
+def test_s_and_a_start_early_and_add_a_bot_for_the_tables_creator_only() -> None:
+    from unonet.client.tui.controller import AddBot, StartMatch, UiState
+
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED)
+    model._ensure_seats(4)
+    model.seats[0].occupied = True
+    guest = Controller(model, UiState())
+    assert guest.press("s") == [] and "only the table's creator" in guest.ui.hint
+    assert guest.press("A") == [] and "only the table's creator" in guest.ui.hint
+    owner = Controller(model, UiState(is_owner=True))
+    assert owner.press("a") == [AddBot()]
+    assert owner.press("S") == [StartMatch()]
+    assert any(line.startswith("  S ") for line in help_lines(model, owner.ui))
+    for seat in model.seats:
+        seat.occupied = True
+    assert owner.press("a") == [] and "every seat is taken" in owner.ui.hint
+    model.phase, model.round_number = views_pb2.PHASE_TURN, 1
+    assert owner.press("s") == [] and "started already" in owner.ui.hint
+    assert not any(line.startswith("  S ") for line in help_lines(model, owner.ui))

@@ -22,12 +22,14 @@ from unonet.v1 import actions_pb2, cards_pb2, rules_pb2, views_pb2
 
 __all__ = [
     "COLOR_KEYS",
+    "AddBot",
     "Controller",
     "Effect",
     "LeaveSeat",
     "Prompt",
     "QuitApp",
     "SendChat",
+    "StartMatch",
     "UiState",
     "board_is_open",
     "help_lines",
@@ -58,7 +60,17 @@ class LeaveSeat:
     """Give the seat up (LeaveTable), then close the client."""
 
 
-Effect = cmd.Command | SendChat | QuitApp | LeaveSeat
+@dataclass(frozen=True, slots=True)
+class StartMatch:
+    """Start the match now, bots taking the empty seats (StartTable; the table's creator only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    """Seat one bot in the lowest empty seat (AddBots; the table's creator only)."""
+
+
+Effect = cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +109,8 @@ class UiState:
     board_closed_for: int = 0
     #: Help lines for keys the screen's owner added (a replay's stepping keys).
     extra_help: list[str] = field(default_factory=list)
+    #: This client holds the table's owner token: before the match it may start it early and add bots.
+    is_owner: bool = False
 
 
 def board_is_open(model: GameModel, ui: UiState) -> bool:
@@ -393,6 +407,34 @@ class Controller:
         self.ui.hint = f"colour-blind mode {state}"
         return []
 
+    def _lobby_refusal(self) -> str:
+        """Why S and A (start early, add a bot) cannot be used now, or "" when they can."""
+        if self.model.phase != views_pb2.PHASE_WAITING_FOR_PLAYERS or self.model.round_number:
+            return "the match has started already"
+        if not self.ui.is_owner:
+            return "only the table's creator can start it early or add bots; it starts when every seat is taken"
+        if self.model.connection != ConnectionState.CONNECTED:
+            return "reconnecting to the host: wait a moment"
+        return ""
+
+    def _start(self) -> list[Effect]:
+        why = self._lobby_refusal()
+        if why:
+            self.ui.hint = why
+            return []
+        self.ui.hint = "starting: bots take the empty seats…"
+        return [StartMatch()]
+
+    def _add_bot(self) -> list[Effect]:
+        why = self._lobby_refusal()
+        if why:
+            self.ui.hint = why
+            return []
+        if self.model.seats and all(seat.occupied for seat in self.model.seats):
+            self.ui.hint = "every seat is taken: the match starts by itself"
+            return []
+        return [AddBot()]
+
     def _scroll(self, step: int) -> list[Effect]:
         self.ui.log_scroll = max(0, self.ui.log_scroll + step)
         return []
@@ -477,7 +519,7 @@ _KEYS: Final[dict[str, Callable[[Controller], list[Effect]]]] = {
     "p": Controller._pass, "u": Controller._uno, "c": Controller._catch_or_challenge,
     "r": lambda c: c._color("r"), "g": lambda c: c._color("g"), "b": lambda c: c._color("b"),
     "y": lambda c: c._color("y"), "t": Controller._chat, "?": Controller._help, "q": Controller._quit,
-    "l": Controller._leave, "k": Controller._colour_blind,
+    "l": Controller._leave, "k": Controller._colour_blind, "s": Controller._start, "a": Controller._add_bot,
     "pageup": lambda c: c._scroll(5), "pagedown": lambda c: c._scroll(-5),
 }
 
@@ -520,6 +562,9 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
                 legal.catch_uno_targets, legal.challenge, legal.react_window_ids, legal.swap_target_seats,
                 legal.give_cards)):
         lines.append("  (nothing to play now: wait for your turn)")
+    if ui.is_owner and model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
+        lines.append("  S           start the match now: bots take the empty seats")
+        lines.append("  A           seat one bot in an empty seat")
     lines += ui.extra_help
     lines += [
         "  T           write in the chat" + (" (a silence is on: it costs 2 cards)" if model.is_silenced else ""),

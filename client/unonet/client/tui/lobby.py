@@ -111,6 +111,8 @@ class LobbyChoice:
     address: str
     table_id: str
     watch: bool = False
+    #: The owner token of a table this player just created ("" otherwise).
+    owner_token: str = ""
 
 
 @dataclass(slots=True)
@@ -335,7 +337,7 @@ class _LobbyApp:
             self.app.invalidate()
             return
         state.form = None
-        self._go(LobbyChoice(state.address, created.table_id))
+        self._go(LobbyChoice(state.address, created.table_id, owner_token=created.owner_token))
 
 
 async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colour_blind: bool = False,
@@ -387,7 +389,7 @@ async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, colour_blind: 
             return
         try:
             await play_table(lobby.choice.address, lobby.choice.table_id, name=name, watch=lobby.choice.watch,
-                             tls=tls, colour_blind=colour_blind, store=store)
+                             tls=tls, colour_blind=colour_blind, store=store, owner_token=lobby.choice.owner_token)
             state.message = "back in the lobby"
         except UnonetError as error:
             state.message = f"could not sit there: {error}"

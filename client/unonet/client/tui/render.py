@@ -309,6 +309,11 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
         return "round over — the next one starts shortly"
     if model.seat_to_act is not None:
         return f"{model.name_of(model.seat_to_act)} to play · ? help"
+    if model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number and model.seats:
+        seated = f"waiting for players ({sum(s.occupied for s in model.seats)}/{len(model.seats)} seated)"
+        if ui.is_owner:
+            return f"{seated} · S starts now with bots · A adds a bot · ? help"
+        return f"{seated}: the match starts when every seat is taken · ? help"
     return "waiting · ? help"
 
 

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from unonet.client import commands as cmd
+from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.errors import (
     Cancelled,
     DeadlineExceeded,
@@ -40,7 +41,7 @@ from unonet.client.errors import (
     UnonetError,
 )
 from unonet.client.table_client import TableClient
-from unonet.client.tui.controller import Effect, LeaveSeat, QuitApp, SendChat
+from unonet.client.tui.controller import AddBot, Effect, LeaveSeat, QuitApp, SendChat, StartMatch
 from unonet.client.tui.model import ConnectionState, GameModel
 from unonet.client.tui.screen import GameScreen
 from unonet.client.verify import Verifier
@@ -132,6 +133,8 @@ class Session:
         self.ping_interval = ping_interval
         self.max_backoff = max_backoff
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
+        self.screen.ui.is_owner = bool(client.owner_token)
+        self._bot_kind: str | None = None
         self._entropy: dict[int, bytes] = dict(entropy or {})
         self._keep_entropy = keep_entropy
         self._entropy_sent: set[tuple[int, str]] = set()
@@ -196,6 +199,12 @@ class Session:
                 return
             elif isinstance(effect, QuitApp):
                 self.screen.application.exit()
+            elif isinstance(effect, StartMatch):
+                await self.client.start_table(fill_with_bots=True, bot_kind=await self._best_bot_kind())
+                self.screen.ui.hint = "the match starts"
+            elif isinstance(effect, AddBot):
+                seats = await self.client.add_bots(1, await self._best_bot_kind())
+                self.screen.ui.hint = f"a bot sits at seat {seats[0]}" if seats else ""
             else:
                 result = await self.client.send(effect)
                 if result.outcome == 3:  # COMMAND_OUTCOME_RACE_LOST
@@ -206,6 +215,12 @@ class Session:
             log.exception("command %r failed", effect)
             self.screen.ui.hint = f"that did not work: {error}"
         self.screen.invalidate()
+
+    async def _best_bot_kind(self) -> str:
+        """The strongest bot kind the host lists (asked once), for the bots the owner seats."""
+        if self._bot_kind is None:
+            self._bot_kind = best_bot_kind(await self.client.list_bot_kinds())
+        return self._bot_kind
 
     # -------------------------------------------------------------------------------- stream
 
