@@ -561,7 +561,9 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
     if not any((legal.plays, legal.choose_color, legal.HasField("draw"), legal.pass_turn, legal.call_uno,
                 legal.catch_uno_targets, legal.challenge, legal.react_window_ids, legal.swap_target_seats,
                 legal.give_cards)):
-        lines.append("  (nothing to play now: wait for your turn)")
+        waiting = model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number
+        lines.append("  (nothing to play now: wait for the match to start)" if waiting
+                     else "  (nothing to play now: wait for your turn)")
     if ui.is_owner and model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
         lines.append("  S           start the match now: bots take the empty seats")
         lines.append("  A           seat one bot in an empty seat")

@@ -121,6 +121,8 @@ def render_header(model: GameModel, now: float) -> StyleAndTextTuples:
         parts.append(("class:alert", f" FAIRNESS CHECK FAILED: {model.fairness_failure} "))
     elif model.fairness_on:
         parts.append(("class:ok", f" fair ✓{model.fairness_checks} "))
+    elif model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
+        parts.append(("class:dim", " not started "))  # whether the deal will be verifiable is not known yet
     else:
         parts.append(("class:dim", " shuffle not verifiable "))
     if model.connection == ConnectionState.CONNECTED and model.round_trip is not None:
@@ -138,7 +140,7 @@ def render_players(model: GameModel, now: float) -> StyleAndTextTuples:
         tags = []
         if seat.is_bot:
             tags.append("bot")
-        if not seat.connected and not seat.is_bot:
+        if not seat.connected and not seat.is_bot and seat.occupied:
             tags.append("offline")
         if seat.taken_over:
             tags.append("taken over")
@@ -310,9 +312,9 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
     if model.seat_to_act is not None:
         return f"{model.name_of(model.seat_to_act)} to play · ? help"
     if model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number and model.seats:
-        seated = f"waiting for players ({sum(s.occupied for s in model.seats)}/{len(model.seats)} seated)"
+        seated = f"waiting for players ({sum(s.occupied for s in model.seats)}/{len(model.seats)})"
         if ui.is_owner:
-            return f"{seated} · S starts now with bots · A adds a bot · ? help"
+            return f"{seated} · S starts now with bots · A adds a bot"
         return f"{seated}: the match starts when every seat is taken · ? help"
     return "waiting · ? help"
 
