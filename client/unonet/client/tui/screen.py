@@ -20,6 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    DynamicContainer,
     Float,
     FloatContainer,
     FormattedTextControl,
@@ -176,21 +177,22 @@ class GameScreen:
             FormattedTextControl(table_part, focusable=True, show_cursor=False),
             height=lambda: Dimension.exact(max(2, len(m.seats)) + 7), wrap_lines=False,
         )
+        # The log takes whatever height is left: a preferred height given up front, so the layout never
+        # renders the whole log only to ask how tall it would like to be (that was a third of a redraw).
         log = Window(self._text(lambda: render.render_log(m, self._log_height(), ui.log_scroll,
                                                           with_chat=not self._wide())),
-                     wrap_lines=False)
-        chat = ConditionalContainer(
-            VSplit([Window(width=1, char="│", style="class:dim"),
-                    Window(self._text(lambda: render.render_chat(m, self._log_height())), wrap_lines=True,
-                           width=Dimension(preferred=40, max=50))]),
-            filter=Condition(self._wide),
-        )
+                     wrap_lines=False, height=Dimension(min=1, preferred=1000), width=Dimension(min=20, preferred=1000))
+        chat = Window(self._text(lambda: render.render_chat(m, self._log_height())), wrap_lines=True,
+                      width=Dimension(preferred=40, max=50))
+        # Narrow, the log is the whole width: no VSplit to share out column by column on every redraw.
+        beside = VSplit([log, Window(width=1, char="│", style="class:dim"), chat])
+        bottom = DynamicContainer(lambda: beside if self._wide() else log)
         panel = Window(self._text(self._panel), height=lambda: Dimension.exact(self._panel_rows()),
                        wrap_lines=True)
         body = HSplit([
             self._hand_window, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
             ConditionalContainer(panel, filter=Condition(lambda: self._panel_rows() > 0)),
-            VSplit([log, chat]),
+            bottom,
         ])
         # Overlays are single windows on a background of their own, not Frames: a Frame is nine more
         # containers to lay out on every redraw while the scores stay open.
