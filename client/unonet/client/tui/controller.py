@@ -80,7 +80,8 @@ class Prompt:
     kind: "color" (r/g/b/y names the colour of `cards`), "five_target" (a digit names whom to give
     `cards[0]`), "catch" (a digit names whom to catch; C challenges when `challenge`), "chat" (a line
     of text), "confirm_chat" (y sends `text` although the silence costs cards), "confirm_leave" (y
-    leaves), "help" (any key closes it).
+    leaves), "help" (Esc or ? closes it; any other key closes it and does what it does; `under` is the
+    question it was opened over, asked again when it closes).
     """
 
     kind: str
@@ -90,6 +91,8 @@ class Prompt:
     targets: tuple[int, ...] = ()
     challenge: bool = False
     text: str = ""
+    #: For "help": the question the help was opened over, asked again when the help closes.
+    under: Prompt | None = None
 
 
 @dataclass(slots=True)
@@ -392,6 +395,11 @@ class Controller:
         self.ui.prompt = Prompt("help")
         return []
 
+    def asked(self) -> Prompt | None:
+        """The question open now, the help aside (the one the help was opened over)."""
+        prompt = self.ui.prompt
+        return prompt.under if prompt is not None and prompt.kind == "help" else prompt
+
     def _quit(self) -> list[Effect]:
         return [QuitApp()]
 
@@ -461,7 +469,13 @@ class Controller:
         return [SendChat(text)]
 
     def _in_prompt(self, prompt: Prompt, key: str) -> list[Effect]:
-        if key == "escape" or prompt.kind == "help":
+        if prompt.kind == "help":  # read the help, press the key it named: it closes and does its thing
+            self.ui.prompt = prompt.under
+            return [] if key in ("escape", "?") else self.press(key)
+        if key == "?":  # help over a question: it lists the question's keys, and the question stays
+            self.ui.prompt = Prompt("help", under=prompt)
+            return []
+        if key == "escape":
             self.ui.prompt = None
             return []
         if prompt.kind in ("color", "five_target", "catch") and not self._can_act():
@@ -524,10 +538,29 @@ _KEYS: Final[dict[str, Callable[[Controller], list[Effect]]]] = {
 }
 
 
+#: The keys of each question the screen asks ({} is the seats it offers).
+_QUESTION_KEYS: Final = {
+    "color": ["  R G B Y     name the colour of the card you play: red, green, blue, yellow"],
+    "five_target": ["  0-9         the seat to give the card to: {}"],
+    "catch": ["  0-9         the seat to catch: {}"],
+    "confirm_chat": ["  Y           send it anyway (a silence is on: it costs you 2 cards)",
+                     "  N           do not send it"],
+    "confirm_leave": ["  Y           leave the table for good (your seat goes to a bot or is forfeited)",
+                      "  N           stay"],
+}
+
+
 def help_lines(model: GameModel, ui: UiState) -> list[str]:
     """Every key of the current moment, each with what it does now (the ? overlay)."""
     legal = model.legal
-    lines = ["Keys now (not case-sensitive; Esc or any key closes this help):"]
+    lines = ["Keys now (not case-sensitive). Esc closes this help; any key below closes it and acts:"]
+    asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
+    if asked is not None and asked.kind in _QUESTION_KEYS:
+        lines += [line.format(", ".join(map(str, asked.targets))) for line in _QUESTION_KEYS[asked.kind]]
+        if asked.kind == "catch" and asked.challenge:
+            lines.append("  C           challenge the Wild Draw Four instead")
+        lines += ["  Esc         cancel", "  ?           this help"]
+        return lines
     if model.is_spectator:
         lines.append("  you are watching this table as a spectator")
     if legal.plays:

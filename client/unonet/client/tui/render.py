@@ -241,7 +241,7 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
 
 def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTuples:
     """One line saying what this moment (or the open prompt) asks of the player."""
-    prompt = ui.prompt
+    prompt = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
     if model.connection != ConnectionState.CONNECTED and (prompt is None or prompt.kind != "chat"):
         return [("class:alert", " " + _moment(model, ui, now))]  # what the link's state allows comes first
     if prompt is not None:

@@ -100,6 +100,7 @@ class GameScreen:
             input=input,
             output=output,
         )
+        self.application.before_render += self._place_scoreboard
 
     # ------------------------------------------------------------------------------- feeding
 
@@ -111,7 +112,8 @@ class GameScreen:
         """Handle a key as the key map would (tests and the bindings both come here)."""
         self.controller.follow_model()
         extra = self.extra_keys.get(key.lower() if len(key) == 1 else key)
-        if extra is not None and self.ui.prompt is None:
+        if extra is not None and (self.ui.prompt is None or self.ui.prompt.kind == "help"):
+            self.ui.prompt = None  # the help named this key: it closes and the key acts
             extra()
             self.invalidate()
             return
@@ -201,6 +203,14 @@ class GameScreen:
                    width=Dimension(preferred=50), height=Dimension(max=14), style="class:overlay"),
             top=3,
         )
+
+        def place_scoreboard(app: object) -> None:
+            # Below the table part, so the hand, the turn and its clock stay in sight while the scores are
+            # read (the next round is already dealt); higher only when the screen is too short for that.
+            board_rows = len(m.seats) + 3
+            scoreboard.top = max(1, min(max(2, len(m.seats)) + 7, self._height() - board_rows))
+
+        self._place_scoreboard = place_scoreboard
         helpbox = Float(Window(self._text(lambda: render.render_help(m, ui)), width=Dimension(preferred=76),
                                style="class:overlay"), top=1)
         return Layout(
