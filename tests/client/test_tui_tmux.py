@@ -316,7 +316,8 @@ def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_onl
                 break
             if "any key closes the scores" in screen:  # a round's scoreboard says how to go on
                 pane.keys("Space")
-                pane.wait_for(lambda s: "any key closes the scores" not in s or "FINAL SCORES" in s, "the scores closed")
+                pane.wait_for(lambda s: "any key closes the scores" not in s or "FINAL SCORES" in s,
+                              "the scores closed")
                 continue
             status = status_line(screen)
             if any(word in status for word in WAITING) or not status.strip():
@@ -336,7 +337,8 @@ def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_onl
             moves.append(key)
             after = pane.wait_for(lambda s, old=screen: " HELP" not in s and moved_on(old, s), f"{key} to go through")
             hint = hint_line(after)
-            assert "refused" not in hint and "does nothing" not in hint or any(r in hint for r in RACE_HINTS), (
+            # A refusal also leaves the turn where it was, so the wait above fails first; this names it.
+            assert ("refused" not in hint and "does nothing" not in hint) or any(r in hint for r in RACE_HINTS), (
                 f"the help's {key} was refused:\n{after}")
         screen = pane.wait_for(lambda s: "FINAL SCORES" in s, "the final scores")
         assert "won the match" in screen and "ann" in screen
