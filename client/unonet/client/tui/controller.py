@@ -294,7 +294,7 @@ class Controller:
             return f"not your turn: {self.model.name_of(self.model.seat_to_act)} plays now"
         if len(chosen) > 1:
             return "those marked cards cannot be played together (Esc clears the marks)"
-        return "that card cannot be played now: the highlighted cards can"
+        return "that card cannot be played now: the highlighted [bracketed] cards can"
 
     def _names_colour(self, chosen: tuple[CardFace, ...], option: actions_pb2.PlayOption) -> bool:
         if len(chosen) == len(option.cards):
@@ -564,10 +564,10 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
     if model.is_spectator:
         lines.append("  you are watching this table as a spectator")
     if legal.plays:
-        lines.append("  Left/Right  choose a card (highlighted cards can be played)")
+        lines.append("  Left/Right  choose a card (the highlighted [bracketed] ones can be played)")
         lines.append("  Enter       play the chosen card" + (" (or the marked cards)" if ui.marks else ""))
         if legal.plays and any(p.kind != actions_pb2.PLAY_KIND_TURN for p in legal.plays):
-            lines.append("  Enter       on a highlighted card out of turn: jump in / cut the run / escape")
+            lines.append("  Enter       on a [bracketed] card out of turn: jump in / cut the run / escape")
         if model.settings.ruleset.multi_play or model.settings.ruleset.runs:
             lines.append("  M           mark a card for a group or a run, then Enter plays them in order")
     if legal.choose_color:
