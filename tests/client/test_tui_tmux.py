@@ -288,7 +288,7 @@ RACE_HINTS = ("too late", "another player was faster", "race is lost")
 
 def choose_from_help(help_screen: str, screen: str) -> str:
     """The key a newcomer presses, from the help overlay's lines (and, for Enter, the chosen card)."""
-    lines = [line.strip() for line in help_screen.splitlines()]
+    lines = [line.lstrip("▶ ").strip() for line in help_screen.splitlines()]  # the overlay covers a turn mark
     seats = next((line for line in lines if line.startswith("0-9         the seat to")), None)
     if seats is not None:  # swap hands with, give a card to, catch: the first seat offered
         return seats.rsplit(":", 1)[1].split(",")[0].strip()

@@ -114,6 +114,8 @@ class UiState:
     extra_help: list[str] = field(default_factory=list)
     #: This client holds the table's owner token: before the match it may start it early and add bots.
     is_owner: bool = False
+    #: A command is on its way to the host and not answered yet: what the screen offers may be stale.
+    pending: bool = False
 
 
 def board_is_open(model: GameModel, ui: UiState) -> bool:
@@ -553,7 +555,7 @@ _QUESTION_KEYS: Final = {
 def help_lines(model: GameModel, ui: UiState) -> list[str]:
     """Every key of the current moment, each with what it does now (the ? overlay)."""
     legal = model.legal
-    lines = ["Keys now (not case-sensitive). Esc closes this help; any key below closes it and acts:"]
+    lines = ["Keys now (not case-sensitive; Esc closes this help, a key below also acts):"]
     asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
     if asked is not None and asked.kind in _QUESTION_KEYS:
         lines += [line.format(", ".join(map(str, asked.targets))) for line in _QUESTION_KEYS[asked.kind]]

@@ -256,6 +256,8 @@ def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTupl
         }.get(prompt.kind, "")
         if text:
             return [("class:turn", " " + text)]
+    if ui.pending:  # the options on screen may be the ones the command just used up
+        return [("class:dim", " sent — waiting for the host's answer…")]
     return [("class:turn" if model.is_my_turn else "", " " + _moment(model, ui, now))]
 
 
@@ -291,6 +293,11 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
     if legal.catch_uno_targets and not model.is_my_turn:
         who = " and ".join(model.name_of(s) for s in legal.catch_uno_targets)
         return f"{who} did not call UNO: C catches!"
+    if model.is_my_turn and not (legal.plays or legal.HasField("draw") or legal.pass_turn):
+        # The turn is ours but nothing is offered yet: a race blocks play, or the options are on their way.
+        if any(window.blocks_play for window in model.windows.values()):
+            return "your turn comes once the race above is decided"
+        return "your turn: waiting for the host's options…"
     if model.is_my_turn:
         left = ""
         if legal.HasField("deadline"):

@@ -135,6 +135,7 @@ class Session:
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
         self.screen.ui.is_owner = bool(client.owner_token)
         self._bot_kind: str | None = None
+        self._in_flight = 0  # the player's commands sent and not answered yet
         self._entropy: dict[int, bytes] = dict(entropy or {})
         self._keep_entropy = keep_entropy
         self._entropy_sent: set[tuple[int, str]] = set()
@@ -206,7 +207,14 @@ class Session:
                 seats = await self.client.add_bots(1, await self._best_bot_kind())
                 self.screen.ui.hint = f"a bot sits at seat {seats[0]}" if seats else ""
             else:
-                result = await self.client.send(effect)
+                shown = not isinstance(effect, (cmd.CommitEntropy, cmd.RevealEntropy))  # the player's own
+                self._in_flight += shown
+                self.screen.ui.pending = self._in_flight > 0
+                try:
+                    result = await self.client.send(effect)
+                finally:
+                    self._in_flight -= shown
+                    self.screen.ui.pending = self._in_flight > 0
                 if result.outcome == 3:  # COMMAND_OUTCOME_RACE_LOST
                     self.screen.ui.hint = "another player was faster: that race is lost (no cost)"
         except UnonetError as error:
