@@ -85,6 +85,10 @@ async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> 
                     await until(lambda: any(line.text.startswith("ann draws") for line in model.log), "the draw")
                 assert model.event_number > before
                 assert render_hand(model, session.screen.ui, 80)
+                # A dead key's hint lasts until the moment changes: ask at our turn, when nothing moves
+                # until we do (the bot answered our move meanwhile).
+                await until(lambda: model.is_my_turn and not session.screen.ui.pending
+                            and bool(model.legal.plays or model.legal.HasField("draw")), "our next turn")
                 pipe.send_text("z")
                 await until(lambda: "does nothing here" in session.screen.ui.hint, "the hint")
                 pipe.send_text("q")
