@@ -199,9 +199,13 @@ def _replay_on_screen(events: list[Any], seat: int | None, table_id: str) -> int
 
 
 def _stored_events(db: str, table_id: str) -> list[Any]:
-    """A table's public events from a host's SQLite file, oldest first."""
+    """A table's public events from a host's SQLite file, oldest first (or a game's, from a league's)."""
     from unonet.host.store import SqliteStore
+    from unonet.league.results import is_league_db, stored_events
     from unonet.v1 import events_pb2
+
+    if is_league_db(db):
+        return stored_events(db, table_id)
 
     store = SqliteStore(db)
     try:
@@ -325,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
+    from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
+
+    add_league_parser(commands)
     return parser
 
 

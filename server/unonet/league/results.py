@@ -22,7 +22,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-__all__ = ["OUTCOMES", "GameResult", "Results", "ResultsMismatch", "decode_log", "encode_log"]
+from unonet.v1 import events_pb2
+
+__all__ = [
+    "OUTCOMES", "GameResult", "Results", "ResultsMismatch", "decode_log", "encode_log", "is_league_db",
+    "stored_events",
+]
 
 #: How each seat's game went: played to the end, or lost by a bot failure of each kind.
 OUTCOMES = ("played", "forfeit", "time_loss", "stall", "crash")
@@ -205,6 +210,15 @@ def is_league_db(path: str | Path) -> bool:
         return False
     finally:
         db.close()
+
+
+def stored_events(path: str | Path, game_id: str) -> list[events_pb2.Event]:
+    """A recorded game's public event log, for `unonet replay` and `unonet verify` (empty when unknown)."""
+    with Results(path) as db:
+        game = db.game(game_id)
+    if game is None:
+        return []
+    return [events_pb2.Event.FromString(blob) for blob in decode_log(game.log)]
 
 
 def _row(result: GameResult) -> tuple[object, ...]:

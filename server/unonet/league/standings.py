@@ -26,6 +26,7 @@ from unonet.league.results import GameResult
 __all__ = [
     "Z95",
     "BotStanding",
+    "LiveRatings",
     "RatingPoint",
     "head_to_head",
     "mean_interval",
@@ -92,18 +93,41 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
     return mean, mean - half, mean + half
 
 
-def rating_history(results: Sequence[GameResult], names: Sequence[str], every: int = 1) -> list[RatingPoint]:
-    """Every bot's rating after each `every` games (and after the last), from the prior at 0 games."""
-    rater = model()
-    ratings = {name: rater.rating(name=name) for name in names}
-    history = [RatingPoint(0, {name: (r.mu, r.sigma) for name, r in ratings.items()})]
-    for number, result in enumerate(sorted(results, key=lambda r: r.index), start=1):
-        teams = [[ratings[name]] for name in result.seats]
-        rated = rater.rate(teams, ranks=[float(rank) for rank in result.ranks])
+class LiveRatings:
+    """Ratings updated one recorded game at a time (the progress bar's leader, the rating plot)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.model = model()
+        self.ratings = {name: self.model.rating(name=name) for name in names}
+        self.games = 0
+
+    def add(self, result: GameResult) -> None:
+        """Rate one game's finishing order."""
+        teams = [[self.ratings[name]] for name in result.seats]
+        rated = self.model.rate(teams, ranks=[float(rank) for rank in result.ranks])
         for name, team in zip(result.seats, rated, strict=True):
-            ratings[name] = team[0]
+            self.ratings[name] = team[0]
+        self.games += 1
+
+    def point(self) -> RatingPoint:
+        return RatingPoint(self.games, {name: (r.mu, r.sigma) for name, r in self.ratings.items()})
+
+    def leader(self) -> str:
+        """The bot with the best conservative rating (mu - 3 sigma) so far."""
+        return max(self.ratings, key=lambda name: (self.ratings[name].ordinal(), name))
+
+
+def rating_history(results: Sequence[GameResult], names: Sequence[str], every: int = 1) -> list[RatingPoint]:
+    """Every bot's rating after each `every` games (and after the last), from the prior at 0 games.
+
+    Games are rated in schedule order, whatever order they finished in, so a resumed or distributed
+    league rates exactly as one run straight through."""
+    live = LiveRatings(names)
+    history = [live.point()]
+    for number, result in enumerate(sorted(results, key=lambda r: r.index), start=1):
+        live.add(result)
         if number % every == 0 or number == len(results):
-            history.append(RatingPoint(number, {name: (r.mu, r.sigma) for name, r in ratings.items()}))
+            history.append(live.point())
     return history
 
 
