@@ -134,14 +134,7 @@ def _verify(args: argparse.Namespace) -> int:
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
         return 2
     if args.db:
-        from unonet.host.store import SqliteStore
-        from unonet.v1 import events_pb2
-
-        store = SqliteStore(args.db)
-        try:
-            events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table_id)]
-        finally:
-            store.close()
+        events = _stored_events(args.db, args.table_id)
         table_id = args.table_id
     else:
         try:

@@ -57,9 +57,15 @@ def _run(args: argparse.Namespace) -> int:
             if args.games < 1:
                 raise LeagueFileError("--games must be positive")
             config = dataclasses.replace(config, games=args.games)
-        if not args.inprocess:
-            raise LeagueFileError("only --inprocess leagues can be played by this version")
-        player: Player = play_inprocess
+        player: Player
+        if args.scheduler:
+            raise LeagueFileError("--scheduler is not supported by this version")
+        elif args.inprocess:
+            player = play_inprocess
+        else:
+            from unonet.league.network import play_networked
+
+            player = play_networked
         err = Console(stderr=True)
         with LeagueProgress(err, enabled=not args.no_progress and not args.json and err.is_terminal) as bar:
             run_league(config, player, on_start=bar.start, on_game=bar.advance)

@@ -81,6 +81,12 @@ class LeagueConfig:
         """The ruleset every game is played under (the preset with `[league.rules]` applied)."""
         return _ruleset(self.preset, dict(self.rules))
 
+    def game_ruleset(self) -> Ruleset:
+        """The ruleset a game's table is set up with: a round game is a match to 1 point, so a host
+        table ends with the round (the finishing order reads the hands, not the score)."""
+        ruleset = self.ruleset()
+        return ruleset.replace(target_score=1) if self.unit is GameUnit.ROUND else ruleset
+
     def bot(self, name: str) -> BotSpec:
         """The entrant called `name`. Raises KeyError for an unknown one."""
         for spec in self.bots:

@@ -19,6 +19,7 @@ with the result, so `unonet replay` opens it.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -44,9 +45,11 @@ _MAX_ATTEMPTS = 4
 
 
 def league_settings(config: LeagueConfig, spec: GameSpec) -> table_pb2.TableSettings:
-    """The table settings a league game is played under, as its MatchStarted shows them."""
+    """The table settings a league game is played under, as its MatchStarted shows them: a
+    league-seeded table (TableSettings.league_seeded) committing to the deal's seed."""
     return table_pb2.TableSettings(
-        name=spec.game_id, seat_count=len(spec.seats), ruleset=convert.ruleset_to_pb(config.ruleset())
+        name=spec.game_id, seat_count=len(spec.seats), ruleset=convert.ruleset_to_pb(config.game_ruleset()),
+        league_seeded=True, league_seed_sha256=hashlib.sha256(spec.seed.to_bytes(8, "big")).digest(),
     )
 
 
@@ -92,7 +95,7 @@ class _Game:
         self.config = config
         self.spec = spec
         self.n = len(spec.seats)
-        self.match = Match(config.ruleset(), self.n, random.Random(spec.seed))
+        self.match = Match(config.game_ruleset(), self.n, random.Random(spec.seed))
         self.bots: list[Bot] = [
             build(bot_seed(config.bot(name), spec.seed)) for build, name in zip(factories, spec.seats, strict=True)
         ]
@@ -115,7 +118,7 @@ class _Game:
     def publish(self, produced: Sequence[Event]) -> None:
         """Number the events into the log and tell every seat its copy; stop at the game's end."""
         for event in produced:
-            if self.is_over:
+            if self.is_over and not isinstance(event, events.PlayerEliminated | events.MatchEnded):
                 return  # a round game ends with its RoundEnded: the next round's deal is not part of it
             self._emit(convert.event_to_pb(event, None), [convert.event_to_pb(event, seat) for seat in range(self.n)])
             if isinstance(event, events.RoundEnded) and self.config.unit is GameUnit.ROUND:
