@@ -139,7 +139,8 @@ class _Game:
 
     @property
     def is_over(self) -> bool:
-        return self.round_ended is not None or self.match_ended is not None or self.match.is_over
+        """The game's end was published: its RoundEnded (a round game) or its MatchEnded."""
+        return self.round_ended is not None or self.match_ended is not None
 
     # ------------------------------------------------------------------------------ play
 
@@ -149,7 +150,7 @@ class _Game:
         ])
         self.publish(self.match.start())
         last = self.n - 1
-        while not self.is_over:
+        while not self.is_over and not self.match.is_over:
             if self.steps >= self.config.max_steps:
                 self.outcomes = ["stall"] * self.n
                 return

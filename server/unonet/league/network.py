@@ -125,13 +125,14 @@ class NetworkedLeague:
         await owner.start_table(table_id=created.table_id)
         stalled = False
         try:
-            await asyncio.wait_for(asyncio.gather(*tasks), self.options.game_timeout_s)
-        except TimeoutError:
-            stalled = True
-            log.warning("game %s stalled: ending it", spec.game_id)
-            for client in clients:  # every seat leaves: the match ends, never left hanging
-                with contextlib.suppress(Exception):
-                    await client.leave()
+            stalled = not await self._until_finished(owner, created.table_id, tasks)
+            if stalled:
+                log.warning("game %s stalled: ending it", spec.game_id)
+                for task in tasks:
+                    task.cancel()
+                for client in clients:  # every seat leaves: the match ends, never left hanging
+                    with contextlib.suppress(Exception):
+                        await client.leave()
         finally:
             for task in tasks:
                 task.cancel()
@@ -146,6 +147,23 @@ class NetworkedLeague:
             outcomes=outcomes, steps=len(events), path="grpc", seconds=time.perf_counter() - started,
             log=encode_log(blobs),
         )
+
+    async def _until_finished(self, owner: TableClient, table_id: str, tasks: list[asyncio.Task[None]]) -> bool:
+        """Wait for the table's match to end: True once it has, False at the game's timeout (a stall).
+
+        Every runner returns when the match ends for it; a seat's runner that hangs (its bot stopped
+        answering, and the host's clock forfeited it) never does, so after each runner that returns the
+        host is asked whether the table is finished."""
+        deadline = asyncio.get_running_loop().time() + self.options.game_timeout_s
+        pending = set(tasks)
+        while pending:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return False
+            _, pending = await asyncio.wait(pending, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            if pending and (await owner.get_table(table_id)).status == table_pb2.TABLE_STATUS_FINISHED:
+                return True
+        return True
 
     def _bot(self, name: str, spec: GameSpec) -> Bot:
         build: Factory = self.factories[name]
