@@ -21,11 +21,10 @@ def add_parser(commands: Any) -> None:
     sub = league.add_subparsers(dest="league_command", required=True)
     run = sub.add_parser("run", help="play a league file's games not recorded yet, then print the leaderboard")
     run.add_argument("file", help="the league file (TOML; see docs/leagues.md)")
-    where = run.add_mutually_exclusive_group()
-    where.add_argument("--inprocess", action="store_true",
-                       help="play trusted Python bots straight on the engine, in this process (no host)")
-    where.add_argument("--scheduler", metavar="tcp://ADDR",
-                       help="play batches of games on the Dask cluster whose scheduler is at ADDR")
+    run.add_argument("--inprocess", action="store_true",
+                     help="play trusted Python bots straight on the engine (no host); with --scheduler, on the workers")
+    run.add_argument("--scheduler", metavar="tcp://ADDR",
+                     help="play batches of games on the Dask cluster whose scheduler is at ADDR")
     run.add_argument("--db", help="the results database (default: the file's league.db, else LEAGUE.sqlite)")
     run.add_argument("--games", type=int, help="play at least this many games instead of the file's league.games")
     run.add_argument("--batch", type=int, default=8, help="games per Dask task (with --scheduler; default 8)")
@@ -59,7 +58,11 @@ def _run(args: argparse.Namespace) -> int:
             config = dataclasses.replace(config, games=args.games)
         player: Player
         if args.scheduler:
-            raise LeagueFileError("--scheduler is not supported by this version")
+            from unonet.league.cluster import dask_player
+
+            if args.batch < 1:
+                raise LeagueFileError("--batch must be positive")
+            player = dask_player(args.scheduler, batch=args.batch, inprocess=args.inprocess)
         elif args.inprocess:
             player = play_inprocess
         else:
