@@ -52,7 +52,7 @@ def dask_player(address: str, *, batch: int = 8, inprocess: bool = False, retrie
                               retries=retries, pure=False)
                 for chunk in batches(specs, batch)
             ]
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            for future in as_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call]
                 yield from future.result()
 
     return play
