@@ -176,3 +176,15 @@ def test_sigkill_mid_league_then_rerun_loses_and_doubles_nothing(tmp_path):
     straight = {r.game_id: r for r in play_inprocess(config, schedule(config))}
     assert recorded.keys() == straight.keys()
     assert all(recorded[key].same_play(straight[key]) and recorded[key].log == straight[key].log for key in straight)
+
+
+def test_the_readme_example_league_runs(tmp_path):
+    import dataclasses
+
+    from unonet.league.config import load
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "league.toml"
+    config = dataclasses.replace(load(example), db=tmp_path / "example.sqlite", games=4)
+    summary = run_league(config)
+    assert summary.played == 4
+    assert [bot.name for bot in config.bots] == ["alice", "bob", "carol", "dave"]
