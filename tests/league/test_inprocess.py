@@ -188,3 +188,22 @@ def test_the_readme_example_league_runs(tmp_path):
     summary = run_league(config)
     assert summary.played == 4
     assert [bot.name for bot in config.bots] == ["alice", "bob", "carol", "dave"]
+
+
+def test_cli_json_csv_and_plot(tmp_path, capsys):
+    import csv
+    import json
+
+    from unonet.cli import main
+
+    path = league_file(tmp_path, games=8, size=3)
+    board, plot = tmp_path / "board.csv", tmp_path / "ratings.png"
+    assert main(["league", "run", str(path), "--inprocess", "--json", "--csv", str(board), "--plot", str(plot)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    data = json.loads(last)
+    assert data["games"] == 12 and len(data["standings"]) == 4
+    assert {line["name"] for line in data["standings"]} == {"r0", "r1", "r2", "r3"}
+    assert data["head_to_head"]["r0"]["r1"]["games"] > 0
+    rows = list(csv.DictReader(board.open()))
+    assert [row["name"] for row in rows] == [line["name"] for line in data["standings"]]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -171,3 +171,13 @@ def test_outcomes_read_from_the_hosts_events():
     log = [taken(2, events_pb2.TAKEOVER_REASON_LEFT), ended]
     assert read_outcome(log, 3, GameUnit.ROUND, Scoring.WINNER_TAKES).outcomes[2] == "forfeit"
     assert dataclasses.is_dataclass(outcome)
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_match_games_agree_across_paths(make_league):
+    config = make_league(games=3, size=3, bots=3, extra='game = "match"\n[league.rules]\ntarget_score = 60')
+    specs = schedule(config)[:3]
+    networked = await play(config, specs)
+    for net, local in zip(networked, play_inprocess(config, specs), strict=True):
+        assert (net.ranks, net.points) == (local.ranks, local.points), net.game_id
+        assert max(net.points) >= 60  # match totals
