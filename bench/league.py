@@ -5,8 +5,8 @@ The league: four bots of one kind (`--kind`, default `greedy` when the bots' reg
 scheduled games into a fresh results database:
 
   * in-process (`--inprocess`): the policies straight on the engine, in this process;
-  * gRPC (the default path): an embedded host on 127.0.0.1 in this process, one TableClient and
-    BotRunner per seat, 8 games at a time;
+  * gRPC (the default path): an embedded host on 127.0.0.1 in this process, the bots in a process of
+    their own (`unonet.league.seats`), one TableClient and BotRunner per seat, 8 games at a time;
   * Dask: a LocalCluster of two worker processes on 127.0.0.1 (no dashboard), batches of 8 games, each
     batch with its own embedded host (the gRPC path on the worker). Cluster start-up is not counted.
 
@@ -15,8 +15,9 @@ the gRPC league says where its time goes, by the module that spent it (own time,
 the host (`unonet.host`, `unonet.engine`), the bots (`unonet.bots`, the policies), the client SDK
 (`unonet.client`), gRPC and protobuf (`grpc`, `google.protobuf`, and grpc.aio's Cython callbacks,
 which the profiler sees only as the `Context.run` that calls them), asyncio's loop, the league runner
-(`unonet.league`, SQLite) and the rest. Only the runner's thread and the host's event-loop thread are
-profiled (that loop runs the host, the bots and their clients: one core's worth of Python).
+(`unonet.league`, SQLite) and the rest. The profile plays the bots on the host's event loop
+(`bot_processes=0`), so one profiler sees the host, the bots and their clients side by side; only the
+runner's thread and that loop's thread are profiled.
 
     .venv/bin/python bench/league.py                  # 96 games per path, a readable report
     .venv/bin/python bench/league.py --quick --json   # 32 games per path; the last line is one JSON object
@@ -40,7 +41,7 @@ from typing import Any
 from unonet.bots import BOT_KINDS
 from unonet.league.cluster import dask_player
 from unonet.league.config import load
-from unonet.league.network import play_networked
+from unonet.league.network import NetworkOptions, play_networked
 from unonet.league.runner import Player, play_inprocess, run_league
 
 BUCKETS = (
@@ -90,7 +91,7 @@ def profile_grpc(path: Path) -> dict[str, float]:
     try:
         main = cProfile.Profile()
         profiles.append(main)
-        main.runcall(timed, path, play_networked)
+        main.runcall(timed, path, lambda config, specs: play_networked(config, specs, NetworkOptions(bot_processes=0)))
     finally:
         threading.Thread.run = original  # type: ignore[method-assign]
     totals = dict.fromkeys([name for name, _ in BUCKETS] + ["other", "idle"], 0.0)

@@ -22,6 +22,7 @@ from unonet.league.schedule import schedule
 from unonet.v1 import events_pb2, table_pb2
 
 GAME_TIMEOUT = 60.0
+ON_LOOP = NetworkOptions(bot_processes=0)  # the bots on the host's event loop (test-only bots are not importable)
 
 # The events the engine decides (not the host's clocks, seats or connections): both paths must agree.
 ENGINE_KINDS = {
@@ -50,8 +51,12 @@ async def play(config, specs, options=None, league_class=NetworkedLeague):
 async def test_grpc_games_match_inprocess_game_for_game(make_league):
     config = make_league(games=8, size=3, bots=3)
     specs = schedule(config)[:6]
-    networked = await play(config, specs)
+    networked = await play(config, specs)  # the bots in their own process (the default)
+    on_loop = await play(config, specs, ON_LOOP)
     inprocess = list(play_inprocess(config, specs))
+    for net, loop in zip(networked, on_loop, strict=True):
+        assert (net.ranks, net.points) == (loop.ranks, loop.points)
+        assert engine_events(net.log) == engine_events(loop.log)
     for net, local in zip(networked, inprocess, strict=True):
         assert net.path == "grpc" and local.path == "inprocess"
         assert (net.ranks, net.points, net.outcomes) == (local.ranks, local.points, local.outcomes), net.game_id
@@ -116,7 +121,7 @@ class FlakyLeague(NetworkedLeague):
 @pytest.mark.timeout(GAME_TIMEOUT + 30)
 async def test_a_crashed_bot_is_restarted_and_the_game_played_out(make_league):
     config = make_league(games=3, size=3, bots=3)
-    [result] = await play(config, schedule(config)[:1], league_class=FlakyLeague)
+    [result] = await play(config, schedule(config)[:1], ON_LOOP, league_class=FlakyLeague)
     assert result.outcomes == ("played",) * 3
     assert sorted(result.ranks)[0] == 1
 
@@ -127,7 +132,7 @@ async def test_a_bot_that_keeps_crashing_forfeits(make_league):
         failures = 100
 
     config = make_league(games=3, size=3, bots=3)
-    options = NetworkOptions(max_restarts=2)
+    options = NetworkOptions(max_restarts=2, bot_processes=0)
     [result] = await play(config, schedule(config)[:1], options, league_class=AlwaysFailing)
     assert result.outcomes[1] == "forfeit"
     assert result.ranks[1] == 3
@@ -139,7 +144,7 @@ async def test_a_silent_bot_loses_on_time(make_league):
         silent = True
 
     config = make_league(games=3, size=3, bots=3)
-    options = NetworkOptions(turn_time_s=0.2, strikes_before_takeover=1)
+    options = NetworkOptions(turn_time_s=0.2, strikes_before_takeover=1, bot_processes=0)
     [result] = await play(config, schedule(config)[:1], options, league_class=Silent)
     assert result.outcomes[1] == "time_loss"
     assert result.ranks[1] == 3
@@ -151,7 +156,7 @@ async def test_a_stalled_game_is_ended_and_recorded_as_a_stall(make_league):
         silent = True
 
     config = make_league(games=3, size=3, bots=3)
-    options = NetworkOptions(turn_time_s=0.0, game_timeout_s=1.0)
+    options = NetworkOptions(turn_time_s=0.0, game_timeout_s=1.0, bot_processes=0)
     [result] = await play(config, schedule(config)[:1], options, league_class=Silent)
     assert result.outcomes == ("stall",) * 3
     events = [events_pb2.Event.FromString(blob) for blob in decode_log(result.log)]
