@@ -25,9 +25,9 @@ def test_batches_keep_schedule_order(make_league):
 
 @pytest.mark.timeout(180)
 def test_a_league_on_a_local_cluster_survives_a_killed_worker(make_league):
-    config = make_league(games=24, size=3)
+    config = make_league(games=12, size=3)
     expected = {r.game_id: r for r in play_inprocess(config, schedule(config))}
-    assert len(expected) == 24
+    assert len(expected) == 12
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                  dashboard_address=None) as cluster,
@@ -45,9 +45,9 @@ def test_a_league_on_a_local_cluster_survives_a_killed_worker(make_league):
                     killed.append(address)
                     return
 
-        summary = run_league(config, dask_player(cluster.scheduler_address, batch=3), on_game=kill_a_busy_worker)
+        summary = run_league(config, dask_player(cluster.scheduler_address, batch=2), on_game=kill_a_busy_worker)
     assert killed, "no worker was busy when the first batch came back"
-    assert summary.played == 24
+    assert summary.played == 12
     with Results(config.db) as db:
         recorded = db.games(with_logs=True)
     assert sorted(r.game_id for r in recorded) == sorted(expected)

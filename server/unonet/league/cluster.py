@@ -1,7 +1,8 @@
 """`--scheduler tcp://ADDR`: a league's games in batches on a Dask distributed cluster.
 
 Each Dask task is one batch of scheduled games, played on a worker with its own embedded host, host
-database and bots (`network.NetworkedLeague`; with `--inprocess`, on the engine in the worker), and
+database and bots (`network.NetworkedLeague`, the bots on the batch's event loop: a worker's thread
+is the cluster's unit of parallelism; with `--inprocess`, on the engine in the worker), and
 returns the batch's results. The runner records them in the one league database as each batch
 finishes, keyed by game id. When a worker is lost mid-batch, the scheduler runs the batch again on
 another worker (`retries`), from the same seeds; since a row is only ever added once per game id,
@@ -34,9 +35,10 @@ def play_batch(config: LeagueConfig, specs: Sequence[GameSpec], inprocess: bool)
     """One Dask task: play the batch on this worker and return its results."""
     if inprocess:
         return list(play_inprocess(config, specs))
-    from unonet.league.network import play_networked
+    from unonet.league.network import NetworkOptions, play_networked
 
-    return list(play_networked(config, specs))
+    # One worker thread is one core: the batch's bots play on its host's event loop, not in a child.
+    return list(play_networked(config, specs, NetworkOptions(bot_processes=0)))
 
 
 def dask_player(address: str, *, batch: int = 8, inprocess: bool = False, retries: int = 3) -> Player:
