@@ -40,7 +40,7 @@ def factory(spec: BotSpec) -> Factory:
     """What builds `spec`'s policy from a seed. Raises EntrantError for an entry this version cannot run."""
     if spec.source == "kind":
         try:
-            return BOT_KINDS[spec.target]
+            return BOT_KINDS[spec.target].factory
         except KeyError:
             raise EntrantError(
                 f"bot {spec.name!r}: unknown kind {spec.target!r}; kinds: {', '.join(sorted(BOT_KINDS))}"
