@@ -173,3 +173,15 @@ def test_head_to_head_counts_ties_as_half():
     assert matrix["a"]["b"] == (0.5, 2)
     assert matrix["b"]["c"] == (0.5, 1)
     assert matrix["c"]["a"] == (0.0, 1)
+
+
+def test_heads_up_pairs_find_both_seatings_of_each_deal(tmp_path):
+    from unonet.league.pairs import heads_up_pairs
+
+    games = [
+        GameResult("g1", 0, 0, 1, 99, 0, ("a", "b"), (1, 2), (0, 9), ("played",) * 2, 1, "inprocess", 0.0),
+        GameResult("g2", 1, 0, 1, 99, 1, ("b", "a"), (1, 2), (0, 4), ("played",) * 2, 1, "inprocess", 0.0),
+        GameResult("g3", 2, 0, 2, 77, 0, ("a", "b"), (2, 1), (3, 0), ("played",) * 2, 1, "inprocess", 0.0),
+    ]
+    [pair] = heads_up_pairs(games, "a", "b")  # deal 2 is only half recorded
+    assert (pair.deal, pair.seed, pair.scores, pair.game_ids) == (1, 99, (1.0, 0.0), ("g1", "g2"))
