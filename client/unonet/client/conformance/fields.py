@@ -66,6 +66,7 @@ class Game:
     strikes: int = 0
     forfeit: bool = False
     spectator_delay_s: float = 0.0
+    league_seed: int | None = None  # a league-seeded table (CreateTableRequest.league_seed)
 
 
 GAMES = [
@@ -95,6 +96,8 @@ GAMES = [
     # Many quick rounds between two bots, with every card that a first turn returns to the pile (S4).
     Game("marathon", "standard", 2, [], {"target_score": 2500, "blank_cards": True, "sound_wilds": True,
                                           "h2o_wilds": True, "first_wild": 2}),
+    # A league-seeded table: dealt from the league's seed, no fair shuffle (TableSettings.league_seeded).
+    Game("league", "standard", 3, ["careful", "careless"], {"target_score": 30}, league_seed=2026),
     # Players leaving a running match forfeit; the last seat standing wins.
     Game("forfeit", "standard", 3, ["leaver", "leaver", "careful"], {"target_score": 500}, forfeit=True),
 ]
@@ -124,7 +127,8 @@ async def play_game(remote: Remote, game: Game, seed: int, coverage: FieldCovera
         takeover_policy=table_pb2.TAKEOVER_POLICY_FORFEIT if game.forfeit else table_pb2.TAKEOVER_POLICY_BOT)
     created = await observed(coverage, lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
         name=game.name, preset=game.preset, seat_count=game.seats, overrides=_ruleset(game.overrides),
-        clock=clock, spectator_delay=_duration(game.spectator_delay_s), manual_start=True)))
+        clock=clock, spectator_delay=_duration(game.spectator_delay_s), manual_start=True,
+        league_seed=game.league_seed)))
     if created is None:
         raise AssertionError(f"{game.name}: CreateTable refused")
     table_id, owner = created.table.table_id, created.owner_token
