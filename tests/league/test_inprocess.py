@@ -207,3 +207,15 @@ def test_cli_json_csv_and_plot(tmp_path, capsys):
     rows = list(csv.DictReader(board.open()))
     assert [row["name"] for row in rows] == [line["name"] for line in data["standings"]]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unonet_replay_and_verify_open_a_league_game(make_league, capsys):
+    from unonet.cli import main
+
+    config = make_league(games=4)
+    run_league(config)
+    assert main(["replay", "--db", str(config.db), "--table-id", "g000002", "--step", "12"]) == 0
+    shown = capsys.readouterr().out
+    assert "table g000002, step 12 of" in shown and "r0" in shown
+    assert main(["verify", "--db", str(config.db), "--table-id", "g000002"]) == 0
+    assert "LEAGUE-SEEDED" in capsys.readouterr().out
