@@ -96,10 +96,10 @@ GAMES = [
     # Many quick rounds between two bots, with every card that a first turn returns to the pile (S4).
     Game("marathon", "standard", 2, [], {"target_score": 2500, "blank_cards": True, "sound_wilds": True,
                                           "h2o_wilds": True, "first_wild": 2}),
-    # A league-seeded table: dealt from the league's seed, no fair shuffle (TableSettings.league_seeded).
-    Game("league", "standard", 3, ["careful", "careless"], {"target_score": 30}, league_seed=2026),
     # Players leaving a running match forfeit; the last seat standing wins.
     Game("forfeit", "standard", 3, ["leaver", "leaver", "careful"], {"target_score": 500}, forfeit=True),
+    # A league-seeded table: dealt from the league's seed, no fair shuffle (TableSettings.league_seeded).
+    Game("league", "standard", 3, ["careful", "careless"], {"target_score": 30}, league_seed=2026),
 ]
 
 
