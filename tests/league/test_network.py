@@ -79,7 +79,7 @@ async def test_a_league_seeded_table_deals_the_engines_deal(make_league):
     spec = schedule(config)[0]
     [result] = await play(config, [spec])
     match = Match(config.game_ruleset(), 4, random.Random(spec.seed))
-    from unonet.host import convert
+    from unonet.wire import convert
 
     expected = next(convert.event_to_pb(e, None) for e in match.start() if type(e).__name__ == "Dealt")
     dealt = next(events_pb2.Event.FromString(b) for b in decode_log(result.log)

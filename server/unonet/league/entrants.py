@@ -1,6 +1,7 @@
 """Turning a league file's `[[bot]]` entries into policies.
 
-- `kind = "NAME"`: a kind from the bots' one registry, `unonet.bots.BOT_KINDS`, called with a seed.
+- `kind = "NAME"` or `"NAME:LEVEL"`: a public kind from the bots' one registry (`unonet.bots.kinds`,
+  built by its `make_bot`); the measurement-only kinds (the oracle, which sees every hand) are refused.
 - `python = "module:Class"`: a `unonet.bots.Bot` subclass (or any callable taking a seed and giving
   a Bot) imported from the Python path; trusted code, played in this process by `--inprocess`.
 - `exec = "CMD"` (the bots' JSON-lines stdin bridge) and `launch = "CMD"` (a gRPC bot in any language,
@@ -13,11 +14,13 @@ Each game gives each bot a seed of its own derived from the deal's seed and the 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 from collections.abc import Callable
 
-from unonet.bots import BOT_KINDS, Bot
+from unonet.bots import Bot
+from unonet.bots.kinds import UnknownBotKind, make_bot
 from unonet.league.config import BotSpec
 
 __all__ = ["EntrantError", "bot_seed", "factory"]
@@ -40,17 +43,20 @@ def factory(spec: BotSpec) -> Factory:
     """What builds `spec`'s policy from a seed. Raises EntrantError for an entry this version cannot run."""
     if spec.source == "kind":
         try:
-            return BOT_KINDS[spec.target].factory
-        except KeyError:
-            raise EntrantError(
-                f"bot {spec.name!r}: unknown kind {spec.target!r}; kinds: {', '.join(sorted(BOT_KINDS))}"
-            ) from None
+            make_bot(spec.target, 0, public_only=True)  # checks the kind and its level
+        except UnknownBotKind as error:
+            raise EntrantError(f"bot {spec.name!r}: {error} (unknown kind)") from None
+        return functools.partial(_kind, spec.target)
     if spec.source == "python":
         return _imported(spec)
     raise EntrantError(
         f"bot {spec.name!r}: {spec.source} bots are not supported by this version of unonet league "
         "(use a built-in kind or python = 'module:Class')"
     )
+
+
+def _kind(name: str, seed: int | None) -> Bot:
+    return make_bot(name, seed, public_only=True)
 
 
 def _imported(spec: BotSpec) -> Factory:

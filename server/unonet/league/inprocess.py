@@ -5,7 +5,7 @@ deck, dealer and reshuffles a league-seeded host table deals from that seed), an
 policies the gRPC path runs, fed what a `BotRunner` would feed them: the protocol's `SeatView` when
 the game waits for them (`decide`), their legal actions when those change and only offer something
 optional (`respond`), and every event as their seat receives it (`BotState.update`, `Bot.on_event`).
-Every conversion goes through `unonet.host.convert`, the one module that knows both sides.
+Every conversion goes through `unonet.wire.convert`, the one module that knows both sides.
 
 Where the network path races (several seats reacting to one window) this path is a fixed order: after
 each step, every other seat in turn from the one after the seat that acted is offered its optional
@@ -31,13 +31,13 @@ from unonet.bots import Bot, BotState, default_command
 from unonet.client import commands as cmd
 from unonet.engine import Match, React, UnoError, events
 from unonet.engine.events import Event
-from unonet.host import convert
 from unonet.league.config import GameUnit, LeagueConfig
 from unonet.league.entrants import Factory, bot_seed
 from unonet.league.order import hand_points, match_ranks, round_ranks
 from unonet.league.results import GameResult, encode_log
 from unonet.league.schedule import GameSpec
 from unonet.v1 import actions_pb2, events_pb2, play_service_pb2, table_pb2, views_pb2
+from unonet.wire import convert
 
 __all__ = ["league_settings", "play_game", "request_for"]
 

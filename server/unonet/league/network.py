@@ -39,7 +39,6 @@ import grpc
 
 from unonet.bots import Bot
 from unonet.client import TableClient
-from unonet.host import convert
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
@@ -51,6 +50,7 @@ from unonet.league.runner import check_entrants
 from unonet.league.schedule import GameSpec
 from unonet.league.seats import play_seat
 from unonet.v1 import events_pb2, table_pb2
+from unonet.wire import convert
 
 __all__ = ["NetworkOptions", "NetworkedLeague", "play_networked"]
 
