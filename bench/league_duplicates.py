@@ -9,11 +9,14 @@ Simulated leagues then draw from the pool, each with its own random order:
   * independent: every game a deal of its own, seats alternating; the unit is the game.
 
 After each game the stronger bot's mean score per unit gets its 95% normal interval (mean +- 1.96 s /
-sqrt(n)); the league has separated the two bots at the first game after which the interval lies wholly
-above 1/2 (at least 10 games first, so a lucky start with no variance cannot count). A league that has
-not separated by the pool's end counts as needing the pool's size (`--max-games`; reported, so a capped
-mean is never mistaken for a measured one). The figure is the mean over `--leagues` leagues of the
-games needed, each way, and `reduction` = 1 - duplicate / independent.
+sqrt(n)); the league has separated the two bots from the game after which the interval lies wholly
+above 1/2 and stays there to the league's end (`--max-games`; at least 10 games first, and a lucky
+early crossing that does not last does not count). A league still not separated at its end counts as
+needing all its games (reported as `capped_*`, so a capped mean is never mistaken for a measured one).
+The figure is the mean over `--leagues` leagues of the games needed, each way, and `reduction` =
+1 - duplicate / independent. The same question answered from the pool's variances, the games at which
+a 95% half-width equals the stronger bot's edge, is printed beside it (`expected_*`): (1.96 s / edge)^2
+games with s the deviation per game, and twice (1.96 s_pair / edge)^2 with s_pair that per pair.
 
     .venv/bin/python bench/league_duplicates.py --strong greedy --weak random        # 200 leagues
     .venv/bin/python bench/league_duplicates.py --quick --json                       # 60 leagues; JSON last
@@ -64,8 +67,10 @@ def play_pool(strong: str, weak: str, deals: int, seed: int) -> list[tuple[float
 
 
 def games_to_separate(units: list[float], games_per_unit: int, cap: int) -> int:
-    """Games until the 95% interval of the mean unit lies above 1/2; `cap` when it never does."""
+    """Games from which on the 95% interval of the mean unit stays above 1/2 up to the league's end
+    (a lucky early crossing that does not last does not count); `cap` when it is not above at the end."""
     total = total_sq = 0.0
+    since: int | None = None
     for n, value in enumerate(units, start=1):
         total += value
         total_sq += value * value
@@ -73,9 +78,12 @@ def games_to_separate(units: list[float], games_per_unit: int, cap: int) -> int:
             continue
         mean = total / n
         variance = max(0.0, (total_sq - n * mean * mean) / (n - 1))
-        if mean - Z95 * math.sqrt(variance / n) > 0.5:
-            return n * games_per_unit
-    return cap
+        above = mean - Z95 * math.sqrt(variance / n) > 0.5
+        if above and since is None:
+            since = n * games_per_unit
+        elif not above:
+            since = None
+    return cap if since is None else since
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         capped[0] += d == cap
         capped[1] += s == cap
     strong_score = statistics.fmean(a + b for a, b in pool) / 2
+    # The same question from the whole pool's variances: games for a 95% half-width equal to the edge.
+    edge = strong_score - 0.5
+    game_sd = statistics.stdev([score for pair in pool for score in pair])
+    pair_sd = statistics.stdev([(a + b) / 2 for a, b in pool])
+    expected_independent = (Z95 * game_sd / edge) ** 2 if edge > 0 else math.inf
+    expected_duplicate = 2 * (Z95 * pair_sd / edge) ** 2 if edge > 0 else math.inf
     out = {
         "strong": args.strong, "weak": args.weak, "deals": len(pool), "leagues": args.leagues, "max_games": cap,
         "strong_mean_score": strong_score,
@@ -116,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         "median_duplicate": statistics.median(duplicate), "median_independent": statistics.median(independent),
         "capped_duplicate": capped[0], "capped_independent": capped[1],
         "reduction": 1 - statistics.fmean(duplicate) / statistics.fmean(independent),
+        "sd_per_game": game_sd, "sd_per_pair": pair_sd,
+        "expected_games_duplicate": expected_duplicate, "expected_games_independent": expected_independent,
+        "expected_reduction": 1 - expected_duplicate / expected_independent,
         "pool_seconds": played,
     }
     print(f"{args.strong} vs {args.weak}: strong scores {strong_score:.3f} per game over {2 * len(pool)} games "

@@ -187,7 +187,7 @@ def test_the_readme_example_league_runs(tmp_path):
     config = dataclasses.replace(load(example), db=tmp_path / "example.sqlite", games=4)
     summary = run_league(config)
     assert summary.played == 4
-    assert [bot.name for bot in config.bots] == ["alice", "bob", "carol", "dave"]
+    assert [bot.name for bot in config.bots] == ["greedy", "greedy-1", "basic", "random"]
 
 
 def test_cli_json_csv_and_plot(tmp_path, capsys):
