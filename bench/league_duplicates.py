@@ -45,28 +45,30 @@ from unonet.league.standings import Z95
 MIN_GAMES = 10
 
 
-def play_pool(strong: str, weak: str, deals: int, seed: int) -> list[tuple[float, float]]:
-    """Each deal's two games: the strong bot's score in seat 0, then in seat 1."""
+def play_pool(strong: str, weak: str, deals: int, seed: int, table: int = 2) -> list[tuple[float, ...]]:
+    """Each deal's `table` games, the strong bot in seat 0, 1, ... (the weak kind in the other seats,
+    each seat its own bot): the strong bot's score in each."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "pool.toml"
-        path.write_text(
-            f'[league]\nseed = {seed}\ngames = 2\ntable_size = 2\n\n'
-            f'[[bot]]\nname = "strong"\nkind = "{strong}"\n\n[[bot]]\nname = "weak"\nkind = "{weak}"\n'
-        )
+        bots = f'[[bot]]\nname = "strong"\nkind = "{strong}"\n\n' + "".join(
+            f'[[bot]]\nname = "weak{index}"\nkind = "{weak}"\n\n' for index in range(1, table))
+        path.write_text(f"[league]\nseed = {seed}\ngames = 2\ntable_size = {table}\n\n{bots}")
         config = load(path)
     built = {spec.name: factory(spec) for spec in config.bots}
+    order = ["strong", *(f"weak{index}" for index in range(1, table))]
     pool = []
     for deal in range(1, deals + 1):
-        pair = []
-        for rotation, seats in enumerate((("strong", "weak"), ("weak", "strong"))):
+        rotated = []
+        for rotation in range(table):
+            seats = tuple(order[-rotation:] + order[:-rotation]) if rotation else tuple(order)
             spec = GameSpec(0, f"d{deal}r{rotation}", 0, deal, deal_seed(seed, deal), rotation, seats)
             result = play_game(config, spec, [built[name] for name in seats])
-            pair.append(scores(result.ranks)[seats.index("strong")])
-        pool.append((pair[0], pair[1]))
+            rotated.append(scores(result.ranks)[seats.index("strong")])
+        pool.append(tuple(rotated))
     return pool
 
 
-def games_to_separate(units: list[float], games_per_unit: int, cap: int) -> int:
+def games_to_separate(units: list[float], games_per_unit: int, cap: int, even: float = 0.5) -> int:
     """Games from which on the 95% interval of the mean unit stays above 1/2 up to the league's end
     (a lucky early crossing that does not last does not count); `cap` when it is not above at the end."""
     total = total_sq = 0.0
@@ -78,7 +80,7 @@ def games_to_separate(units: list[float], games_per_unit: int, cap: int) -> int:
             continue
         mean = total / n
         variance = max(0.0, (total_sq - n * mean * mean) / (n - 1))
-        above = mean - Z95 * math.sqrt(variance / n) > 0.5
+        above = mean - Z95 * math.sqrt(variance / n) > even
         if above and since is None:
             since = n * games_per_unit
         elif not above:
@@ -90,40 +92,45 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--strong", default="greedy" if "greedy" in BOT_KINDS else "random")
     parser.add_argument("--weak", default="random")
-    parser.add_argument("--deals", type=int, default=1500, help="deals in the pool (each played twice)")
+    parser.add_argument("--deals", type=int, default=1500, help="deals in the pool (each played once per seat)")
     parser.add_argument("--leagues", type=int, default=200)
     parser.add_argument("--max-games", type=int, default=600, help="games per simulated league at most")
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--table", type=int, default=2, help="seats: the strong bot against table - 1 weak ones")
     parser.add_argument("--quick", action="store_true", help="600 deals, 60 leagues, 400 games at most")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.deals, args.leagues, args.max_games = 600, 60, 400
     started = time.perf_counter()
-    pool = play_pool(args.strong, args.weak, args.deals, args.seed)
+    table = args.table
+    pool = play_pool(args.strong, args.weak, args.deals, args.seed, table)
     played = time.perf_counter() - started
-    cap = min(args.max_games, 2 * len(pool))
+    cap = min(args.max_games, len(pool))  # independent games need a deal each
+    cap -= cap % table
+    even = 0.5  # the strong bot's mean score if it were no better than the others (order.scores)
     rng = random.Random(args.seed)
     duplicate, independent, capped = [], [], [0, 0]
     for _ in range(args.leagues):
         order = rng.sample(range(len(pool)), len(pool))
-        pairs = [(pool[i][0] + pool[i][1]) / 2 for i in order[: cap // 2]]
-        singles = [pool[i][k % 2] for k, i in enumerate(rng.sample(range(len(pool)), min(cap, len(pool))))]
-        d = games_to_separate(pairs, 2, cap)
-        s = games_to_separate(singles, 1, cap)
+        pairs = [statistics.fmean(pool[i]) for i in order[: cap // table]]
+        singles = [pool[i][k % table] for k, i in enumerate(rng.sample(range(len(pool)), cap))]
+        d = games_to_separate(pairs, table, cap, even)
+        s = games_to_separate(singles, 1, cap, even)
         duplicate.append(d)
         independent.append(s)
         capped[0] += d == cap
         capped[1] += s == cap
-    strong_score = statistics.fmean(a + b for a, b in pool) / 2
+    strong_score = statistics.fmean(score for deal in pool for score in deal)
     # The same question from the whole pool's variances: games for a 95% half-width equal to the edge.
-    edge = strong_score - 0.5
-    game_sd = statistics.stdev([score for pair in pool for score in pair])
-    pair_sd = statistics.stdev([(a + b) / 2 for a, b in pool])
+    edge = strong_score - even
+    game_sd = statistics.stdev([score for deal in pool for score in deal])
+    pair_sd = statistics.stdev([statistics.fmean(deal) for deal in pool])
     expected_independent = (Z95 * game_sd / edge) ** 2 if edge > 0 else math.inf
-    expected_duplicate = 2 * (Z95 * pair_sd / edge) ** 2 if edge > 0 else math.inf
+    expected_duplicate = table * (Z95 * pair_sd / edge) ** 2 if edge > 0 else math.inf
     out = {
-        "strong": args.strong, "weak": args.weak, "deals": len(pool), "leagues": args.leagues, "max_games": cap,
+        "strong": args.strong, "weak": args.weak, "table": table, "deals": len(pool), "leagues": args.leagues,
+        "max_games": cap,
         "strong_mean_score": strong_score,
         "games_to_separate_duplicate": statistics.fmean(duplicate),
         "games_to_separate_independent": statistics.fmean(independent),
@@ -135,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         "expected_reduction": 1 - expected_duplicate / expected_independent,
         "pool_seconds": played,
     }
-    print(f"{args.strong} vs {args.weak}: strong scores {strong_score:.3f} per game over {2 * len(pool)} games "
+    print(f"{args.strong} vs {args.weak} x{table - 1}: strong scores {strong_score:.3f} per game over "
+          f"{table * len(pool)} games "
           f"({played:.0f} s); games to separate at 95%, mean over {args.leagues} leagues: duplicate "
           f"{out['games_to_separate_duplicate']:.1f}, independent {out['games_to_separate_independent']:.1f} "
           f"({100 * out['reduction']:.0f}% fewer)", file=sys.stderr)
