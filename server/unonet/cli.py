@@ -135,14 +135,7 @@ def _verify(args: argparse.Namespace) -> int:
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
         return 2
     if args.db:
-        from unonet.host.store import SqliteStore
-        from unonet.v1 import events_pb2
-
-        store = SqliteStore(args.db)
-        try:
-            events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table_id)]
-        finally:
-            store.close()
+        events = _stored_events(args.db, args.table_id)
         table_id = args.table_id
     else:
         try:
@@ -201,9 +194,13 @@ def _replay_on_screen(replay: Replay, pov: PointOfView) -> int:
 
 
 def _stored_events(db: str, table_id: str) -> list[Any]:
-    """A table's public events from a host's SQLite file, oldest first."""
+    """A table's public events from a host's SQLite file, oldest first (or a game's, from a league's)."""
     from unonet.host.store import SqliteStore
+    from unonet.league.results import is_league_db, stored_events
     from unonet.v1 import events_pb2
+
+    if is_league_db(db):
+        return stored_events(db, table_id)
 
     store = SqliteStore(db)
     try:
@@ -328,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
+    from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
+
+    add_league_parser(commands)
     return parser
 
 

@@ -142,14 +142,17 @@ class Host:
         settings.ruleset()  # refuse an impossible ruleset before anything is stored
         table_id = secrets.token_hex(6)
         owner_token = secrets.token_urlsafe(24)
+        if settings.league_seed is not None:  # a league's deal: its seed, the engine's shuffle
+            seed = settings.league_seed
         seed = secrets.randbits(63) if seed is None else seed
+        fair_shuffle = self.fair_shuffle and settings.league_seed is None
         created = self.clock_ns()
         record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
-                  "fair_shuffle": self.fair_shuffle, "window_ids": "table"}
+                  "fair_shuffle": fair_shuffle, "window_ids": "table"}
         self.store.create_table(table_id, record, created)
         table = Table(
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,
-            clock_ns=self.clock_ns, fair_shuffle=self.fair_shuffle,
+            clock_ns=self.clock_ns, fair_shuffle=fair_shuffle,
         )
         self._configure(table)
         self.tables[table_id] = table

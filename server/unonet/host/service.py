@@ -179,6 +179,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             overrides=_overrides(request.preset, ruleset),
             spectator_delay_s=delay,
             manual_start=request.manual_start,
+            league_seed=request.league_seed if request.HasField("league_seed") else None,
             **(_clock(request.clock) if request.HasField("clock") else {}),
         )
         table = self.host.create_table(settings)

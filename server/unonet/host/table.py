@@ -13,6 +13,7 @@ spectators, tokens), `eventlog.EventLog` (the numbered events and their serializ
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -73,6 +74,8 @@ class TableSettings:
     reaction_time_s: float = DEFAULT_REACTION_TIME_S
     spectator_delay_s: float = 0.0
     manual_start: bool = False
+    # A league-seeded table (CreateTableRequest.league_seed): dealt by the engine from this seed, no fair shuffle.
+    league_seed: int | None = None
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
@@ -233,6 +236,9 @@ class Table:
             name=s.name, seat_count=s.seat_count, ruleset=convert.ruleset_to_pb(self.ruleset),
             manual_start=s.manual_start,
         )
+        if s.league_seed is not None:
+            pb.league_seeded = True
+            pb.league_seed_sha256 = hashlib.sha256(s.league_seed.to_bytes(8, "big")).digest()
         pb.clock.turn_time.FromNanoseconds(int(s.turn_time_s * 1e9))
         pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
         pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))
