@@ -26,6 +26,7 @@ from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
+from unonet.host.undecodable import BadInputLog, Undecodable, tolerant
 from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
@@ -61,6 +62,7 @@ SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from
 STORE_FAILED_MESSAGE = "the host could not store the table's latest inputs; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
+_bad_input = BadInputLog()
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -104,8 +106,27 @@ def _name(value: str, field: str, limit: int) -> str:
 
 
 def _check_size(request: Any) -> None:
+    """MESSAGE_TOO_LARGE for a request over 64 KiB, then MALFORMED_REQUEST for bytes that did not parse
+    (`undecodable.tolerant`), noted in the rate-limited log line rather than one traceback each."""
     if request.ByteSize() > MAX_REQUEST_BYTES:
         raise exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes")
+    if isinstance(request, Undecodable):
+        _bad_input.note(request)
+        raise invalid("MALFORMED_REQUEST", f"the request's bytes do not parse as a {request.message_type} "
+                      f"({request.error})")
+
+
+# The range google.protobuf.Timestamp documents: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
+MIN_TIMESTAMP_S, MAX_TIMESTAMP_S = -62_135_596_800, 253_402_300_799
+
+
+def _time_ns(timestamp: Any, field: str) -> int:
+    """A request's Timestamp in nanoseconds; INVALID_FIELD (naming `field`) for one outside the range
+    Timestamp documents (nanos not in 0 to 999,999,999, seconds outside the years 1 to 9999)."""
+    if not (0 <= timestamp.nanos <= 999_999_999 and MIN_TIMESTAMP_S <= timestamp.seconds <= MAX_TIMESTAMP_S):
+        raise invalid("INVALID_FIELD", f"{field} must be a valid Timestamp (years 1 to 9999, nanos 0 to "
+                      f"999999999), not seconds={timestamp.seconds} nanos={timestamp.nanos}", field=field)
+    return int(timestamp.ToNanoseconds())
 
 
 def _bot_kind(name: str) -> str:
@@ -316,7 +337,8 @@ def _page_position(token: str) -> tuple[int, str] | None:
     if not token:
         return None
     created, _, table_id = token.partition(":")
-    if not created.isdigit() or not table_id:
+    # ASCII digits only (str.isdigit also takes "²"), and a creation time SQLite's integers can hold.
+    if not (created.isascii() and created.isdigit() and int(created) < 2**63) or not table_id:
         raise invalid("BAD_PAGE_TOKEN", "page_token must be a next_page_token this host returned")
     return int(created), table_id
 
@@ -330,7 +352,7 @@ def _based_on(request: Any, last_number: int) -> int:
 
 
 def _owner(table: Any, token: str) -> None:
-    if not token or not secrets.compare_digest(token, table.owner_token):
+    if not token or not token.isascii() or not secrets.compare_digest(token, table.owner_token):
         raise denied("NOT_OWNER", "only the table's creator (owner token) may do this")
 
 
@@ -619,6 +641,9 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         if request.HasField("previous") and not request.previous.HasField("client_receive_time"):
             raise invalid("MISSING_FIELD", "PingRequest.previous needs its client_receive_time",
                           field="previous.client_receive_time")
+        client_sent = _time_ns(request.client_send_time, "client_send_time")
+        client_received = (_time_ns(request.previous.client_receive_time, "previous.client_receive_time")
+                           if request.HasField("previous") else 0)
         response = time_service_pb2.PingResponse(sequence=request.sequence)
         response.client_send_time.CopyFrom(request.client_send_time)
         response.receive_time.FromNanoseconds(received)
@@ -630,8 +655,8 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         if seat is not None:
             previous = None
             if request.HasField("previous"):
-                previous = (request.previous.sequence, request.previous.client_receive_time.ToNanoseconds())
-            rtt = table.races.ping(seat, request.sequence, request.client_send_time.ToNanoseconds(), received,
+                previous = (request.previous.sequence, client_received)
+            rtt = table.races.ping(seat, request.sequence, client_sent, received,
                                    sent, previous)
             if rtt is not None:
                 response.smoothed_round_trip.FromNanoseconds(round(rtt * 1e9))
@@ -642,14 +667,19 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
 def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     """Register every service through its generated `add_..._to_server`, so every RPC the protocol
     defines is served (one a servicer lacks answers UNIMPLEMENTED); returns the services' full names
-    (for health checking and reflection)."""
-    lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyService(host), server)
-    play_service_pb2_grpc.add_PlayServiceServicer_to_server(PlayService(host), server)
-    chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
+    (for health checking and reflection). Each registration goes through `_Registering`: request bytes
+    that do not parse reach the handler as an `Undecodable` (refused with MALFORMED_REQUEST)."""
+    lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(
+        LobbyService(host), _Registering(server))  # type: ignore[arg-type]
+    play_service_pb2_grpc.add_PlayServiceServicer_to_server(
+        PlayService(host), _Registering(server))  # type: ignore[arg-type]
+    chat_service_pb2_grpc.add_ChatServiceServicer_to_server(
+        ChatService(host), _Registering(server))  # type: ignore[arg-type]
     # WatchEvents writes the bytes it serialized itself (the table's cached renderings).
     watch_service_pb2_grpc.add_WatchServiceServicer_to_server(
-        WatchService(host), _PreSerialized(server, frozenset({"WatchEvents"})))  # type: ignore[arg-type]
-    time_service_pb2_grpc.add_TimeServiceServicer_to_server(TimeService(host), server)
+        WatchService(host), _Registering(server, frozenset({"WatchEvents"})))  # type: ignore[arg-type]
+    time_service_pb2_grpc.add_TimeServiceServicer_to_server(
+        TimeService(host), _Registering(server))  # type: ignore[arg-type]
     return [
         lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
         play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,
@@ -659,27 +689,33 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     ]
 
 
-class _PreSerialized:
-    """The server as a generated `add_..._to_server` sees it, for a service some of whose methods
-    (`methods`) send responses they serialized themselves: it registers every method the generated
-    code hands it, those with a serializer that passes bytes through (`_serialized`).
+class _Registering:
+    """The server as a generated `add_..._to_server` sees it: it registers every method the generated
+    code hands it with a request deserializer that turns unparsable bytes into an `Undecodable`
+    (`undecodable.tolerant`), and, for the methods in `pre_serialized`, which send responses they
+    serialized themselves, a serializer that passes bytes through (`_serialized`).
 
     The generated code registers each service twice, as a generic handler and as registered method
     handlers; both are built here from the registered handlers, the only call that names the methods.
     """
 
-    def __init__(self, server: grpc.aio.Server, methods: frozenset[str]) -> None:
+    def __init__(self, server: grpc.aio.Server, pre_serialized: frozenset[str] = frozenset()) -> None:
         self._server = server
-        self._methods = methods
+        self._pre_serialized = pre_serialized
 
     def add_generic_rpc_handlers(self, handlers: object) -> None:
         """Ignored: `add_registered_method_handlers` registers the same methods, with the serializer."""
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
-        missing = self._methods - handlers.keys()
+        missing = self._pre_serialized - handlers.keys()
         if missing:
             raise ValueError(f"{service} has no method {sorted(missing)} to send pre-serialized responses")
-        served = {name: handler._replace(response_serializer=_serialized) if name in self._methods else handler
-                  for name, handler in handlers.items()}
+        served = {}
+        for name, handler in handlers.items():
+            handler = handler._replace(
+                request_deserializer=tolerant(f"/{service}/{name}", handler.request_deserializer))
+            if name in self._pre_serialized:
+                handler = handler._replace(response_serializer=_serialized)
+            served[name] = handler
         self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, served),))
         self._server.add_registered_method_handlers(service, served)
