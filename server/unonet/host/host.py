@@ -21,6 +21,7 @@ from unonet.host import journal
 from unonet.host.actions_json import dump_action
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.errors import not_found
+from unonet.host.limits import Guard, Limits
 from unonet.host.store import MemoryStore, Store, StoredTable
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import table_pb2
@@ -43,6 +44,7 @@ class Host:
         max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S,
         fair_shuffle: bool = True,
         keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
+        limits: Limits | None = None,
     ) -> None:
         """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
         buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
@@ -60,6 +62,7 @@ class Host:
         self.write_timeout_s = write_timeout_s
         self.clock_ns = clock_ns
         self.keep_finished_s = keep_finished_s
+        self.guard = Guard(limits if limits is not None else Limits(), lambda: self.clock_ns() / 1e9)
         self.tables: dict[str, Table] = {}  # the tables in memory: every table not archived
         self._drivers: dict[str, asyncio.Task[None]] = {}
 
@@ -119,6 +122,10 @@ class Host:
         with contextlib.suppress(RuntimeError):  # outside an event loop, start_drivers starts it
             self._ensure_driver(table)
         return table
+
+    def open_tables(self) -> int:
+        """How many tables in memory are not finished (what `Limits.max_tables` counts)."""
+        return sum(table.status != table_pb2.TABLE_STATUS_FINISHED for table in self.tables.values())
 
     def info(self, table_id: str) -> table_pb2.TableInfo:
         """A table's summary, from memory or, for an archived table, from the store (no replay)."""

@@ -81,6 +81,8 @@ def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> C
     async def wrapper(self: Any, request: Any, context: Context) -> R:
         try:
             _check_size(request)
+            if getattr(self, "rated_commands", False):  # PlayService, ChatService: limits.Guard.command
+                self.host.guard.command(request.token, context.peer())
             response = await handler(self, request, context)
         except (HostError, UnoError) as error:
             if wait_durable:
@@ -183,6 +185,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def CreateTable(  # noqa: N802
         self, request: lobby_service_pb2.CreateTableRequest, context: Context
     ) -> lobby_service_pb2.CreateTableResponse:
+        self.host.guard.join(context.peer())
+        self.host.guard.new_table(self.host.open_tables())
         if not 2 <= request.seat_count <= 10:
             raise invalid("BAD_SEAT_COUNT", f"a table seats 2 to 10 players, not {request.seat_count}")
         ruleset = convert.ruleset_from_pb(request.preset, request.overrides)
@@ -235,6 +239,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def JoinTable(  # noqa: N802
         self, request: lobby_service_pb2.JoinTableRequest, context: Context
     ) -> lobby_service_pb2.JoinTableResponse:
+        self.host.guard.join(context.peer())
         table = self.host.table(request.table_id)
         spectator = _enum(lobby_service_pb2.JoinRole, request.role, "role") == lobby_service_pb2.JOIN_ROLE_SPECTATOR
         if spectator and request.HasField("seat"):
@@ -365,6 +370,8 @@ def _overrides(preset: str, ruleset: Any) -> dict[str, Any]:
 class PlayService(play_service_pb2_grpc.PlayServiceServicer):
     """One unary RPC per command; each becomes engine actions applied once per command id."""
 
+    rated_commands = True  # each call counts against its token's and its peer's rate (limits.py)
+
     def __init__(self, host: Host) -> None:
         self.host = host
 
@@ -485,6 +492,8 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
 
 
 class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
+    rated_commands = True  # a chat line counts as a command against the rates (limits.py)
+
     def __init__(self, host: Host) -> None:
         self.host = host
 
@@ -541,6 +550,11 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             if request.after_event_number > last:
                 await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
                                              event_number=str(last)))
+                return
+            try:
+                self.host.guard.new_subscriber(len(table.subscribers))
+            except HostError as error:
+                await abort(context, error)
                 return
             subscriber = table.subscribe(seat)
             last = subscriber.first_queued - 1  # a seat's first stream was just announced (SeatConnectionChanged)
