@@ -31,9 +31,33 @@ def _rules_check(args: argparse.Namespace) -> int:
     return 2 if counts["error"] else 1 if counts["fail"] else 0
 
 
+def _check_db(path: str) -> int:
+    """`unonet serve --check-db`: every stored table replayed and reported, nothing served. Exit 0 when
+    every table is sound, 1 when some table is damaged (it would be quarantined), 2 with no database."""
+    from unonet.host.host import Host
+    from unonet.host.integrity import summary
+    from unonet.host.store import SqliteStore
+
+    if not os.path.exists(path):
+        print(f"no database at {path}", file=sys.stderr)
+        return 2
+    store = SqliteStore(path)
+    try:
+        reports = Host(store).check_tables()
+    finally:
+        store.close()
+    for report in reports:
+        print(report.line())
+    print(summary(reports))
+    return 1 if any(report.is_damaged for report in reports) else 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
+
+    if args.check_db:
+        return _check_db(args.db)
 
     from unonet.host.limits import Limits
     from unonet.host.server import serve
@@ -47,7 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
                       batch_helper_threads=args.helper_threads == "batch",
-                      announce_as=_announce_name(args), limits=limits))
+                      announce_as=_announce_name(args), limits=limits, synchronous=args.synchronous.upper()))
     return 0
 
 
@@ -286,6 +310,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "`unonet play` lists it")
     serve.add_argument("--name", help="the name the LAN sees with --announce (default: this machine's name)")
     _limit_flags(serve)
+    serve.add_argument("--synchronous", choices=["full", "normal"], default="full",
+                       help="what an acknowledged command survives: full (the default) fsyncs each group commit, "
+                            "so also a power loss; normal survives a kill of the host but may lose the last "
+                            "commits to a power loss (bench/durability.py measures the difference)")
+    serve.add_argument("--check-db", action="store_true",
+                       help="do not serve: replay every table stored in --db and report its state (exit 1 if "
+                            "some table is damaged: a serving host quarantines it as TABLE_DAMAGED)")
     serve.set_defaults(func=_serve)
     lan = commands.add_parser(
         "host", help="host a game on the LAN: a host in this process, announced, and a seat for you at a new table")

@@ -548,8 +548,9 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         async with table.lock:
             last = table.last_number
             if request.after_event_number > last:
-                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
-                                             event_number=str(last)))
+                lost = self.host.lost_events(table, request.after_event_number)  # DATA_LOSS: a damaged store
+                await abort(context, lost or invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
+                                                     event_number=str(last)))
                 return
             try:
                 self.host.guard.new_subscriber(len(table.subscribers))

@@ -43,6 +43,7 @@ from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
 from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
+from unonet.host.integrity import ReplayFailed
 from unonet.host.races import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
 from unonet.host.store import JournalEntry, Store
@@ -369,7 +370,10 @@ class Table:
         self._replaying = True
         try:
             for item in stored:
-                self.record(journal.decode(item.entry), time_ns=item.time_ns)
+                try:
+                    self.record(journal.decode(item.entry), time_ns=item.time_ns)
+                except Exception as error:  # the journal does not rebuild the table: integrity.py says which entry
+                    raise ReplayFailed(item.seq, error) from error
         finally:
             self._replaying = False
 
