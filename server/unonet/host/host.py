@@ -207,7 +207,7 @@ class Host:
         """A table's summary, from memory or, for an archived table, from the store (no replay)."""
         table = self.tables.get(table_id)
         if table is not None:
-            return table.info()
+            return table.public_info()  # no token: a spectator's, behind any spectator delay
         self._refuse_damaged(table_id)
         archived = self.store.archived(table_id)
         if archived is None:

@@ -223,7 +223,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             rows += [row for row in self.host.store.archived_page(before, size + 1) if row[1] not in self.host.tables]
             rows.sort(key=lambda row: row[:2], reverse=True)
         page = rows[:size]
-        tables = [item.info() if not isinstance(item, bytes) else table_pb2.TableInfo.FromString(item)
+        tables = [item.public_info() if not isinstance(item, bytes) else table_pb2.TableInfo.FromString(item)
                   for _, _, item in page]
         more = len(rows) > size
         return lobby_service_pb2.ListTablesResponse(
@@ -251,7 +251,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             token, seat = table.join(name, request.seat if request.HasField("seat") else None, spectator)
             return lobby_service_pb2.JoinTableResponse(
                 token=token, seat=seat or 0, is_spectator=seat is None, event_number=0 if seat is None else joined,
-                table=table.info(),
+                table=table.info() if seat is not None else table.public_info(),
             )
 
     @_refusals
@@ -530,7 +530,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         table = self.host.table(request.table_id)
         async with table.lock:
             seat = table.seat_for(request.token) if request.token else None
-            return watch_service_pb2.GetViewResponse(view=table.view(seat))
+            return watch_service_pb2.GetViewResponse(view=table.view(seat) if seat is not None else table.public_view())
 
     async def WatchEvents(  # type: ignore[override]  # noqa: N802
         self, request: watch_service_pb2.WatchEventsRequest, context: Context
@@ -561,10 +561,12 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             last = subscriber.first_queued - 1  # a seat's first stream was just announced (SeatConnectionChanged)
             subscriber.task = asyncio.current_task()
             snapshot = None
-            if request.start_with_snapshot:
-                snapshot = events_pb2.Event(number=last, snapshot=events_pb2.Snapshot(view=table.view(seat)))
+            if request.start_with_snapshot:  # a spectator's is behind any spectator delay, as its events are
+                view = table.view(seat) if seat is not None else table.public_view()
+                snapshot = events_pb2.Event(number=view.event_number, snapshot=events_pb2.Snapshot(view=view))
         # Numbers to send before the queue's: the backlog (log entries never change once appended).
-        pending = collections.deque(range(request.after_event_number + 1, last + 1) if snapshot is None else ())
+        after = request.after_event_number if snapshot is None else snapshot.number
+        pending = collections.deque(range(after + 1, last + 1))
         delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
         queue, log_entries = subscriber.queue, table.log
         self._writers[id(subscriber)] = (subscriber, table)
