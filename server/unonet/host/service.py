@@ -23,7 +23,7 @@ from unonet.host import convert, journal
 from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
 from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
-from unonet.host.fanout import Subscriber
+from unonet.host.fanout import SUBSCRIBER_QUEUE, Subscriber
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
 from unonet.host.undecodable import BadInputLog, Undecodable, tolerant
@@ -583,6 +583,9 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                     if subscriber.overflowed or subscriber.store_failed:
                         break
                 pending.extend(queue.take())
+                if len(pending) > SUBSCRIBER_QUEUE and not delay_ns:  # reads, but slower than the table plays:
+                    subscriber.overflowed = True  # cut between writes, so the status goes out after them
+                    break
                 count = min(limit, len(pending))
                 if delay_ns:
                     count = await self._due(log_entries, pending, count, delay_ns)
@@ -597,8 +600,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
         if subscriber.store_failed:
-            await abort(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
-        await abort(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
+            await _end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
+        await _end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
 
     async def _due(self, log_entries: list[Any], pending: collections.deque[int], count: int, delay_ns: int) -> int:
         """A delayed spectator: wait until the first pending event is due; how many are due by then."""
@@ -634,6 +637,20 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 table.cut_off(subscriber)
         if self._writers:
             self._arm_watchdog()
+
+
+async def _end_stream(context: Context, error: HostError) -> None:
+    """End a stream the host cut off with its status, which waits behind whatever the client has not
+    read yet and reaches it once it reads. Where the transport cannot carry it any more (a connection
+    stalled at the TCP level, whose last write is still stuck in gRPC core), the call is ended as
+    cancelled instead, with one log line, not gRPC's ExecuteBatchError traceback."""
+    try:
+        await abort(context, error)
+    except grpc.aio.AbortError:
+        raise
+    except Exception as failed:  # ExecuteBatchError: core takes no status on this call any more
+        log.info("a cut-off stream could not be sent %s (%s): ended as cancelled", error.reason, type(failed).__name__)
+        raise asyncio.CancelledError from None
 
 
 def _serialized(message: Any) -> bytes:
