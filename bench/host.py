@@ -40,6 +40,10 @@ stricter like-for-like ceiling), with the same client processes, tables and seat
     soon as its own stream has the message. Latency to every seat is measured as for the host;
   * stricter figures beside it: no-op unary calls/s alone (one caller per table), and server-streamed
     messages/s (200-byte messages) on as many streams as there are seats.
+Stalled streams: a fresh host, 200 raw HTTP/2 WatchEvents streams stalled by flow control (a 1 KiB
+window never reopened, on connections that stay healthy) while 1,000 chat events of 280 characters
+reach their table: `stall_kb_per_stream`, the host's RSS growth beyond what the same events cost on
+a table nobody watches, per stream, before the write timeout cuts them.
 Memory: a fresh host, 1,000 tables of 4 seats, each with 4 players joined (so each match is dealt and
 waiting for its first move; nobody plays), then VmRSS of the host process from /proc/PID/status.
 
@@ -349,6 +353,8 @@ class Protos:
         from google.protobuf.duration_pb2 import Duration
 
         from unonet.v1 import (
+            chat_service_pb2,
+            chat_service_pb2_grpc,
             lobby_service_pb2,
             lobby_service_pb2_grpc,
             play_service_pb2,
@@ -364,6 +370,7 @@ class Protos:
         self.rules, self.table = rules_pb2, table_pb2
         self.lobby_grpc, self.play_grpc, self.watch_grpc = (
             lobby_service_pb2_grpc, play_service_pb2_grpc, watch_service_pb2_grpc)
+        self.chat, self.chat_grpc = chat_service_pb2, chat_service_pb2_grpc
 
 
 class Stubs:
@@ -460,6 +467,70 @@ async def role_flood_client(args: argparse.Namespace) -> None:
         await asyncio.gather(*(flood() for _ in range(FLOOD_CONCURRENCY)))
     emit({"calls": sum(codes.values()), "calls_per_s": sum(codes.values()) / (args.warmup + args.duration),
           "by_status": dict(codes), "cpu_s": sum(os.times()[:2])})
+
+
+# ============================================================================ role: stall client
+
+
+async def role_stall_client(args: argparse.Namespace) -> None:
+    """Memory per stalled stream: K chat events on a table nobody watches (the control), then N raw
+    HTTP/2 streams on another table, each stalled by flow control (window 1 KiB, frames read, the window
+    never reopened), and K chat events there. The orchestrator reads the host's RSS at each step."""
+    import grpc
+    import h2.config
+    import h2.connection
+    import h2.settings
+
+    pb = Protos()
+    async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
+        stubs = Stubs(channel, pb)
+        chat = pb.chat_grpc.ChatServiceStub(channel)
+        tables = []
+        for name in ("control", "stalled"):
+            created = await stubs.lobby.CreateTable(pb.lobby.CreateTableRequest(
+                name=name, preset="standard", seat_count=2, manual_start=True), timeout=RPC_TIMEOUT_S)
+            token = (await stubs.lobby.JoinTable(pb.lobby.JoinTableRequest(
+                table_id=created.table.table_id, name="eve", role=pb.lobby.JOIN_ROLE_SPECTATOR),
+                timeout=RPC_TIMEOUT_S)).token
+            tables.append((created.table.table_id, token))
+
+        async def chats(table_id: str, token: str) -> None:
+            for i in range(args.stall_events):
+                await chat.SendChat(pb.chat.SendChatRequest(table_id=table_id, token=token, command_id=f"c{i}",
+                                                            text="x" * 280), timeout=RPC_TIMEOUT_S)
+
+        emit({"ready": True})
+        await wait_for_go()
+        await chats(*tables[0])
+        emit({"phase": "control"})
+        await wait_for_go()
+        streams = []
+        body = pb.watch.WatchEventsRequest(table_id=tables[1][0], token=tables[1][1]).SerializeToString()
+
+        async def keep_reading(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: Any) -> None:
+            while data := await reader.read(65536):
+                conn.receive_data(data)  # frames read, pings answered, the window never reopened
+                writer.write(conn.data_to_send())
+
+        for _ in range(args.stall_streams):
+            reader, writer = await asyncio.open_connection(LOOPBACK, args.port)
+            conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+            conn.initiate_connection()
+            conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 1024})
+            conn.send_headers(1, [(":method", "POST"), (":scheme", "http"),
+                                  (":path", "/unonet.v1.WatchService/WatchEvents"),
+                                  (":authority", f"{LOOPBACK}:{args.port}"), ("content-type", "application/grpc"),
+                                  ("te", "trailers")])
+            conn.send_data(1, b"\0" + len(body).to_bytes(4, "big") + body, end_stream=True)
+            writer.write(conn.data_to_send())
+            streams.append(asyncio.create_task(keep_reading(reader, writer, conn)))
+        await asyncio.sleep(0.5)
+        t0 = time.perf_counter()
+        await chats(*tables[1])
+        emit({"phase": "stalled", "seconds": time.perf_counter() - t0})
+        await wait_for_go()
+        for task in streams:
+            task.cancel()
 
 
 # ============================================================================ role: memory client
@@ -946,6 +1017,30 @@ async def run_memory(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[
             "idle_setup_s": result["seconds"], "idle_failures": result["failures"]}
 
 
+async def run_stalls(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Host memory per stream stalled by HTTP/2 flow control (role_stall_client), before the host's
+    write timeout (10 s) cuts them: what the host holds for a stalled stream at most."""
+    host, port = await start_host(procs, "stallhost", tmp / "stalls.db")
+    client = await procs.start("stall-client", sys.executable, str(Path(__file__).resolve()), "--role",
+                               "stall-client", "--port", str(port), "--stall-streams", str(args.stall_streams),
+                               "--stall-events", str(args.stall_events), stdin=True)
+    await read_json_line(client, "stall-client", 60, procs)
+    rss0 = rss_mb(host.pid)
+    go([client])
+    await read_json_line(client, "stall-client", 120, procs)
+    rss1 = rss_mb(host.pid)
+    go([client])
+    stalled = await read_json_line(client, "stall-client", 120, procs)
+    rss2 = rss_mb(host.pid)
+    go([client])
+    await procs.stop(client)
+    await procs.stop(host)
+    per_stream_kb = ((rss2 - rss1) - (rss1 - rss0)) * 1024 / args.stall_streams
+    return {"stall_streams": args.stall_streams, "stall_events": args.stall_events,
+            "stall_kb_per_stream": round(per_stream_kb, 1), "stall_events_mb": round(rss1 - rss0, 2),
+            "stall_total_mb": round(rss2 - rss1, 2), "stall_seconds": round(stalled["seconds"], 2)}
+
+
 async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="unonet-bench-"))
     procs = Procs(tmp)
@@ -974,6 +1069,8 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
             f"{flooded['flood']['calls_per_s']:.0f} calls/s")
         memory = await run_memory(procs, tmp, args)
         say(f"  memory done: {memory['mem_mb_1000_tables']:.0f} MB")
+        stalls = await run_stalls(procs, tmp, args)
+        say(f"  stalls done: {stalls['stall_kb_per_stream']:.0f} KB per stalled stream")
     finally:
         await procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1009,6 +1106,9 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "p50_ms_flat_out": round(games["p50_ms"], 2),
         "p99_ms_flat_out": round(games["p99_ms"], 2),
         "mem_mb_1000_tables": round(memory["mem_mb_1000_tables"], 1),
+        # Host memory per stream stalled by HTTP/2 flow control, while the events keep coming: the
+        # growth with N stalled streams beyond the same events' growth on a table nobody watches.
+        **stalls,
         "ceiling_p50_ms": round(relay["p50_ms"], 2),
         "ceiling_p99_ms": round(relay["p99_ms"], 2),
         "ceiling_message_bytes": ceiling["message_bytes"],
@@ -1073,6 +1173,9 @@ def report(out: dict[str, Any]) -> None:
           f"{out['flood_calls_per_s']:.0f} calls/s: {out['flood_by_status']}")
     print(f"host memory        {out['mem_mb_1000_tables']:.0f} MB RSS with 1,000 idle 4-seat tables "
           f"({out['mem_mb_empty_host']:.0f} MB empty; {out['mem_idle_tables_note']})")
+    print(f"stalled streams    {out['stall_kb_per_stream']:.1f} KB of host memory per stream stalled by flow "
+          f"control ({out['stall_streams']} streams, {out['stall_events']} events of 280 characters: "
+          f"{out['stall_total_mb']:.1f} MB with them, {out['stall_events_mb']:.1f} MB for the same events unwatched)")
     print(f"refused / errors   {out['refused']} / {out['errors']}")
     for frame, share in out.get("hotspots", []):
         print(f"  {share:6.1%}  {frame}")
@@ -1106,10 +1209,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--latency-think-ms", type=float, default=500.0,
                         help="mean thinking time per command in the latency run")
     parser.add_argument("--idle-tables", type=int, default=1000)
+    parser.add_argument("--stall-streams", type=int, default=200,
+                        help="streams stalled by flow control in the stall run (stall_kb_per_stream)")
+    parser.add_argument("--stall-events", type=int, default=1000, help="chat events sent during the stall run")
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.
     parser.add_argument("--role", default="main", choices=["main", "host-client", "memory-client", "flood-client",
-                                                            "ceiling-server", "ceiling-client"],
+                                                            "stall-client", "ceiling-server", "ceiling-client"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
@@ -1131,6 +1237,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     roles = {"host-client": role_host_client, "memory-client": role_memory_client, "flood-client": role_flood_client,
+             "stall-client": role_stall_client,
              "ceiling-server": role_ceiling_server, "ceiling-client": role_ceiling_client}
     if args.role in roles:
         asyncio.run(roles[args.role](args))
