@@ -27,8 +27,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from test_bad_input import reason_of
-from test_kill_and_restart import TIMEOUT, Running, host_process, new_table, play_one, read_until
+from host_process import TIMEOUT, Running, host_process, new_table, play_one, read_until
+from host_stubs import reason_of
 
 from unonet.v1 import lobby_service_pb2, watch_service_pb2
 

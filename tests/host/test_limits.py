@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import grpc
 import pytest
-from test_bad_input import PLAYER, SPECTATOR, TIMEOUT, expect_error
+from host_stubs import PLAYER, SPECTATOR, TIMEOUT, expect_error
 
 from unonet.host.host import Host
 from unonet.host.limits import BURST_SECONDS, Limits, RateLimiter, peer_address

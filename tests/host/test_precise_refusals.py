@@ -11,7 +11,7 @@ import logging
 import grpc
 import pytest
 from google.protobuf import timestamp_pb2
-from test_bad_input import PLAYER, TIMEOUT, create, expect_error, join, two_player_table
+from host_stubs import PLAYER, TIMEOUT, create, expect_error, join, two_player_table
 
 from unonet.host.undecodable import BadInputLog, Undecodable
 from unonet.v1 import lobby_service_pb2, play_service_pb2, time_service_pb2, watch_service_pb2

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 from google.protobuf import duration_pb2
-from test_bad_input import PLAYER, SPECTATOR, TIMEOUT
+from host_stubs import PLAYER, SPECTATOR, TIMEOUT
 
 from unonet.host.delayed import DelayedState, PublicState
 from unonet.host.host import Host
