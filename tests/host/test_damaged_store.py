@@ -24,13 +24,18 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 from host_process import TIMEOUT, Running, host_process, new_table, play_one, read_until
 from host_stubs import reason_of
 
-from unonet.v1 import lobby_service_pb2, watch_service_pb2
+from unonet.host.host import Host
+from unonet.host.server import create_server
+from unonet.host.store import SqliteStore
+from unonet.host.table import TableSettings
+from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc, watch_service_pb2, watch_service_pb2_grpc
 
 WAL_HEADER, FRAME_HEADER = 32, 24
 
@@ -210,3 +215,84 @@ async def test_a_client_that_saw_events_the_store_lost_gets_data_loss(tmp_path, 
     logged = damaged_log.read_text(errors="replace")
     assert f"DATA LOSS at table {table_id}: a client saw event {last_seen}" in logged
     assert "Traceback" not in logged
+
+
+# ------------------------------------------------------------------------------------ in process
+
+
+async def _served(db: Path) -> tuple[Any, Any, grpc.aio.Channel]:
+    host = Host(SqliteStore(db))
+    host.restore()
+    server, port, _ = await create_server("127.0.0.1:0", host=host)
+    await server.start()
+    return host, server, grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+
+
+async def _written(db: Path) -> tuple[str, str, int]:
+    """A table written by an in-process host: (table id, a seat's token, its last event number)."""
+    store = SqliteStore(db)
+    host = Host(store)
+    table = host.create_table(TableSettings(name="t", seat_count=3, preset="standard", overrides={},
+                                            manual_start=True))
+    token, _ = table.join("ann", None, False)
+    for name in ("bob", "cy"):
+        table.join(name, None, False)
+    last = table.last_number
+    await host.stop()
+    store.close()
+    return table.table_id, token, last
+
+
+async def test_in_process_a_table_that_does_not_replay_is_table_damaged(tmp_path) -> None:
+    db = tmp_path / "host.db"
+    table_id, _, _ = await _written(db)
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE journal SET entry = '{' WHERE table_id = ? AND seq = 2", (table_id,))
+    host, server, channel = await _served(db)
+    try:
+        assert table_id in host.damaged and table_id not in host.tables
+        lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
+                table_id=table_id, name="dee", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
+        assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert reason_of(caught.value) == "TABLE_DAMAGED"
+        assert "journal entry 2 is not JSON" in (caught.value.details() or "")
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        host.store.close()
+
+
+async def test_in_process_a_resume_beyond_a_restored_tables_end_is_events_lost(tmp_path) -> None:
+    db = tmp_path / "host.db"
+    table_id, token, last = await _written(db)
+    with sqlite3.connect(db) as connection:  # the last input's commit, lost
+        connection.execute("DELETE FROM journal WHERE table_id = ? AND seq = (SELECT MAX(seq) FROM journal "
+                           "WHERE table_id = ?)", (table_id, table_id))
+    host, server, channel = await _served(db)
+    try:
+        end = host.tables[table_id].last_number
+        assert end < last
+        watch = watch_service_pb2_grpc.WatchServiceStub(channel)
+        stream = watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+            table_id=table_id, token=token, after_event_number=last), timeout=TIMEOUT)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            async with asyncio.timeout(TIMEOUT):
+                await stream.read()
+        assert caught.value.code() == grpc.StatusCode.DATA_LOSS
+        assert reason_of(caught.value) == "EVENTS_LOST"
+        # A table this host created itself: a number beyond its end is the client's mistake.
+        created = host.create_table(TableSettings(name="new", seat_count=2, preset="standard", overrides={},
+                                                  manual_start=True))
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            async with asyncio.timeout(TIMEOUT):
+                await watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+                    table_id=created.table_id, after_event_number=5), timeout=TIMEOUT).read()
+        assert reason_of(caught.value) == "BAD_EVENT_NUMBER"
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        host.store.close()
