@@ -151,3 +151,18 @@ async def test_a_reader_slower_than_the_table_is_cut_between_writes_with_the_sta
         await still_served(served)
     finally:
         await stream.close()
+
+
+async def test_a_backlog_longer_than_a_queue_is_not_falling_behind(served: Served) -> None:
+    await served.chat(SUBSCRIBER_QUEUE + 500, "old")
+    last = served.table.last_number
+    stream = served.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+        table_id=served.table.table_id, token=served.token, after_event_number=0, batch=64), timeout=TIMEOUT)
+    numbers: list[int] = []
+    async with asyncio.timeout(TIMEOUT):
+        async for response in stream:
+            numbers.extend(event.number for event in response.events)
+            if numbers[-1] >= last:
+                break
+    assert numbers == list(range(1, last + 1))  # the whole backlog, and no SUBSCRIBER_TOO_SLOW
+    stream.cancel()
