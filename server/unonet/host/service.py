@@ -24,7 +24,7 @@ from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
 from unonet.host import journal
 from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
-from unonet.host.fanout import SUBSCRIBER_QUEUE, Subscriber
+from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
@@ -571,7 +571,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         # Numbers to send before the queue's: the backlog (log entries never change once appended).
         after = request.after_event_number if snapshot is None else snapshot.number
         pending = collections.deque(range(after + 1, last + 1))
-        backlog_end = last
         delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
         queue, log_entries = subscriber.queue, table.log
         self._writers[id(subscriber)] = (subscriber, table)
@@ -588,11 +587,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                     if subscriber.overflowed or subscriber.store_failed:
                         break
                 pending.extend(queue.take())
-                # Reads, but slower than the table plays: more events came since it subscribed than a queue
-                # holds (the backlog does not count). Cut between writes, so the status goes out after them.
-                if pending and pending[-1] - max(backlog_end, pending[0] - 1) > SUBSCRIBER_QUEUE and not delay_ns:
-                    subscriber.overflowed = True
-                    break
                 count = min(limit, len(pending))
                 if delay_ns:
                     count = await self._due(log_entries, pending, count, delay_ns)
