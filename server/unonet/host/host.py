@@ -98,7 +98,9 @@ class Host:
         """The table rebuilt from its stored rows. Raises TableDamaged (and quarantines the table, with
         a log line naming it and the entry) if they cannot be read or do not replay."""
         try:
-            return self._rebuild(stored)
+            table = self._rebuild(stored)
+            table.events.release(backfill=True)  # a table stored before renderings were: stored now
+            return table
         except TableDamaged as damaged:
             self.damaged[stored.table_id] = damaged
             log.error("%s; the table is quarantined (TABLE_DAMAGED), every other table is served", damaged)

@@ -124,8 +124,10 @@ class Table:
         self.places = Places(table_id, settings.seat_count)  # seats, spectators and their tokens (seats.py)
         self.seats, self.spectators = self.places.seats, self.places.spectators  # never rebound
         self.match: Match | None = None
-        self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
-        self.log = self.events.entries  # the same list, never rebound
+        # The numbered events (eventlog.py): the latest in memory, every one in the store.
+        self.events = EventLog(turn_time_s=settings.turn_time_s, store=store, table_id=table_id,
+                               seat_count=settings.seat_count)
+        self.log = self.events.entries  # the same list (the events in memory), never rebound
         self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
@@ -152,7 +154,7 @@ class Table:
 
     @property
     def last_number(self) -> int:
-        return len(self.log)
+        return self.events.count
 
     @property
     def reaction_time_ns(self) -> int:
@@ -327,7 +329,9 @@ class Table:
         if not self._replaying:
             watched = bool(self.subscribers)
             public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
-            self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public)
+            renderings = [row for e, (_, payload) in zip(produced, public, strict=True)
+                          for row in self.events.renderings(e, payload, cache=watched)]
+            self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public, renderings)
             if watched:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
                     self.events.share(produced_entry, payload)
@@ -394,6 +398,7 @@ class Table:
     def replay(self, stored: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
         self._replaying = True
+        self.events.holding = True  # until `Host` releases the log, storing what an older host did not
         try:
             for item in stored:
                 try:
