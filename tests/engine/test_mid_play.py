@@ -9,7 +9,7 @@ import pytest
 
 from unonet.engine import (
     Card,
-    Catch,
+    CatchUno,
     ChooseColor,
     Color,
     Game,
@@ -76,8 +76,8 @@ def test_an_open_catch_window_lets_the_others_catch() -> None:
         MidPlay(windows=(catch,), next_window_id=8),
         hands=[[card(R, Rank.ONE)] * 2, [card(G, Rank.ONE)], [card(B, Rank.ONE)] * 2],
     )
-    assert game.catchable == {1} and Catch(0, 1) in legal_actions(game, 0)
-    game.apply(Catch(0, 1))
+    assert game.catchable == {1} and CatchUno(0, 1) in legal_actions(game, 0)
+    game.apply(CatchUno(0, 1))
     assert len(game.hands[1]) == 1 + RULES.uno_penalty and game.next_window_id == 8
 
 

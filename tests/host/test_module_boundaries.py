@@ -27,11 +27,13 @@ PACKAGES = {
     "bots": Path(unonet.bots.__file__).parent,
 }
 # What each package may import of the others (docs/architecture.md): bots simulate with the engine and
-# read their views back through the wire, but reach the host only through the client SDK.
+# read their views back through the wire, but reach the host only through the client SDK. The host reads
+# two modules of the bots: their registry of kinds, and PolicySeat, which feeds a policy what a seat
+# receives (checked below).
 MAY_IMPORT = {
     "engine": set(),
     "wire": {"engine"},
-    "host": {"engine", "wire", "fairness"},
+    "host": {"engine", "wire", "fairness", "bots"},
     "client": {"fairness"},
     "bots": {"engine", "wire", "client", "fairness"},
 }
@@ -111,3 +113,14 @@ def test_each_package_imports_only_what_the_architecture_allows(package: str) ->
 def test_the_package_graph_sees_the_imports_it_should() -> None:
     assert "engine" in unonet_imports(PACKAGES["wire"] / "convert.py")
     assert "wire" in unonet_imports(HOST / "table.py")
+
+
+def test_the_host_reads_only_the_bots_registry_and_policy_seat() -> None:
+    modules = set()
+    for path in HOST.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("unonet.bots"):
+                modules.add(node.module)
+            elif isinstance(node, ast.Import):
+                modules |= {alias.name for alias in node.names if alias.name.startswith("unonet.bots")}
+    assert modules == {"unonet.bots.kinds", "unonet.bots.policy_seat"}
