@@ -229,3 +229,6 @@ def test_a_position_is_refused_for_a_spectator_a_round_not_followed_or_a_view_ah
         tracker.position(views_pb2.SeatView(seat=1, event_number=9, phase=views_pb2.PHASE_TURN))
     with pytest.raises(MalformedAction, match="no phase of a round"):
         tracker.position(views_pb2.SeatView(seat=1, event_number=4, phase=views_pb2.PHASE_WINDOW))
+    tracker.observe(events_pb2.Event(number=5, snapshot=events_pb2.Snapshot()))  # events were skipped
+    with pytest.raises(MalformedAction, match="not followed"):
+        tracker.position(views_pb2.SeatView(seat=1, event_number=5, phase=views_pb2.PHASE_TURN))

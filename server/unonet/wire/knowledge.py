@@ -121,6 +121,11 @@ class SeatTracker:
         if handler is not None:
             handler(getattr(event, str(kind)))
 
+    def _on_snapshot(self, _msg: events_pb2.Snapshot) -> None:
+        """A snapshot stands for events the stream skipped (a resumed stream too far behind): what they
+        did to the discards and the hands is lost until the next round starts."""
+        self.has_round = False
+
     def _on_match_started(self, msg: events_pb2.MatchStarted) -> None:
         self.rule = convert.ruleset_from_pb(msg.settings.ruleset.preset, msg.settings.ruleset).wild_draw_four
 
