@@ -8,6 +8,13 @@ validating, event-emitting `Game.apply` stays the host's path; `step` reaches th
 list, most of them shared values rather than new ones; leaving them out altogether is the hot core's
 work, one rule at a time in its one place).
 
+One search iteration, for the seat `me` that must decide in `game` (a `Game` it holds, or the one
+`unonet.wire.knowledge.SeatTracker.position` reads from its view)::
+
+    dealt = determinize(game, knowledge, rng)  # the unseen cards dealt at random; `game` is untouched
+    dealt.step(candidate)                      # an action from legal_actions(dealt, me)
+    result = playout(dealt, rng)               # the round to its end: result.winner, result.points
+
 The built-in playout policy is RLCard's random player, so its speed compares with RLCard's raw loop
 (bench/engine.py): the seat the game waits for picks uniformly among the `Play`s it may make (UNO-calling
 variants included, as `legal_actions` lists them), or among everything listed when it has none (Draw,
