@@ -552,7 +552,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         tag = EVENTS_FIELD if limit > 1 else EVENT_FIELD
         async with table.lock:
             last = table.last_number
-            if request.after_event_number > last:
+            if request.after_event_number > last or table.lost_range(request.after_event_number):
                 lost = self.host.lost_events(table, request.after_event_number)  # DATA_LOSS: a damaged store
                 await abort(context, lost or invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
                                                      event_number=str(last)))

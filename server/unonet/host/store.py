@@ -123,12 +123,21 @@ class Store(Protocol):
         row where it has one, else the public one. Inputs not yet durable are included."""
         ...
 
+    def sent_through(self, table_id: str) -> int:
+        """The highest event number of the table that may have left the host (its sent mark, kept apart
+        from the journal, so a journal that lost its last commits still knows what clients saw)."""
+        ...
+
     def rendered_through(self, table_id: str) -> int:
         """The last event number whose renderings are stored (0 if none: a table stored before them)."""
         ...
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
         """Store renderings an earlier host did not (its events rebuilt by a replay), now, once."""
+        ...
+
+    def drop_renderings(self, table_id: str, after: int) -> None:
+        """Forget the renderings of the table's events after number `after`: their inputs were lost."""
         ...
 
     def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
@@ -177,6 +186,7 @@ class MemoryStore:
         self._tables: dict[str, StoredTable] = {}
         self._archived: dict[str, tuple[int, str, bytes]] = {}
         self._renderings: dict[str, dict[tuple[int, int], bytes]] = {}
+        self._sent: dict[str, int] = {}
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         self._tables[table_id] = StoredTable(table_id, record, created_ns, [])
@@ -185,6 +195,11 @@ class MemoryStore:
                renderings: Sequence[Rendering] = ()) -> None:
         self._tables[table_id].journal.append(entry)
         self.add_renderings(table_id, renderings)
+        if events:
+            self._sent[table_id] = max(self._sent.get(table_id, 0), events[-1][0])
+
+    def sent_through(self, table_id: str) -> int:
+        return self._sent.get(table_id, 0)
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
         rows = self._renderings.get(table_id, {})
@@ -198,6 +213,11 @@ class MemoryStore:
 
     def rendered_through(self, table_id: str) -> int:
         return max((number for number, viewer in self._renderings.get(table_id, {})), default=0)
+
+    def drop_renderings(self, table_id: str, after: int) -> None:
+        stored = self._renderings.get(table_id, {})
+        for key in [key for key in stored if key[0] > after]:
+            del stored[key]
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
         stored = self._renderings.setdefault(table_id, {})
@@ -272,12 +292,22 @@ class SqliteStore:
         # events ride in its journal row: one row per input, one B-tree touched per commit.
         self._journal_rows: list[tuple[Any, ...]] = []
         self._rendering_rows: list[tuple[str, int, int, bytes]] = []  # the open group's renderings
+        self._sent_rows: dict[str, int] = {}  # the open group's last event number of each table
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
         self._db.execute("PRAGMA journal_mode=WAL")
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, not {synchronous!r}")
         self._db.execute(f"PRAGMA synchronous={synchronous}")  # see SERVE_SYNCHRONOUS
         self._db.executescript(SCHEMA)
+        # The sent marks live in a file of their own (`<database>.sent`), written after the journal's
+        # commit and before any of its events leave: a journal that loses its last commits (a cut or
+        # missing WAL) does not take with it the knowledge of which numbers clients may have seen.
+        memory = str(path) == ":memory:"
+        self._marks = sqlite3.connect(":memory:" if memory else f"{path}.sent", check_same_thread=False,
+                                      isolation_level=None)
+        self._marks.execute("PRAGMA journal_mode=WAL")
+        self._marks.execute(f"PRAGMA synchronous={synchronous}")
+        self._marks.execute("CREATE TABLE IF NOT EXISTS sent (table_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL)")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
         if "public" not in columns:  # a database from before journal.public
             self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
@@ -305,12 +335,27 @@ class SqliteStore:
             last = self._last_seq.get(table_id, 0)
             if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
                 raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
+            sent = {table_id: events[-1][0]} if events else {}
             if self._join_group():
                 self._journal_rows.append(journal_row)
                 self._rendering_rows += rendering_rows
+                self._sent_rows.update(sent)
             else:
                 self._write([journal_row], rendering_rows)
+                self._mark_sent(sent)
             self._last_seq[table_id] = entry.seq
+
+    def _mark_sent(self, sent: dict[str, int]) -> None:
+        """Raise each table's sent mark to its last event journalled (the caller holds the lock)."""
+        if sent:
+            self._marks.executemany(
+                "INSERT INTO sent (table_id, last_number) VALUES (?, ?) ON CONFLICT (table_id)"
+                " DO UPDATE SET last_number = MAX(last_number, excluded.last_number)", list(sent.items()))
+
+    def sent_through(self, table_id: str) -> int:
+        with self._lock:
+            row = self._marks.execute("SELECT last_number FROM sent WHERE table_id = ?", (table_id,)).fetchone()
+        return int(row[0]) if row is not None else 0
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
         with self._lock:
@@ -333,6 +378,10 @@ class SqliteStore:
             ).fetchone()
             pending = [row[1] for row in self._rendering_rows if row[0] == table_id]
         return max([int(row[0] or 0), *pending])
+
+    def drop_renderings(self, table_id: str, after: int) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM renderings WHERE table_id = ? AND number > ?", (table_id, after))
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
         with self._lock:
@@ -372,7 +421,8 @@ class SqliteStore:
                 "INSERT INTO journal (table_id, seq, time_ns, entry, public) VALUES (?, ?, ?, ?, ?)", journal_rows
             )
             self._db.executemany(
-                "INSERT INTO renderings (table_id, number, viewer, event) VALUES (?, ?, ?, ?)", rendering_rows
+                "INSERT OR REPLACE INTO renderings (table_id, number, viewer, event) VALUES (?, ?, ?, ?)",
+                rendering_rows,
             )
             self._db.execute("COMMIT")
         except BaseException:
@@ -389,10 +439,12 @@ class SqliteStore:
             self._group_open = False
             journal_rows, self._journal_rows = self._journal_rows, []
             rendering_rows, self._rendering_rows = self._rendering_rows, []
+            sent, self._sent_rows = self._sent_rows, {}
             waiters, self._waiters = self._waiters, []
             callbacks, self._callbacks = self._callbacks, []
             try:
                 self._write(journal_rows, rendering_rows)
+                self._mark_sent(sent)  # durable before any waiter or stream hears of the group
             except BaseException as error:  # nothing of the group may be acknowledged
                 for waiter in waiters:
                     if not waiter.done():
@@ -501,3 +553,4 @@ class SqliteStore:
         self._commit()
         with self._lock:
             self._db.close()
+            self._marks.close()

@@ -132,6 +132,7 @@ class Table:
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
+        self.lost: list[tuple[int, int]] = []  # the numbers the store lost after they were sent (journal.Lost)
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
@@ -445,6 +446,8 @@ class Table:
                 produced = self._apply_leave(entry, now)
             case journal.Start():
                 produced = self._apply_start(entry, now)
+            case journal.Lost():
+                produced = self._apply_lost(entry, now)
             case _:
                 raise TypeError(f"not a journal entry: {entry!r}")
         return produced + self._advance_shuffle(entry, now)
@@ -665,6 +668,18 @@ class Table:
         produced = self._append(events, now)
         self._after_change(now)
         return produced
+
+    def _apply_lost(self, entry: journal.Lost, now: int) -> list[LogEntry]:
+        """The numbers the store lost after the host sent them: one EventsLost marker each (journal.Lost)."""
+        if entry.first != self.last_number + 1 or entry.last < entry.first:
+            raise ValueError(f"lost events {entry.first} to {entry.last} do not follow the end {self.last_number}")
+        self.lost.append((entry.first, entry.last))
+        return self._append([convert.events_lost(entry.first, entry.last)
+                             for _ in range(entry.first, entry.last + 1)], now)
+
+    def lost_range(self, number: int) -> tuple[int, int] | None:
+        """The range of EventsLost markers `number` is in, if any: a client that saw it saw another event."""
+        return next(((first, last) for first, last in self.lost if first <= number <= last), None)
 
     def _apply_chat(self, entry: journal.Chat, now: int) -> list[LogEntry]:
         seat = entry.seat
