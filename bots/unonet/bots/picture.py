@@ -9,8 +9,10 @@ every event it receives into that view. The legal actions come from the events e
 - each seat's `hand_size`, `called_uno` (but for the giver of a pending five swap, which GetView may
   show as called without an UnoCalled event), `score`, `strikes`, `connected`, `is_bot`, `eliminated`,
   `taken_over` in `seats`;
-- `top_card`, `current_color`, `direction`, `round_number`, `dealer`, `draw_obligation`,
-  `open_windows`, `draw_pile_size`, `five_swap`, `silence_seat`, `winners`;
+- `top_card` (its face), `current_color`, `direction`, `round_number`, `dealer`, `draw_obligation`,
+  `open_windows`, `discard_pile_size`, `five_swap`, `silence_seat`, `winners`; `draw_pile_size` as
+  the deal, draws and reshuffles say (it can be one card off under some house rules: read GetView
+  where it matters);
 - `seat_to_act` and `turn_deadline` from TurnStarted (and this seat, while its legal actions are
   required); `phase` as far as the events say it: the phase a policy can act on (this seat's
   decision, from its legal actions), PHASE_SHUFFLE, PHASE_WINDOW, PHASE_ROUND_OVER, PHASE_MATCH_OVER.

@@ -19,7 +19,7 @@ __all__ = ["Bot", "BotState", "default_command"]
 
 @dataclass
 class BotState:
-    """The little a bot keeps between events; everything else it reads from GetView when it acts.
+    """The little a bot keeps between events; everything else is in the view the runner keeps from them.
 
     The runner updates it from every event and view; a policy only reads it.
 
@@ -32,6 +32,10 @@ class BotState:
         match_ended: the MatchEnded event, once it came.
         prompt: the event whose legal actions the bot is deciding on now (None when a view read
             started the decision: the bot's start, or a refusal).
+        view: the runner's latest picture of the table (`unonet.bots.picture`), read-only; None before
+            the first view.
+        time_left: the seconds the bot has for the current decision or reaction (its deadline on this
+            machine's clock, less the runner's safety margin, or the runner's cap); None for no limit.
     """
 
     seat: int
@@ -41,6 +45,8 @@ class BotState:
     hand_sizes: dict[int, int] = field(default_factory=dict)
     match_ended: events_pb2.MatchEnded | None = None
     prompt: events_pb2.Event | None = None
+    view: views_pb2.SeatView | None = None
+    time_left: float | None = None
 
     def catch_window(self, target_seat: int) -> int:
         """The id of the open UNO-catch window about `target_seat`, or 0 when none is known."""
@@ -51,6 +57,7 @@ class BotState:
 
     def update_from_view(self, view: views_pb2.SeatView) -> None:
         """Replace what the view knows better: windows, hand sizes."""
+        self.view = view
         self.open_windows = {window.id: window for window in view.open_windows}
         self.hand_sizes = {state.seat: state.hand_size for state in view.seats}
 

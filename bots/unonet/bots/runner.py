@@ -145,6 +145,9 @@ class BotRunner:
         self._acted_through = 0
         self._entropy: dict[int, bytes] = {}
         self._clock_offset = 0.0
+        self._arrived = 0  # events with new legal actions the stream delivered
+        self._consumed = 0  # ... and the ones the loop has taken in
+        self._moved = asyncio.Event()  # set when new ones arrive
         self.commands_sent = 0
         self.refusals = 0
         self.view_reads = 0
@@ -169,45 +172,97 @@ class BotRunner:
         self.state = BotState(seat=seat)
         self._acted_through = 0
         pinger = asyncio.create_task(self._ping_forever(client)) if self.ping_interval else None
+        reader: asyncio.Task[None] | None = None
         try:
             view = await self._read_view(client)
             started_at = view.event_number
             self.state.last_event_number = view.event_number
             if view.phase == views_pb2.PHASE_MATCH_OVER:
                 return events_pb2.MatchEnded(winner_seats=view.winners)
-            if not await self._act(client, view):
-                return None
             self.verifier = Verifier(table_id, seat) if self.verify else None
             start = 0 if self.verifier is not None else started_at
-            async with contextlib.aclosing(client.events(after=start)) as stream:
-                async for event in stream:
-                    if self.verifier is not None:
-                        if event.WhichOneof("payload") == "snapshot":
-                            self.verifier = None  # a snapshot carries no commitments: the record is lost
-                        else:
-                            self.verifier.feed(event)
-                    if event.number <= started_at:
-                        continue  # replayed only for the verifier: the first view already covered it
-                    ended = self._follow(event)
-                    if ended is not None:
-                        return ended
-                    if not event.HasField("your_legal_actions") and event.WhichOneof("payload") != "snapshot":
-                        continue  # nothing changed for this seat
-                    if event.number <= self._acted_through:
-                        continue  # a view read, or a command of ours, already covered it
-                    self.state.prompt = event
-                    if not await self._act(client, self._picture().view):
-                        return None
+            # The stream is read all the time, decisions or not, so a slow or hung policy is overtaken
+            # by what happens meanwhile (the clock deciding, the match ending) instead of holding it up.
+            queue: asyncio.Queue[events_pb2.Event | BaseException] = asyncio.Queue()
+            self._arrived = self._consumed = 0
+            self._moved = asyncio.Event()
+            reader = asyncio.create_task(self._read_events(client, start, queue))
+            if not await self._act(client, view):
+                return None
+            while True:
+                item = await queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                event = item
+                if _changes_options(event):
+                    self._consumed += 1
+                if self.verifier is not None:
+                    if event.WhichOneof("payload") == "snapshot":
+                        self.verifier = None  # a snapshot carries no commitments: the record is lost
+                    else:
+                        self.verifier.feed(event)
+                if event.number <= started_at:
+                    continue  # replayed only for the verifier: the first view already covered it
+                ended = self._follow(event)
+                if ended is not None:
+                    return ended
+                if event.HasField("seat_taken_over") and event.seat_taken_over.seat == seat:
+                    log.warning("seat %d was taken over (%s); the bot stops", seat, event.seat_taken_over)
+                    return None
+                if not _changes_options(event) or self._arrived > self._consumed:
+                    continue  # nothing changed for this seat, or newer legal actions are already here
+                if event.number <= self._acted_through:
+                    continue  # a view read, or a command of ours, already covered it
+                self.state.prompt = event
+                if not await self._act(client, self._picture().view):
+                    return None
         except BotGone as error:
             self._fault(FaultKind.CRASHED, str(error), self.state.last_event_number)
             log.error("seat %d: the bot is gone (%s); it stops playing, the table's clock decides", seat, error)
             return None
         finally:
-            if pinger is not None:
-                pinger.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pinger
-        return None  # pragma: no cover - the event stream never ends by itself
+            for task in (pinger, reader):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+
+    async def _read_events(
+        self, client: TableClient, after: int, queue: asyncio.Queue[events_pb2.Event | BaseException]
+    ) -> None:
+        """Queue every event from the stream, and say when one brings this seat new options."""
+        try:
+            async with contextlib.aclosing(client.events(after=after)) as stream:
+                async for event in stream:
+                    queue.put_nowait(event)
+                    if _changes_options(event):
+                        self._arrived += 1
+                        self._moved.set()
+        except Exception as error:  # the stream was refused or the host stayed away: run() raises it
+            queue.put_nowait(error)
+
+    async def _ask_bot(self, decision: Awaitable[cmd.Command | None], budget: float | None) -> cmd.Command | None:
+        """Await the bot for at most `budget` seconds, or until newer legal actions overtake the question.
+
+        Raises:
+            TimeoutError: the budget ran out first.
+            _Overtaken: this seat's options changed first (the answer would be stale).
+        """
+        task = asyncio.ensure_future(decision)
+        self._moved.clear()
+        moved = asyncio.ensure_future(self._moved.wait())
+        try:
+            done, _ = await asyncio.wait({task, moved}, timeout=budget, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            moved.cancel()
+        if task in done:
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        if moved in done:
+            raise _Overtaken
+        raise TimeoutError
 
     def _picture(self) -> TablePicture:
         assert self.picture is not None, "run() reads the view first"
@@ -305,10 +360,13 @@ class BotRunner:
         """The bot's decision on a required LegalActions, checked; see the module for what a fault becomes."""
         legal = view.legal_actions
         number = view.event_number
-        budget = self._budget(legal, self.max_think)
+        budget = self.state.time_left = self._budget(legal, self.max_think)
         self.decisions += 1
         try:
-            command = await asyncio.wait_for(self.bot.decide_async(_copy(view), self.state), budget)
+            command = await self._ask_bot(self.bot.decide_async(_copy(view), self.state), budget)
+        except _Overtaken:
+            log.debug("seat %d: the decision at event %d was overtaken by newer legal actions", self.state.seat, number)
+            return None
         except TimeoutError:
             self._report(FaultKind.LATE, f"no decision within {budget:.2f}s, before the deadline", number)
             return self._no_answer(legal)
@@ -330,9 +388,11 @@ class BotRunner:
 
     async def _respond(self, legal: actions_pb2.LegalActions, number: int) -> cmd.Command | None:
         """The bot's optional reaction, checked; a faulty one is dropped (nothing waits for it)."""
-        budget = self._budget(legal, self.max_react)
+        budget = self.state.time_left = self._budget(legal, self.max_react)
         try:
-            command = await asyncio.wait_for(self.bot.respond_async(legal, self.state), budget)
+            command = await self._ask_bot(self.bot.respond_async(legal, self.state), budget)
+        except _Overtaken:
+            return None
         except TimeoutError:
             self._report(FaultKind.LATE, f"no reaction within {budget:.2f}s", number, required=False)
             return None
@@ -397,6 +457,15 @@ class BotRunner:
             except Exception as error:  # pings are a courtesy; never let them stop the bot
                 log.debug("ping failed: %s", error)
             await asyncio.sleep(self.ping_interval)
+
+
+class _Overtaken(Exception):
+    """Newer legal actions arrived while the bot was deciding: its answer would be stale."""
+
+
+def _changes_options(event: events_pb2.Event) -> bool:
+    """Whether `event` brings this seat new legal actions (or ends its options with the match)."""
+    return event.HasField("your_legal_actions") or event.WhichOneof("payload") in ("snapshot", "match_ended")
 
 
 def _copy(view: views_pb2.SeatView) -> views_pb2.SeatView:
