@@ -55,7 +55,8 @@ def test_a_question_is_one_line_that_starts_with_required():
     body = json.loads(line)
     assert body["time_left_ms"] == 2500 and body["event"] is None
     assert body["view"]["event_number"] == "12"  # proto3 JSON: 64-bit numbers are strings
-    assert body["actions"][0] == {"rpc": "PlayCards", "request": {"cards": [{"color": "COLOR_RED", "rank": "RANK_FIVE"}]}}
+    first = {"rpc": "PlayCards", "request": {"cards": [{"color": "COLOR_RED", "rank": "RANK_FIVE"}]}}
+    assert body["actions"][0] == first
 
 
 @pytest.mark.parametrize(
@@ -118,8 +119,10 @@ for line in sys.stdin:
 
 MISBEHAVIOURS = {
     "garbage": ('print("the red five, please", flush=True); continue', FaultKind.GARBAGE),
-    "illegal": ('print(json.dumps({{"rpc": "ChooseSwapTarget", "request": {{"target_seat": 2}}}}), flush=True); continue',
-                FaultKind.ILLEGAL),
+    "illegal": (
+        'print(json.dumps({{"rpc": "ChooseSwapTarget", "request": {{"target_seat": 2}}}}), flush=True); continue',
+        FaultKind.ILLEGAL,
+    ),
     "late": ("time.sleep(0.8)", FaultKind.LATE),  # past the 0.6 s turn, before its next turn
     "hang": ("time.sleep(3600)", FaultKind.LATE),
     "crash": ("sys.exit(3)", FaultKind.CRASHED),
@@ -130,7 +133,8 @@ MISBEHAVIOURS = {
 @pytest.mark.timeout(90)
 async def test_a_bridged_program_that_misbehaves_loses_only_its_own_turn(served_host, tmp_path, misbehaviour):
     code, kind = MISBEHAVIOURS[misbehaviour]
-    argv = script(tmp_path, misbehaviour, FIRST_REQUIRED.replace("{misbehave}", code.replace("{{", "{").replace("}}", "}")))
+    body = FIRST_REQUIRED.replace("{misbehave}", code.replace("{{", "{").replace("}}", "}"))
+    argv = script(tmp_path, misbehaviour, body)
     bridged = ExecBot(argv)
     await bridged.start()
     try:
