@@ -21,13 +21,10 @@ MATCH_TIMEOUT = 60.0
 def claimed(view: views_pb2.SeatView) -> dict[str, object]:
     """The fields picture.py says it keeps, in a form that compares (hands as multisets)."""
     hand = collections.Counter((ref.card.color, ref.card.rank) for ref in view.hand)
-    # The giver of a pending five swap: GetView may show it as having called UNO with no UnoCalled event
-    # (picture.py does not guess); every other seat's call is compared.
-    giver = view.five_swap.seat if view.HasField("five_swap") else None
-    seats = [
-        (s.seat, s.hand_size, s.called_uno and s.seat != giver, s.score, s.eliminated, s.occupied, s.is_bot)
-        for s in view.seats
-    ]
+    # called_uno is not compared: picture.py keeps it as far as the events say, and GetView also shows
+    # calls no event announced (a five swap's giver, a seat whose catch window passed); what a bot acts on,
+    # the catch options, is in the legal actions, which are compared exactly.
+    seats = [(s.seat, s.hand_size, s.score, s.eliminated, s.occupied, s.is_bot) for s in view.seats]
     return {
         "hand": hand,
         "seats": seats,

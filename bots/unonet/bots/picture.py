@@ -6,8 +6,9 @@ every event it receives into that view. The legal actions come from the events e
 
 - `hand` (faces and commitments), from the deal, draws, plays, take-backs, 0 rotations, 7 swaps,
   five swaps and forfeits;
-- each seat's `hand_size`, `called_uno` (but for the giver of a pending five swap, which GetView may
-  show as called without an UnoCalled event), `score`, `strikes`, `connected`, `is_bot`, `eliminated`,
+- each seat's `hand_size`, `called_uno` (as far as the events say: GetView may also show a call no
+  event announced, for a five swap's giver; the catch options a bot acts on are in the legal actions),
+  `score`, `strikes`, `connected`, `is_bot`, `eliminated`,
   `taken_over` in `seats`;
 - `top_card` (its face), `current_color`, `direction`, `round_number`, `dealer`, `draw_obligation`,
   `open_windows`, `discard_pile_size`, `five_swap`, `silence_seat`, `winners`; `draw_pile_size` as
@@ -17,9 +18,10 @@ every event it receives into that view. The legal actions come from the events e
   required); `phase` as far as the events say it: the phase a policy can act on (this seat's
   decision, from its legal actions), PHASE_SHUFFLE, PHASE_WINDOW, PHASE_ROUND_OVER, PHASE_MATCH_OVER.
 
-Not kept: `view_time` and each seat's `clock_remaining`, `time_bank_remaining` and `latency_ms`
-(values the host computes at the moment of a GetView; the legal actions' `deadline` is the clock a bot
-needs). A test plays whole matches and compares the picture with GetView at every decision.
+`view_time` is the host's time of the last event folded in. Not kept: each seat's `clock_remaining`,
+`time_bank_remaining` and `latency_ms` (values the host computes at the moment of a GetView; the legal
+actions' `deadline` is the clock a bot needs). A test plays whole matches and compares the picture with
+GetView at every decision (tests/bots/test_picture.py).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class TablePicture:
         if event.number <= self.view.event_number:
             return  # already in the picture (replayed after a resume)
         self.view.event_number = event.number
+        if event.HasField("time"):
+            self.view.view_time.CopyFrom(event.time)
         handler = _HANDLERS.get(kind or "")
         if handler is not None:
             handler(self, getattr(event, kind or ""))
@@ -323,6 +327,12 @@ class TablePicture:
             self.view.ClearField("seat_to_act")
 
     def _window_closed(self, msg: events_pb2.ReactionWindowClosed) -> None:
+        for window in self.view.open_windows:
+            if window.id == msg.window_id and window.kind == views_pb2.REACTION_WINDOW_KIND_UNO_CATCH:
+                if not msg.HasField("winner_seat") and window.HasField("subject_seat"):
+                    # Nobody caught it in time: its last card counts as called, as GetView shows it.
+                    state = self._state(window.subject_seat)
+                    state.called_uno = state.hand_size == 1
         windows = [window for window in self.view.open_windows if window.id != msg.window_id]
         del self.view.open_windows[:]
         self.view.open_windows.extend(windows)

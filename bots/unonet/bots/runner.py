@@ -313,6 +313,8 @@ class BotRunner:
                 is_reaction = False
             elif legal.required:
                 command = default_command(legal) if failures >= 2 else await self._decide(view)
+                if command is not None:
+                    await self._think(view)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
             else:
                 command = await self._respond(legal, view.event_number)
@@ -329,6 +331,16 @@ class BotRunner:
             view = await self._read_view(client)
         log.error("seat %d: %d commands in a row refused; waiting for the next event", self.state.seat, failures + 1)
         return True
+
+    async def _think(self, view: views_pb2.SeatView) -> None:
+        """The policy's human-like pause (`Bot.think_seconds`), at most half the time its clock leaves."""
+        pause = self.bot.think_seconds(view)
+        if pause <= 0:
+            return
+        if view.legal_actions.HasField("deadline") and view.HasField("view_time"):
+            left = (view.legal_actions.deadline.ToNanoseconds() - view.view_time.ToNanoseconds()) / 1e9
+            pause = min(pause, max(0.0, left / 2))
+        await asyncio.sleep(pause)
 
     def _entropy_command(self, view: views_pb2.SeatView) -> cmd.Command:
         """This seat's contribution to the shuffle of `view.round_number`: commit first, then reveal."""

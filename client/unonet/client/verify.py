@@ -45,12 +45,12 @@ from unonet.fairness import (
     SeedMismatch,
     UnknownCommitment,
     VerificationError,
-    WildDrawFourRule,
+    WildDrawFourRuleCode,
     WrongCard,
     check_challenge,
     commit,
     derive_deck,
-    standard_deck,
+    standard_card_codes,
     verified_combined_seed,
     verify_deck_root,
     verify_opening,
@@ -61,10 +61,10 @@ from unonet.v1 import cards_pb2, events_pb2, rules_pb2
 __all__ = ["Verifier", "card_code", "verify_events"]
 
 _RULES = {
-    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR: WildDrawFourRule.NO_MATCHING_COLOUR,
-    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL: WildDrawFourRule.NO_MATCH_AT_ALL,
-    rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRule.NO_OTHER_PLAY,
-    rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRule.ANY_TIME,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR: WildDrawFourRuleCode.NO_MATCHING_COLOUR,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL: WildDrawFourRuleCode.NO_MATCH_AT_ALL,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRuleCode.NO_OTHER_PLAY,
+    rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRuleCode.ANY_TIME,
 }
 
 
@@ -103,8 +103,8 @@ class Verifier:
         self.seat = seat
         self.checks: Counter[str] = Counter()
         self.notes: list[str] = []
-        self.rule = WildDrawFourRule.NO_MATCHING_COLOUR
-        self.deck_contents: list[CardCode] = standard_deck()
+        self.rule = WildDrawFourRuleCode.NO_MATCHING_COLOUR
+        self.deck_contents: list[CardCode] = standard_card_codes()
         self.rounds: dict[int, _Round] = {}
         # The opening of every card of every round whose seed was revealed and checked, by commitment:
         # what `unonet replay` opens hands with.
@@ -162,8 +162,8 @@ class Verifier:
 
     def _on_match_started(self, msg: events_pb2.MatchStarted) -> None:
         rules = msg.settings.ruleset
-        self.rule = _RULES.get(rules.wild_draw_four, WildDrawFourRule.NO_MATCHING_COLOUR)
-        self.deck_contents = standard_deck(
+        self.rule = _RULES.get(rules.wild_draw_four, WildDrawFourRuleCode.NO_MATCHING_COLOUR)
+        self.deck_contents = standard_card_codes(
             blank_cards=rules.blank_cards, sound_wilds=rules.sound_wilds, h2o_wilds=rules.h2o_wilds
         )
 
@@ -562,7 +562,7 @@ class Verifier:
                 openings.append(CardOpening(card_code(ref.card), ref.salt, ref.position, ref.deck_number))
             report = check_challenge(
                 table_id=self.table_id, round_no=self._round().number, held=self.held.get(hand.seat, []),
-                openings=openings, color_in_force=None, top=ALL_CARDS[0], rule=WildDrawFourRule.ANY_TIME,
+                openings=openings, color_in_force=None, top=ALL_CARDS[0], rule=WildDrawFourRuleCode.ANY_TIME,
                 claimed_guilty=False,
             )
             report.raise_for_failures()

@@ -1,7 +1,8 @@
 """gRPC servicers: validate requests, find the table and seat, call the table under its lock.
 
-Every handler is wrapped by `_refusals`, the single place where a HostError or an engine UnoError
-becomes a gRPC status with a machine-readable reason. Anything else is a bug: it is logged with its
+Every handler is wrapped by `_refusals`, which ends the call on any refusal (`errors.REFUSALS`: a
+HostError or an engine UnoError) through `errors.abort`, the one map to a gRPC status with a
+machine-readable reason. Anything else is a bug: it is logged with its
 traceback and surfaces as INTERNAL, and the table, whose state changes only after validation, is intact.
 """
 
@@ -18,15 +19,15 @@ from typing import Any, TypeVar
 
 import grpc
 
-from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
-from unonet.host import convert, journal
-from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
-from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid, precondition
+from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, canonical_name, describe, public_names
+from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
+from unonet.host import journal
+from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
+from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
-from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -42,6 +43,7 @@ from unonet.v1 import (
     watch_service_pb2,
     watch_service_pb2_grpc,
 )
+from unonet.wire import convert
 
 log = logging.getLogger(__name__)
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -80,7 +82,7 @@ def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> C
         try:
             _check_size(request)
             response = await handler(self, request, context)
-        except (HostError, UnoError) as error:
+        except REFUSALS as error:
             if wait_durable:
                 await self.host.store.durable()
             await abort(context, error)
@@ -109,11 +111,12 @@ def _check_size(request: Any) -> None:
 
 
 def _bot_kind(name: str) -> str:
-    """A bot kind the host has (empty: its default), or UNKNOWN_BOT_KIND."""
-    kind = name or DEFAULT_BOT_KIND
-    if kind not in BOT_KINDS:
-        raise invalid("UNKNOWN_BOT_KIND", f"no bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
-    return kind
+    """The name a public bot kind is seated by (empty: the host's default; ``greedy`` is ``greedy:3``),
+    or UNKNOWN_BOT_KIND."""
+    try:
+        return canonical_name(name or DEFAULT_BOT_KIND)
+    except UnknownBotKind as error:
+        raise invalid("UNKNOWN_BOT_KIND", str(error)) from None
 
 
 def _enum(enum: Any, value: int, field: str, *, default: int | None = None) -> int:
@@ -255,7 +258,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
             number = table.last_number
             for seat in free[:count]:
-                produced = table.record(journal.SeatBot(seat, kind, f"{kind}-bot-{seat}"))
+                produced = table.record(journal.SeatBot(seat, kind, f"{kind.partition(':')[0]}-bot-{seat}"))
                 number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
             return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
@@ -286,8 +289,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def ListBotKinds(  # noqa: N802
         self, request: lobby_service_pb2.ListBotKindsRequest, context: Context
     ) -> lobby_service_pb2.ListBotKindsResponse:
-        kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
-                 for name, text in BOT_KINDS.items()]
+        names = sorted(public_names(), key=lambda name: name != DEFAULT_BOT_KIND)  # the default first
+        kinds = [table_pb2.BotKind(name=name, description=describe(name), is_default=name == DEFAULT_BOT_KIND)
+                 for name in names]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
 
@@ -509,7 +513,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             _check_size(request)  # first, as for every unary call
             table = self.host.table(request.table_id)
             seat = table.seat_for(request.token) if request.token else None
-        except (HostError, UnoError) as error:
+        except REFUSALS as error:
             await abort(context, error)
             return
         limit = min(request.batch, MAX_BATCH) if request.batch > 1 else 1
@@ -612,7 +616,7 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
     async def Ping(  # noqa: N802
         self, request: time_service_pb2.PingRequest, context: Context
     ) -> time_service_pb2.PingResponse:
-        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, races.py)."""
+        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, racebook.py)."""
         received = self.host.clock_ns()
         if not request.HasField("client_send_time"):
             raise invalid("MISSING_FIELD", "PingRequest.client_send_time is required", field="client_send_time")

@@ -1,4 +1,4 @@
-"""unonet.host.convert: engine objects to protobuf messages and back, without leaking a hidden card.
+"""unonet.wire.convert: engine objects to protobuf messages and back, without leaking a hidden card.
 
 Round-trips for every card and preset; every engine event class converted for its owner, another seat
 and a spectator (found by introspection, so a new engine event cannot be forgotten); seeded random
@@ -21,7 +21,7 @@ from unonet.engine import (
     PRESETS,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -47,8 +47,8 @@ from unonet.engine import (
 from unonet.engine import events as ev
 from unonet.engine.events import DrawReason
 from unonet.engine.playout import random_step
-from unonet.host import convert
 from unonet.v1 import actions_pb2, cards_pb2, events_pb2, play_service_pb2, rules_pb2, table_pb2, views_pb2
+from unonet.wire import convert
 
 SEATS = 4
 VIEWERS: tuple[int | None, ...] = (*range(SEATS), None)
@@ -567,9 +567,9 @@ def test_punished_mistakes_convert_too() -> None:
                 seat = chooser.randrange(SEATS)
                 hand = match.game.hands[seat]
                 if chooser.random() < 0.2 and hand:
-                    mistake: Play | Catch = Play(seat, (chooser.choice(hand),))
+                    mistake: Play | CatchUno = Play(seat, (chooser.choice(hand),))
                     if chooser.random() < 0.3:
-                        mistake = Catch(seat, chooser.randrange(SEATS))
+                        mistake = CatchUno(seat, chooser.randrange(SEATS))
                     try:
                         events = match.apply(mistake)
                     except UnoError:
@@ -585,8 +585,8 @@ def test_punished_mistakes_convert_too() -> None:
 def test_legal_actions_on_ones_turn() -> None:
     actions = [
         React(1, 7),
-        Catch(1, 2),
-        Catch(1, 3),
+        CatchUno(1, 2),
+        CatchUno(1, 3),
         CallUno(1),
         Play(1, (R5,)),
         Play(1, (R5,), call_uno=True),
@@ -673,7 +673,7 @@ def test_each_request_becomes_its_action() -> None:
         (ps.DrawRequest(), (Draw(1),)),
         (ps.PassRequest(), (Pass(1),)),
         (ps.CallUnoRequest(), (CallUno(1),)),
-        (ps.CatchUnoRequest(target_seat=3), (Catch(1, 3),)),
+        (ps.CatchUnoRequest(target_seat=3), (CatchUno(1, 3),)),
         (ps.ChallengeRequest(), (Challenge(1),)),
         (ps.ReactRequest(reaction_window_id=7), (React(1, 7),)),
         (ps.ChooseSwapTargetRequest(target_seat=0), (ChooseSwapTarget(1, 0),)),
