@@ -185,7 +185,7 @@ class ExecBot(Bot):
                 while self._owed:
                     dropped = await self._read_line(process)
                     self._owed -= 1
-                    log.warning("dropped a late answer: %r", dropped[:200])
+                    log.debug("dropped the answer to an overtaken or late question: %r", dropped[:200])
                 answer = await self._read_line(process)
             except asyncio.CancelledError:
                 self._owed += 1  # its answer, when it comes, is for this question: drop it
