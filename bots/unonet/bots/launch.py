@@ -25,6 +25,7 @@ import os
 import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO, Any
 
 __all__ = ["ENV_ADDRESS", "ENV_SEAT", "ENV_TABLE", "ENV_TOKEN", "Launched", "SeatGrant", "launch_argv", "launch_env"]
 
@@ -82,12 +83,14 @@ class Launched:
         backoff: float = 0.5,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
+        stderr: int | IO[Any] | None = None,
     ) -> None:
         if not command:
             raise ValueError("the program to run is missing")
         self.argv = launch_argv(command, grant)
         self.env = launch_env(grant, env)
         self.cwd = cwd
+        self.stderr = stderr  # where its stderr goes (default: ours)
         self.max_restarts = max_restarts
         self.backoff = backoff
         self.process: asyncio.subprocess.Process | None = None
@@ -98,7 +101,12 @@ class Launched:
     async def _start(self) -> asyncio.subprocess.Process:
         self.starts += 1
         self.process = await asyncio.create_subprocess_exec(
-            *self.argv, env=self.env, cwd=self.cwd, stdin=asyncio.subprocess.DEVNULL, start_new_session=True
+            *self.argv,
+            env=self.env,
+            cwd=self.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stderr=self.stderr,
+            start_new_session=True,
         )
         return self.process
 
