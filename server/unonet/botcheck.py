@@ -42,7 +42,7 @@ from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.v1 import actions_pb2, cards_pb2, events_pb2, table_pb2, views_pb2
 
-__all__ = ["DECISIONS", "CheckReport", "check_bot", "decision_kinds", "main"]
+__all__ = ["DECISIONS", "TABLES", "CheckReport", "CheckTable", "check_bot", "decision_kinds", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class _Recording(Bot):
 
 
 @dataclass(frozen=True, slots=True)
-class _Table:
+class CheckTable:
     """One table of the check: its rules, its players, its clock, and whether to reconnect mid-match."""
 
     preset: str
@@ -146,11 +146,11 @@ class _Table:
 
 
 TABLES = (
-    _Table("standard", {"target_score": 100, "bluffing": True}, 3),
-    _Table("house", {"target_score": 100, "five_swap": True}, 4),
-    _Table("serbian", {"target_score": 100}, 3),
-    _Table("russian", {"target_score": 100}, 3),
-    _Table("house", {"target_score": 60, "super_jump_in": True}, 3, turn_s=1.5, reconnect_after=8),
+    CheckTable("standard", {"target_score": 100, "bluffing": True}, 3),
+    CheckTable("house", {"target_score": 100, "five_swap": True}, 4),
+    CheckTable("serbian", {"target_score": 100}, 3),
+    CheckTable("russian", {"target_score": 100}, 3),
+    CheckTable("house", {"target_score": 150, "super_jump_in": True}, 3, turn_s=1.5, reconnect_after=3),
 )
 
 
@@ -194,10 +194,11 @@ class CheckReport:
 def _clock(turn_s: float) -> table_pb2.ClockSettings:
     turn = duration_pb2.Duration()
     turn.FromNanoseconds(int(turn_s * 1e9))
-    return table_pb2.ClockSettings(turn_time=turn)
+    # A bot that keeps timing out is taken over after three strikes, so a broken bot ends its table quickly.
+    return table_pb2.ClockSettings(turn_time=turn, strikes_before_takeover=3)
 
 
-async def _play_table(address: str, spec: _Table, bot: Bot, report: CheckReport, timeout: float) -> None:
+async def _play_table(address: str, spec: CheckTable, bot: Bot, report: CheckReport, timeout: float) -> None:
     async with await TableClient.connect(address) as owner:
         created = await owner.create_table(spec.preset, spec.overrides, spec.players, clock=_clock(spec.turn_s))
         clients = [TableClient(owner.channel) for _ in range(spec.players)]
@@ -244,7 +245,7 @@ def _collect(runner: BotRunner, report: CheckReport) -> None:
     runner.faults.clear()
 
 
-async def check_bot(bot: Bot, *, tables: tuple[_Table, ...] = TABLES, timeout: float = 120.0) -> CheckReport:
+async def check_bot(bot: Bot, *, tables: tuple[CheckTable, ...] = TABLES, timeout: float = 120.0) -> CheckReport:
     """Play `bot` at seat 0 of each table on a host embedded on 127.0.0.1:0; returns the report."""
     report = CheckReport()
     server, port, host = await create_server("127.0.0.1:0", host=Host())

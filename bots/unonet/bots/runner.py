@@ -388,7 +388,7 @@ class BotRunner:
         except BotGone:
             raise
         except Exception as error:  # a policy bug: logged with its traceback, and the turn is lost
-            log.exception("seat %d: decide() raised at event %d", self.state.seat, number)
+            log.exception("seat %d: decide() raised at event %d; the table's clock decides", self.state.seat, number)
             self._fault(FaultKind.CRASHED, f"decide() raised {type(error).__name__}: {error}", number)
             return self._no_answer(legal)
         if command is None:
@@ -424,7 +424,9 @@ class BotRunner:
 
     def _report(self, kind: FaultKind, detail: str, number: int, required: bool = True) -> None:
         self._fault(kind, detail, number, required)
-        outcome = "the table's clock decides" if required else "no reaction sent"
+        has_clock = self.picture is not None and self.picture.view.legal_actions.HasField("deadline")
+        outcome = "the table's clock decides" if has_clock else "the default is sent"
+        outcome = outcome if required else "no reaction sent"
         log.error("seat %d: %s answer at event %d: %s; %s", self.state.seat, kind.value, number, detail, outcome)
 
     # ------------------------------------------------------------------------------------ sending
