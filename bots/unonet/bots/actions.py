@@ -11,7 +11,9 @@ docs/bots.md) sends it with every decision:
 - React for each window of `react_window_ids`; CatchUno for each `catch_uno` option (with its window);
 - ChooseSwapTarget for each seat; FiveSwap for each target and card; GiveCard for each card.
 
-Entropy commands are never listed: the runner contributes to the shuffle by itself.
+Entropy commands are never listed: the runner contributes to the shuffle by itself. (This is the
+bridge's published numbering; `unonet.bots.options.all_commands` spells the choices out differently,
+for policies that choose uniformly among whole commands.)
 
 `is_listed` is the check the runner applies to whatever a policy returns before it sends it: a command
 the legal actions do not allow is never sent (docs/bots.md, "When a bot gets it wrong").
