@@ -37,6 +37,7 @@ import enum
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
@@ -152,6 +153,8 @@ class BotRunner:
         self.refusals = 0
         self.view_reads = 0
         self.decisions = 0
+        #: How many refusals of each reason (errors.proto) the host sent this runner.
+        self.refusal_reasons: Counter[str] = Counter()
 
     # ----------------------------------------------------------------------------------- the loop
 
@@ -439,6 +442,7 @@ class BotRunner:
             result = await client.send(command)
         except FailedPrecondition as error:
             self.refusals += 1
+            self.refusal_reasons[error.reason] += 1
             if error.reason in _TERMINAL_REASONS:
                 log.info("seat %d can no longer act: %s", self.state.seat, error)
                 return _Outcome.DONE
@@ -446,6 +450,7 @@ class BotRunner:
             return _Outcome.REFUSED
         except (InvalidArgument, AlreadyExists, Unimplemented) as error:
             self.refusals += 1
+            self.refusal_reasons[error.reason] += 1
             log.warning("seat %d: %r refused as malformed (%s)", self.state.seat, command, error)
             return _Outcome.REFUSED
         except ResourceExhausted as error:
