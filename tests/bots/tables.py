@@ -63,7 +63,7 @@ async def public_log(channel: grpc.aio.Channel, table_id: str, token: str, seat:
 
 
 async def play_one_table(
-    address: str, runners: list[BotRunner], *, timeout: float = 60.0, **table: Any
+    address: str, runners: list[BotRunner], *, timeout: float = 150.0, **table: Any
 ) -> Played:
     """Seat `runners` in order at a new table, play the match, and return what happened."""
     channel = grpc.aio.insecure_channel(address)

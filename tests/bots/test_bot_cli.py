@@ -38,19 +38,19 @@ def test_python_m_unonet_bots_and_unonet_bot_play_take_the_same_arguments():
     assert (args.bot, args.table, args.seat) == ("greedy:2", "t", 1) and (alias.kind, alias.seat) == ("greedy:2", 1)
 
 
-@pytest.mark.timeout(90)
+@pytest.mark.timeout(200)
 async def test_bot_play_exec_creates_a_table_fills_it_and_plays_the_match(served_host, capsys):
     args = build_parser().parse_args(
         ["--exec", f"sh {SH_BOT}", "--address", served_host.address, "--create", "standard", "--seats", "3",
          "--fill", "random", "--target-score", "40", "--reaction-delay", "0", "--ping-interval", "0.2"]
     )
-    status = await asyncio.wait_for(play(args), 75)
+    status = await asyncio.wait_for(play(args), 150)
     out = capsys.readouterr().out
     assert status == 0, out
     assert out.startswith("table ") and "seat 0 at" in out and "match over; winners:" in out
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(200)
 async def test_bot_check_reports_every_decision_and_what_the_bot_got_wrong():
     from unonet.botcheck import CheckTable, check_bot
 

@@ -41,7 +41,7 @@ class Misbehaving(RandomBot):
             if self.how == "hang":
                 self.release.wait(30)
             if self.how == "late":
-                time.sleep(0.8)
+                time.sleep(1.3)
         return super().decide(view, state)
 
 
@@ -50,13 +50,13 @@ KINDS = {"illegal": FaultKind.ILLEGAL, "garbage": FaultKind.ILLEGAL, "crash": Fa
 
 
 @pytest.mark.parametrize("how", sorted(KINDS))
-@pytest.mark.timeout(90)
+@pytest.mark.timeout(200)
 async def test_a_python_bot_that_misbehaves_loses_only_its_own_turn(served_host, how, caplog):
     bad = Misbehaving(how)
     runners = [BotRunner(RandomBot(seed=1)), BotRunner(bad, safety_margin=0.15), BotRunner(RandomBot(2))]
     try:
         played = await play_one_table(served_host.address, runners, overrides={"target_score": 30},
-                                      clock_settings=clock(0.6))
+                                      clock_settings=clock(1.0))
     finally:
         bad.release.set()
     assert runners[1].faults[0].kind is KINDS[how]
@@ -68,7 +68,7 @@ async def test_a_python_bot_that_misbehaves_loses_only_its_own_turn(served_host,
     assert any(p.seat == 1 for p in played.kinds("cards_played"))  # it played its other turns
 
 
-@pytest.mark.timeout(90)
+@pytest.mark.timeout(200)
 async def test_a_seat_taken_back_by_token_mid_match_plays_on(served_host):
     channel = grpc.aio.insecure_channel(served_host.address)
     try:
@@ -84,7 +84,7 @@ async def test_a_seat_taken_back_by_token_mid_match_plays_on(served_host):
         again = TableClient(channel)
         again.attach(table_id, clients[1].token, 1)
         second = BotRunner(RandomBot(seed=7))
-        ended = await asyncio.wait_for(asyncio.gather(second.run(again, table_id, 1), other), 60)
+        ended = await asyncio.wait_for(asyncio.gather(second.run(again, table_id, 1), other), 150)
         assert all(result is not None for result in ended)
         assert second.commands_sent > 0 and second.faults == []
         events = await public_log(channel, table_id, clients[0].token, 0)
@@ -93,7 +93,7 @@ async def test_a_seat_taken_back_by_token_mid_match_plays_on(served_host):
         await channel.close()
 
 
-@pytest.mark.timeout(90)
+@pytest.mark.timeout(200)
 async def test_many_tables_at_once_in_one_process(served_host):
     channel = grpc.aio.insecure_channel(served_host.address)
     try:
@@ -102,7 +102,7 @@ async def test_many_tables_at_once_in_one_process(served_host):
             table_id, clients = await join_table(channel, 2, overrides={"target_score": 30})
             seatings += [Seating(BotRunner(RandomBot(seed=len(seatings) + i)), c, table_id, i)
                          for i, c in enumerate(clients)]
-        results = await asyncio.wait_for(play_tables(seatings), 60)
+        results = await asyncio.wait_for(play_tables(seatings), 150)
         assert len(results) == 12 and all(r is not None and not isinstance(r, BaseException) for r in results)
         assert len({s.table_id for s in seatings}) == 6
     finally:

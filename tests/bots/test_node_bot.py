@@ -42,7 +42,7 @@ async def play_with_node(address, *, policy=None, clock_settings=None, max_resta
             try:
                 results = await asyncio.wait_for(
                     asyncio.gather(node.run(), python.run(clients[0], table_id, 0), shell.run(clients[2], table_id, 2)),
-                    75,
+                    150,
                 )
             finally:
                 await node.stop(grace=1.0)
@@ -56,7 +56,7 @@ def kinds(events, kind):
     return [getattr(e, kind) for e in events if e.WhichOneof("payload") == kind]
 
 
-@pytest.mark.timeout(100)
+@pytest.mark.timeout(200)
 async def test_python_node_and_bridged_bots_play_a_whole_match_at_one_table(served_host):
     node, (status, python_end, shell_end), events, (python, shell) = await play_with_node(served_host.address)
     assert status == 0 and node.starts == 1
@@ -73,14 +73,14 @@ MISBEHAVIOURS = {
     "garbage": 'return "the red five, please";',
     "crash": 'throw new Error("the policy broke");',
     "hang": "return new Promise(() => {});",
-    "late": "await new Promise((r) => setTimeout(r, 800)); return defaultChoose(legal, me);",
+    "late": "await new Promise((r) => setTimeout(r, 1300)); return defaultChoose(legal, me);",
 }
 SAID = {"illegal": "illegal answer", "garbage": "garbage answer", "crash": "crashed answer", "hang": "late answer",
         "late": "late answer"}
 
 
 @pytest.mark.parametrize("misbehaviour", sorted(MISBEHAVIOURS))
-@pytest.mark.timeout(100)
+@pytest.mark.timeout(200)
 async def test_a_node_bot_that_misbehaves_loses_only_its_own_turn(served_host, tmp_path, misbehaviour):
     policy = tmp_path / f"{misbehaviour}.js"
     policy.write_text(
@@ -94,7 +94,7 @@ async def test_a_node_bot_that_misbehaves_loses_only_its_own_turn(served_host, t
     log = tmp_path / "node.log"
     with open(log, "wb") as stderr:
         _, (_, python_end, shell_end), events, _ = await play_with_node(
-            served_host.address, policy=policy, clock_settings=clock(0.6), stderr=stderr
+            served_host.address, policy=policy, clock_settings=clock(1.0), stderr=stderr
         )
     said = log.read_text()
     assert SAID[misbehaviour] in said and "the table's clock decides" in said
@@ -104,7 +104,7 @@ async def test_a_node_bot_that_misbehaves_loses_only_its_own_turn(served_host, t
         assert any(p.seat == 1 for p in kinds(events, "cards_played"))
 
 
-@pytest.mark.timeout(100)
+@pytest.mark.timeout(200)
 async def test_a_node_bot_that_exits_is_started_again_and_takes_its_seat_back(served_host, tmp_path):
     policy = tmp_path / "exit_once.js"
     marker = tmp_path / "exited"

@@ -15,7 +15,7 @@ from unonet.bots.runner import BotRunner, Seating, play_tables
 from unonet.client.table_client import TableClient
 from unonet.v1 import views_pb2
 
-MATCH_TIMEOUT = 60.0
+MATCH_TIMEOUT = 150.0
 
 
 def claimed(view: views_pb2.SeatView) -> dict[str, object]:
