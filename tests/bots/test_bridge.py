@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tables import clock, play_one_table
+from bot_tables import clock, play_one_table
 
 from unonet.bots.actions import command_from_json, command_to_json, enumerate_actions, is_listed
 from unonet.bots.bridge import ExecBot, parse_answer, question

@@ -11,7 +11,7 @@ import time
 
 import grpc
 import pytest
-from tables import clock, join_table, play_one_table, public_log
+from bot_tables import clock, join_table, play_one_table, public_log
 
 from unonet.bots.faults import FaultKind
 from unonet.bots.random_bot import RandomBot

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from tables import clock, join_table, public_log
+from bot_tables import clock, join_table, public_log
 
 from unonet.bots.bridge import ExecBot
 from unonet.bots.launch import Launched, SeatGrant

@@ -8,7 +8,7 @@ import collections
 
 import grpc
 import pytest
-from conftest import CALL_TIMEOUT, CountingInterceptor
+from bot_tables import CALL_TIMEOUT, CountingInterceptor
 
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner, Seating, play_tables

@@ -1,8 +1,11 @@
-"""Whole games for the bot tests: one table on a real host, a runner per seat, all in this process."""
+"""Whole games for the bot tests: one table on a real host, a runner per seat, all in this process; and
+`CountingInterceptor`, which counts a channel's unary calls by method, so a test can prove a bot needs no
+GetView per decision."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +18,18 @@ from unonet.client.table_client import TableClient
 from unonet.v1 import events_pb2, table_pb2
 
 CALL_TIMEOUT = 10.0
+
+
+class CountingInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """Counts every unary call by its method's short name (GetView, PlayCards, ...)."""
+
+    def __init__(self) -> None:
+        self.calls: collections.Counter[str] = collections.Counter()
+
+    async def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        method = client_call_details.method
+        self.calls[(method.decode() if isinstance(method, bytes) else method).rsplit("/", 1)[-1]] += 1
+        return await continuation(client_call_details, request)
 
 
 def clock(turn_s: float, strikes: int = 2) -> table_pb2.ClockSettings:
