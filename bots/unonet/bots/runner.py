@@ -209,9 +209,6 @@ class BotRunner:
                 ended = self._follow(event)
                 if ended is not None:
                     return ended
-                if event.HasField("seat_taken_over") and event.seat_taken_over.seat == seat:
-                    log.warning("seat %d was taken over (%s); the bot stops", seat, event.seat_taken_over)
-                    return None
                 if not _changes_options(event) or self._arrived > self._consumed:
                     continue  # nothing changed for this seat, or newer legal actions are already here
                 if event.number <= self._acted_through:
