@@ -97,7 +97,7 @@ async def test_the_shell_script_bot_plays_a_whole_match_against_python_bots(serv
         runners = [BotRunner(RandomBot(seed=1)), BotRunner(bridged), BotRunner(RandomBot(seed=2))]
         played = await play_one_table(served_host.address, runners, overrides={"target_score": 60})
     assert all(result is not None and not isinstance(result, BaseException) for result in played.results)
-    assert runners[1].faults == [] and runners[1].commands_sent > 10
+    assert runners[1].faults == [] and runners[1].commands_sent > 3
     assert any(p.seat == 1 for p in played.kinds("cards_played"))
     assert played.kinds("turn_timed_out") == []
 

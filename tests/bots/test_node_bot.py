@@ -10,12 +10,13 @@ from pathlib import Path
 
 import grpc
 import pytest
-from bot_tables import clock, join_table, public_log
+from bot_tables import CALL_TIMEOUT, clock, join_table, public_log
 
 from unonet.bots.bridge import ExecBot
 from unonet.bots.launch import Launched, SeatGrant
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner
+from unonet.client.table_client import TableClient
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_BOT = ROOT / "bots" / "node" / "play_bot.js"
@@ -31,17 +32,25 @@ pytestmark = pytest.mark.skipif(
 async def play_with_node(address, *, policy=None, clock_settings=None, max_restarts=0, stderr=None):
     channel = grpc.aio.insecure_channel(address)
     try:
+        owner = TableClient(channel, timeout=CALL_TIMEOUT)
         table_id, clients = await join_table(
-            channel, 3, overrides={"target_score": 40}, clock_settings=clock_settings
+            channel, 3, overrides={"target_score": 40}, clock_settings=clock_settings, owner=owner
         )
         command = [NODE, str(NODE_BOT)] + (["--policy", str(policy)] if policy else [])
         node = Launched(command, SeatGrant(address, table_id, 1, clients[1].token), max_restarts=max_restarts,
                         backoff=0.1, stderr=stderr)
         async with ExecBot(["sh", str(SH_BOT)]) as bridged:
             python, shell = BotRunner(RandomBot(seed=3)), BotRunner(bridged)
+            node_run = asyncio.create_task(node.run())
             try:
+                # The match starts once Node is up (its event stream open), so a slow start on a loaded
+                # machine cannot cost it turns before it plays at all.
+                async with asyncio.timeout(60):
+                    while not (await owner.get_table(table_id)).seats[1].connected:
+                        await asyncio.sleep(0.05)
+                await asyncio.wait_for(owner.start_table(table_id=table_id), CALL_TIMEOUT)
                 results = await asyncio.wait_for(
-                    asyncio.gather(node.run(), python.run(clients[0], table_id, 0), shell.run(clients[2], table_id, 2)),
+                    asyncio.gather(node_run, python.run(clients[0], table_id, 0), shell.run(clients[2], table_id, 2)),
                     150,
                 )
             finally:

@@ -94,7 +94,7 @@ async def test_the_picture_equals_getview_at_every_decision_and_costs_no_round_t
             MATCH_TIMEOUT,
         )
         assert all(result is not None and not isinstance(result, BaseException) for result in results), results
-        assert checking.compared > 10
+        assert checking.compared > 5
         assert [(n, k) for n, k, _, _ in checking.differences] == [], checking.differences[:3]
         # Seat 0's channel saw exactly one GetView for the whole match, plus one per refusal.
         assert runners[0].decisions > 5

@@ -52,11 +52,15 @@ class Played:
 
 async def join_table(
     channel: grpc.aio.Channel, seats: int, *, preset: str = "standard", overrides: dict[str, Any] | None = None,
-    clock_settings: table_pb2.ClockSettings | None = None,
+    clock_settings: table_pb2.ClockSettings | None = None, owner: TableClient | None = None,
 ) -> tuple[str, list[TableClient]]:
-    owner = TableClient(channel, timeout=CALL_TIMEOUT)
+    """A new table with every seat joined; with an `owner` client the table waits for its StartTable."""
+    manual = owner is not None
+    owner = owner or TableClient(channel, timeout=CALL_TIMEOUT)
     created = await asyncio.wait_for(
-        owner.create_table(preset, overrides or {"target_score": 50}, seats, clock=clock_settings), CALL_TIMEOUT
+        owner.create_table(preset, overrides or {"target_score": 50}, seats, clock=clock_settings,
+                           manual_start=manual),
+        CALL_TIMEOUT,
     )
     clients = [TableClient(channel, timeout=CALL_TIMEOUT) for _ in range(seats)]
     for i, client in enumerate(clients):
