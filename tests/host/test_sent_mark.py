@@ -93,6 +93,10 @@ def test_numbers_the_store_lost_after_sending_them_become_markers(tmp_path, capl
     db = tmp_path / "host.db"
     table_id, token, sent = asyncio.run(_written(db))
     _lose_last_commit(db, table_id)
+    checked = Host(SqliteStore(db))  # `unonet serve --check-db` reports the loss, and writes nothing
+    (report,) = checked.check_tables()
+    checked.store.close()
+    assert report.line().endswith(f"events {report.events + 1} to {sent} were sent and then lost by the store")
     host = Host(SqliteStore(db))
     host.restore()
     restored = host.tables[table_id]

@@ -182,7 +182,7 @@ class Host:
                 continue
             status = table_pb2.TableStatus.Name(table.status).removeprefix("TABLE_STATUS_").lower()
             reports.append(TableReport(stored.table_id, len(stored.journal), table.last_number, status,
-                                       archived=archived))
+                                       archived=archived, sent=self.store.sent_through(stored.table_id)))
         return reports
 
     def _archive(self, table: Table) -> None:
