@@ -14,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 from fair_games import TABLE_ID, drive, new_table
+from host_stubs import reason_of
 
 from unonet.host import eventlog, journal
 from unonet.host.host import Host
@@ -111,3 +112,32 @@ def test_a_restarted_host_streams_from_event_1_what_it_streamed_before(
     with sqlite3.connect(db) as connection:  # the restore stored what the older host did not
         (count,) = connection.execute("SELECT COUNT(*) FROM renderings WHERE viewer = -1").fetchone()
     assert count == len(reference[None])
+
+
+async def _stream_refused(db: Path) -> grpc.aio.AioRpcError:
+    host = Host(SqliteStore(db))
+    host.restore()
+    server, port, _ = await create_server("127.0.0.1:0", host=host)
+    await server.start()
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await _stream_all(port, 64)
+        return caught.value
+    finally:
+        await host.stop()
+        await server.stop(grace=None)
+
+
+def test_an_old_event_the_store_lost_ends_the_stream_with_table_damaged(tmp_path, monkeypatch, caplog) -> None:
+    db = tmp_path / "unonet.db"
+    store = SqliteStore(db, group_commit=False)
+    _played(store, WINDOW)
+    store.close()
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM renderings WHERE number = 7")
+    monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
+    refused = asyncio.run(_stream_refused(db))
+    assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert reason_of(refused) == "TABLE_DAMAGED"
+    assert "no rendering of event 7" in (refused.details() or "")
+    assert "Traceback" not in caplog.text

@@ -35,6 +35,10 @@ WIRE_CACHE_ENTRIES = 256
 WINDOW_EVENTS = 1024
 
 
+class RenderingMissing(LookupError):
+    """The store has no rendering of an event that left the window: its database was damaged."""
+
+
 @dataclass
 class LogEntry:
     """One numbered event: an engine event (rendered per seat) or a host event (the same for all).
@@ -151,7 +155,7 @@ class EventLog:
         stored = self._store.renderings(self._table_id, first, last, PUBLIC_VIEWER if seat is None else seat)
         if len(stored) != last - first + 1:
             missing = next(n for n in range(first, last + 1) if n not in stored)
-            raise LookupError(f"table {self._table_id}: the store has no rendering of event {missing}")
+            raise RenderingMissing(f"table {self._table_id}: the store has no rendering of event {missing}")
         return stored
 
     def share(self, entry: LogEntry, payload: bytes) -> None:

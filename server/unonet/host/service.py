@@ -23,7 +23,7 @@ from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, canonical_name, 
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
 from unonet.host import journal
 from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
-from unonet.host.eventlog import EventLog, LogEntry
+from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
@@ -574,7 +574,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         after = request.after_event_number if snapshot is None else snapshot.number
         pending = collections.deque(range(after + 1, last + 1))
         delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
-        queue, log = subscriber.queue, table.events
+        queue, events = subscriber.queue, table.events
         self._writers[id(subscriber)] = (subscriber, table)
         self._arm_watchdog()
         try:
@@ -591,12 +591,15 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 pending.extend(queue.take())
                 count = min(limit, len(pending))
                 if delay_ns:
-                    count = await self._due(log, pending, count, delay_ns)
+                    count = await self._due(events, pending, count, delay_ns)
                 numbers = [pending.popleft() for _ in range(count)]
-                await self._write(context, subscriber, log.framed(numbers, seat, tag))
+                await self._write(context, subscriber, events.framed(numbers, seat, tag))
         except asyncio.CancelledError:
             if not (subscriber.overflowed or subscriber.store_failed):
                 raise
+        except RenderingMissing as missing:  # a damaged database: one log line, the stream ends TABLE_DAMAGED
+            log.error("%s; the stream ends with TABLE_DAMAGED", missing)
+            await abort(context, precondition("TABLE_DAMAGED", f"{missing}; its older events cannot be sent"))
         finally:
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
