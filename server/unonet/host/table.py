@@ -510,7 +510,7 @@ class Table:
             seat.is_bot, seat.bot_kind = True, self.settings.takeover_bot_kind
         events: list[Event | events_pb2.Event] = [
             convert.seat_taken_over(seat.index, forfeits=forfeits, bot_kind=seat.bot_kind, strikes=strikes)]
-        if forfeits and not self.match.is_over:
+        if forfeits and not self.match.is_over and seat.index not in self.match.eliminated:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
 
