@@ -40,23 +40,29 @@ from unonet.fairness import (
     ColorCode,
     CommitmentMismatch,
     EntropyMismatch,
+    ExcludedSeat,
+    FalseVerdict,
     MerkleMismatch,
     RankCode,
+    RepeatedShuffle,
     SeedMismatch,
+    SteeredDeal,
     UnknownCommitment,
     VerificationError,
     WildDrawFourRule,
     WrongCard,
+    WrongPenalty,
     check_challenge,
     commit,
     derive_deck,
+    is_unfair,
     standard_deck,
     verified_combined_seed,
     verify_deck_root,
     verify_opening,
     verify_seat_entropy,
 )
-from unonet.v1 import cards_pb2, events_pb2, rules_pb2
+from unonet.v1 import cards_pb2, events_pb2, rules_pb2, table_pb2
 
 __all__ = ["Verifier", "card_code", "verify_events"]
 
@@ -66,6 +72,13 @@ _RULES = {
     rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRule.NO_OTHER_PLAY,
     rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRule.ANY_TIME,
 }
+
+
+HAND_SIZE = 7
+"""S3: seven cards each."""
+
+BLUFF_EXTRA = 2
+"""B3, B4: the two cards a lost challenge or `draw_six` adds to the obligation."""
 
 
 def card_code(card: cards_pb2.Card) -> CardCode:
@@ -88,6 +101,30 @@ class _Round:
     used: set[tuple[int, int]] = field(default_factory=set)
     openings: list[tuple[CardOpening, bytes]] = field(default_factory=list)
     revealed: bool = False
+    # Every challenge verdict of the round, to recompute once the seed opens every hand (9, 8.1).
+    verdicts: list[_Verdict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """A challenge's verdict as the host announced it, with what the record knew when the card landed."""
+
+    number: int
+    accused: int
+    held: tuple[bytes, ...]
+    color: ColorCode | None
+    top: CardCode
+    claimed_guilty: bool
+
+
+@dataclass
+class _Penalty:
+    """The draw a challenge's verdict owes (B3-B5), until its CardsDrawn comes."""
+
+    seat: int
+    cards: int
+    reason: int
+    take_back: bool
 
 
 class Verifier:
@@ -104,6 +141,11 @@ class Verifier:
         self.checks: Counter[str] = Counter()
         self.notes: list[str] = []
         self.rule = WildDrawFourRule.NO_MATCHING_COLOUR
+        self.bluff_penalty: int = rules_pb2.BLUFF_PENALTY_DRAW_FOUR
+        # Who is in the match, played by a bot, and connected, as the public events say (7.1 step 1).
+        self.bots: set[int] = set()
+        self.connected: set[int] = set()
+        self.eliminated: set[int] = set()
         self.deck_contents: list[CardCode] = standard_deck()
         self.rounds: dict[int, _Round] = {}
         # The opening of every card of every round whose seed was revealed and checked, by commitment:
@@ -124,9 +166,10 @@ class Verifier:
         self.pending_reveal: tuple[int, list[CardOpening]] | None = None
         self.where: dict[bytes, tuple[int, int]] = {}
         self.queue: deque[tuple[int, int]] = deque()  # the draw pile's slots, top first
-        self.deal_slots: set[tuple[int, int]] | None = None
         self.last_kind = ""
-        self._deal_size = 0
+        self.deal_order: list[int] = []
+        self.obligation: tuple[int, int, int] | None = None  # the open one's amount, target and setter
+        self.penalty: _Penalty | None = None
 
     # ---------------------------------------------------------------------------------- feeding
 
@@ -166,8 +209,36 @@ class Verifier:
         self.deck_contents = standard_deck(
             blank_cards=rules.blank_cards, sound_wilds=rules.sound_wilds, h2o_wilds=rules.h2o_wilds
         )
+        if rules.HasField("bluff_penalty"):
+            self.bluff_penalty = rules.bluff_penalty
+        self.bots = {state.seat for state in msg.seats if state.is_bot}
+        self.connected = {state.seat for state in msg.seats if state.connected and not state.is_bot}
+        self.eliminated = {state.seat for state in msg.seats if state.eliminated}
+
+    def _on_bot_seated(self, msg: events_pb2.BotSeated) -> None:
+        self.bots.add(msg.seat)
+
+    def _on_seat_connection_changed(self, msg: events_pb2.SeatConnectionChanged) -> None:
+        (self.connected.add if msg.connected else self.connected.discard)(msg.seat)
+
+    def _on_seat_taken_over(self, msg: events_pb2.SeatTakenOver) -> None:
+        if msg.policy == table_pb2.TAKEOVER_POLICY_BOT:
+            self.bots.add(msg.seat)
 
     def _on_shuffle_committed(self, msg: events_pb2.ShuffleCommitted) -> None:
+        if self.rounds and msg.round_number <= max(self.rounds):
+            raise RepeatedShuffle(
+                f"a shuffle for round {msg.round_number} was begun after round {max(self.rounds)}'s: an aborted "
+                "deal lets a host try decks until it likes one")
+        # 7.1 step 1: every seat in the match that a bot plays, or whose player the events last showed
+        # connected, is asked (a seat asked that is not connected only costs a timeout).
+        asked = set(msg.entropy_seats)
+        due = (self.bots | self.connected) - self.eliminated
+        if not due <= asked:
+            raise ExcludedSeat(
+                f"round {msg.round_number}: seat(s) {sorted(due - asked)} are in the match and connected (or a "
+                f"bot) but were not asked for entropy (asked: {sorted(asked)})")
+        self._ok("every connected seat asked for entropy", len(due))
         self.current = self.rounds[msg.round_number] = _Round(msg.round_number, msg.seed_commitment)
         self._reset_record()
 
@@ -280,11 +351,22 @@ class Verifier:
                     committed_card=cards_behind.get(commitment, opening.card),
                 )
         self._ok("card seen is the recomputed card", len(state.openings))
+        for verdict in state.verdicts:
+            hand = [cards_behind[c] for c in verdict.held]
+            guilty = is_unfair(hand, color_in_force=verdict.color, top=verdict.top, rule=self.rule)
+            if guilty != verdict.claimed_guilty:
+                raise FalseVerdict(
+                    f"event {verdict.number}: seat {verdict.accused}'s Wild Draw Four was ruled "
+                    f"{'guilty' if verdict.claimed_guilty else 'not guilty'}, but the hand it was played from, "
+                    f"opened by the revealed seed, makes it {'guilty' if guilty else 'not guilty'}",
+                    claimed_guilty=verdict.claimed_guilty, recomputed_guilty=guilty)
+        self._ok("challenge verdict recomputed from the revealed hand", len(state.verdicts))
         state.revealed = True
         self.revealed.update(openings)
         self.notes.append(
             f"round {state.number}: seed opens its commitment; {len(state.piles)} pile(s) recomputed, roots match; "
-            f"{len(state.openings)} card(s) seen match; {len(seats)} seat(s) contributed entropy"
+            f"{len(state.openings)} card(s) seen match; {len(seats)} seat(s) contributed entropy; "
+            f"{len(state.verdicts)} challenge verdict(s) recomputed"
         )
 
     # ---------------------------------------------------------------------------------- cards
@@ -332,11 +414,7 @@ class Verifier:
         if slot in self._round().used:
             raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} was dealt twice", commitment=commitment)
         self._round().used.add(slot)
-        if dealing:  # S3: the hands are dealt from the top of the deck (one at a time, in some seat order)
-            if self.deal_slots is None:
-                self.deal_slots = set(list(self.queue)[: self._deal_size])
-            if slot not in self.deal_slots:
-                raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} is not among the top cards dealt")
+        if dealing:  # S3: the position was checked against the dealing order (`_on_cards_dealt`)
             self.queue.remove(slot)
         elif not self.queue or self.queue[0] != slot:
             top = self.queue[0] if self.queue else None
@@ -362,14 +440,26 @@ class Verifier:
             self.color = card.color
 
     def _on_round_started(self, msg: events_pb2.RoundStarted) -> None:
-        self._deal_size = 7 * len(msg.seats_in_play)  # S3: seven cards each
-        self.deal_slots = None
+        # S3: one card at a time, from the dealer's left (the next seat up, wrapping round) to the dealer
+        span = max([*msg.seats_in_play, msg.dealer_seat]) + 1
+        self.deal_order = sorted(msg.seats_in_play, key=lambda seat: (seat - msg.dealer_seat - 1) % span)
 
     def _on_cards_dealt(self, msg: events_pb2.CardsDealt) -> None:
         if self.current is None:
             return  # a host without commitments
+        seats = len(self.deal_order)
         for hand in msg.hands:
+            if hand.seat not in self.deal_order:
+                raise SteeredDeal(f"seat {hand.seat} was dealt a hand but is not in the round")
+            first = self.deal_order.index(hand.seat)
+            due = [(0, first + k * seats) for k in range(HAND_SIZE)]
+            got = [(ref.deck_number, ref.position) for ref in hand.cards]
+            if got != due:
+                raise SteeredDeal(
+                    f"seat {hand.seat}, number {first + 1} from the dealer's left, was dealt deck positions "
+                    f"{[p for _, p in got]}; the deal gives it {[p for _, p in due]}")
             self.held[hand.seat] = [self._draw(ref, dealing=True) for ref in hand.cards]
+            self._ok("hand dealt from the positions the dealing order gives its seat")
 
     def _on_first_card_turned(self, msg: events_pb2.FirstCardTurned) -> None:
         if self.current is None or not msg.card.commitment:
@@ -389,6 +479,15 @@ class Verifier:
         self._draw_public(msg.card)  # it goes back into the pile the next DeckCommitted shuffles
 
     def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
+        owed = self.penalty
+        if owed is not None and msg.reason == owed.reason:
+            self.penalty = None
+            if msg.seat != owed.seat or msg.count + msg.forgiven != owed.cards or owed.take_back:
+                raise WrongPenalty(
+                    f"the challenge's verdict owes seat {owed.seat} {owed.cards} card(s)"
+                    f"{' and its Wild Draw Four back' if owed.take_back else ''}; seat {msg.seat} drew "
+                    f"{msg.count} (+{msg.forgiven} forgiven)")
+            self._ok("challenge penalty drawn as the verdict and the rules owe it")
         if self.current is None:
             return
         self.held.setdefault(msg.seat, []).extend(self._draw(ref) for ref in msg.cards if ref.commitment)
@@ -411,6 +510,11 @@ class Verifier:
             self.discard.append(commitment)
         self._set_top(msg.cards[-1])
 
+    def _on_draw_obligation_changed(self, msg: events_pb2.DrawObligationChanged) -> None:
+        if msg.HasField("obligation"):
+            ob = msg.obligation
+            self.obligation = (ob.amount, ob.target_seat, ob.setter_seat)
+
     def _on_color_chosen(self, msg: events_pb2.ColorChosen) -> None:
         self.color = ColorCode(msg.color)
 
@@ -422,6 +526,8 @@ class Verifier:
             raise UnknownCommitment("the card taken back is not the top of the discard pile", commitment=commitment)
         self.discard.pop()
         self.held.setdefault(msg.seat, []).append(commitment)
+        if self.penalty is not None and self.penalty.take_back and msg.seat == self.penalty.seat:
+            self.penalty.take_back = False
         if self.bluff is not None:  # B3: the top card and colour from before the Wild Draw Four again
             self.color, self.top = self.bluff[2], self.bluff[3]
 
@@ -478,6 +584,7 @@ class Verifier:
         """A forfeit mid-round: the seat's whole hand goes under the draw pile, in the order listed (drawn
         first to last), and a five swap it was part of is cut short (H11): the card held aside goes back
         to its giver, or onto the top of the draw pile if the giver is the one who left."""
+        self.eliminated.add(msg.seat)
         if self.current is None or not msg.returned_cards:
             return  # out by score once a round ended, or between rounds: no card moves (a forfeit that
             # hid its cards is caught at RoundEnded, where the seat's hand shows less than it holds)
@@ -528,6 +635,41 @@ class Verifier:
         self.pending_reveal = (msg.hand.seat, openings)
 
     def _on_challenge_resolved(self, msg: events_pb2.ChallengeResolved) -> None:
+        self._check_challenger_reveal(msg)
+        self._check_penalty(msg)
+        if self.current is not None and self.bluff is not None and self.bluff[0] == msg.accused_seat:
+            seat, held, color, top, _ = self.bluff
+            self._round().verdicts.append(_Verdict(self.number, seat, held, color, top, msg.guilty))
+
+    def _check_penalty(self, msg: events_pb2.ChallengeResolved) -> None:
+        """B3-B5: who pays and how much follows from the verdict, the obligation the Wild Draw Four left
+        open (the chain's total under stacking) and the table's `bluff_penalty`."""
+        if self.obligation is None:
+            raise WrongPenalty("a challenge was resolved with no draw obligation open")
+        amount, target, setter = self.obligation
+        self.obligation = None
+        if (msg.challenger_seat, msg.accused_seat) != (target, setter):
+            raise WrongPenalty(
+                f"seat {msg.challenger_seat} challenged seat {msg.accused_seat}, but the open obligation was "
+                f"set by seat {setter} on seat {target}")
+        if msg.bluff_penalty != self.bluff_penalty:
+            raise WrongPenalty(f"the challenge names bluff penalty {msg.bluff_penalty}, the table's is "
+                               f"{self.bluff_penalty}")
+        if msg.guilty:
+            seat = msg.accused_seat
+            cards = amount + (BLUFF_EXTRA if self.bluff_penalty == rules_pb2.BLUFF_PENALTY_DRAW_SIX else 0)
+            reason = events_pb2.DRAW_REASON_BLUFF_CAUGHT
+        else:
+            seat, cards, reason = msg.challenger_seat, amount + BLUFF_EXTRA, events_pb2.DRAW_REASON_CHALLENGE_LOST
+        if (msg.penalized_seat, msg.penalty_cards) != (seat, cards):
+            raise WrongPenalty(
+                f"a {'guilty' if msg.guilty else 'not guilty'} verdict on an obligation of {amount} makes seat "
+                f"{seat} draw {cards}; the host says seat {msg.penalized_seat} draws {msg.penalty_cards}")
+        take_back = msg.guilty and self.bluff_penalty == rules_pb2.BLUFF_PENALTY_TAKE_BACK
+        self.penalty = _Penalty(seat, cards, reason, take_back)
+        self._ok("challenge penalty follows from the verdict and the rules")
+
+    def _check_challenger_reveal(self, msg: events_pb2.ChallengeResolved) -> None:
         pending, self.pending_reveal = self.pending_reveal, None
         if pending is None or self.bluff is None:
             return

@@ -145,3 +145,45 @@ class FalseVerdict(VerificationError):
         super().__init__(message)
         self.claimed_guilty = claimed_guilty
         self.recomputed_guilty = recomputed_guilty
+
+
+class WrongPenalty(VerificationError):
+    """A challenge's penalty is not what the verdict, the open draw obligation and the table's
+    `bluff_penalty` make it (B3-B5): the wrong seat pays, the wrong number of cards is announced or
+    drawn, or a guilty `take_back` seat keeps its Wild Draw Four."""
+
+    default_reason = "WRONG_PENALTY"
+
+
+class SteeredDeal(VerificationError):
+    """A seat was dealt a position of the deck the dealing order (one card at a time, from the dealer's
+    left) does not give it."""
+
+    default_reason = "STEERED_DEAL"
+
+
+class ExcludedSeat(VerificationError):
+    """A seat the public record shows in the match and connected (or played by a bot) when a shuffle
+    began was not asked for its entropy."""
+
+    default_reason = "EXCLUDED_SEAT"
+
+
+class RepeatedShuffle(VerificationError):
+    """A second shuffle was begun for a round that already had one (an aborted deal: the host could
+    grind for a deck it likes)."""
+
+    default_reason = "REPEATED_SHUFFLE"
+
+
+class DroppedReveal(VerificationError):
+    """The host acknowledged this seat's entropy reveal but dealt without it (or called it a timeout)."""
+
+    default_reason = "DROPPED_REVEAL"
+
+
+class ForkedLog(VerificationError):
+    """The log's hash chain does not reach the head hash another copy of the log showed at that event
+    number: the host showed two receivers different histories, or the log was changed."""
+
+    default_reason = "LOG_FORKED"

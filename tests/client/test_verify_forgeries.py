@@ -1,0 +1,191 @@
+"""A lying host that writes its log consistently is still caught (docs/fairness.md 8.1).
+
+Each test makes the in-process host lie one way, inside the host, so every event it sends agrees with
+every other (the openings open their commitments, the draws follow the pile): a false challenge
+verdict with the penalties that follow from it, a deal that steers deck positions to chosen seats, a
+connected seat left out of the shuffle, a shuffle begun twice for one round. `unonet verify`'s
+Verifier must reject each, with the typed error that names it, and accept the honest log of the same
+game.
+"""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import pytest
+from fair_games import TABLE_ID, drive, new_table, play_match, stream
+
+from unonet.client.verify import Verifier, verify_events
+from unonet.engine import game as engine_game
+from unonet.fairness import ExcludedSeat, FalseVerdict, RepeatedShuffle, SteeredDeal, WrongPenalty
+from unonet.host import fair, journal
+from unonet.host.fair import RoundCards
+from unonet.host.refs import EventRefs
+from unonet.v1 import events_pb2
+
+PRESETS = ["standard", "house", "serbian", "french", "russian", "polish"]
+
+
+def _kinds(events: list[events_pb2.Event]) -> list[str]:
+    return [event.WhichOneof("payload") or "" for event in events]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_honest_logs_of_every_preset_pass_the_new_checks(preset: str) -> None:
+    table = play_match(11, preset=preset, target_score=150)
+    for seat in (None, 0, 2):
+        verifier = verify_events(TABLE_ID, stream(table, seat), seat)
+        assert verifier.checks["hand dealt from the positions the dealing order gives its seat"] > 0
+        assert verifier.checks["every connected seat asked for entropy"] > 0
+
+
+def _false_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's engine rules every Wild Draw Four the other way: a bluff is fair, a fair card a bluff.
+    Everything after follows from that verdict, as the engine applies it."""
+    honest = engine_game.is_wild_draw_four_fair
+    monkeypatch.setattr(engine_game, "is_wild_draw_four_fair", lambda *args: not honest(*args))
+
+
+def _challenged_match(seed: int = 0):  # type: ignore[no-untyped-def]
+    return play_match(seed, target_score=200)
+
+
+def test_a_false_verdict_consistent_with_its_penalties_is_caught_by_everyone(monkeypatch) -> None:
+    honest = _challenged_match()
+    verifier = verify_events(TABLE_ID, stream(honest, None))
+    assert verifier.checks["challenge verdict recomputed from the revealed hand"] > 0
+    assert verifier.checks["challenge penalty drawn as the verdict and the rules owe it"] > 0
+    _false_verdicts(monkeypatch)
+    lying = _challenged_match()
+    public = stream(lying, None)
+    assert "challenge_resolved" in _kinds(public)
+    with pytest.raises(FalseVerdict, match="opened by the revealed seed"):
+        verify_events(TABLE_ID, public)  # a spectator, once the seed is out
+    resolved = next(e.challenge_resolved for e in public if e.HasField("challenge_resolved"))
+    with pytest.raises(FalseVerdict):  # the challenger, at once
+        verify_events(TABLE_ID, stream(lying, resolved.challenger_seat), resolved.challenger_seat)
+
+
+@pytest.mark.parametrize(("rule", "extra"), [("draw_four", 0), ("draw_six", 2), ("take_back", 0)])
+def test_each_bluff_penalty_is_checked_and_a_changed_count_is_caught(rule: str, extra: int) -> None:
+    table = play_match(0, target_score=200, stacking=True, bluff_penalty=rule)
+    public = stream(table, None)
+    verifier = verify_events(TABLE_ID, public)
+    assert verifier.checks["challenge penalty follows from the verdict and the rules"] > 0
+    i = next(i for i, e in enumerate(public) if e.HasField("challenge_resolved"))
+    forged = [events_pb2.Event.FromString(e.SerializeToString()) for e in public]
+    forged[i].challenge_resolved.penalty_cards += 1
+    with pytest.raises(WrongPenalty):
+        verify_events(TABLE_ID, forged)
+    forged = [events_pb2.Event.FromString(e.SerializeToString()) for e in public]
+    j = next(j for j in range(i, len(forged)) if forged[j].HasField("cards_drawn")
+             and forged[j].cards_drawn.reason in (events_pb2.DRAW_REASON_BLUFF_CAUGHT,
+                                                  events_pb2.DRAW_REASON_CHALLENGE_LOST))
+    forged[j].cards_drawn.forgiven += 1  # the host says it could not draw one card more than it owed
+    with pytest.raises(WrongPenalty):
+        verify_events(TABLE_ID, forged)
+
+
+def _steered_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host deals each seat a block of seven consecutive deck positions instead of one card at a
+    time: every card still opens its commitment and the deal still takes the top of the deck, but which
+    seat gets which position is the host's choice (its friend gets the block holding the black cards)."""
+
+    seats = 4  # the table's: the deck is handed to the engine before the round's seats are known
+
+    def deal_cards(self: RoundCards) -> list:  # type: ignore[type-arg]
+        refs = self.piles[0].refs
+        dealt = [refs[(k % seats) * 7 + k // seats] for k in range(7 * seats)]
+        return [ref.card for ref in dealt] + [ref.card for ref in refs[7 * seats:]]
+
+    def on_dealt(self: RoundCards, event, number):  # type: ignore[no-untyped-def]
+        refs = self.piles[0].refs
+        if not any(hand.refs for hand in self.hands.values()):
+            for i, seat in enumerate(self.deal_order):
+                for j in range(7):
+                    self.hands[seat].add(refs[i * 7 + j])
+            self.draw = list(reversed(refs[7 * len(self.deal_order):]))
+        held = tuple(self.hands[event.seat].refs)
+        self._check(held, event.cards, event)
+        return EventRefs((held,)), []
+
+    monkeypatch.setattr(RoundCards, "deal_cards", property(deal_cards))
+    monkeypatch.setattr(RoundCards, "_on_Dealt", on_dealt)
+    monkeypatch.setattr(fair, "_HANDLERS", {})
+
+
+def test_a_steered_deal_is_caught(monkeypatch) -> None:
+    _steered_deal(monkeypatch)
+    host, table, clock = new_table(4, seats=4, target_score=50)
+    table.record(journal.Start(fill=True))
+    for _ in range(50):  # the first round is dealt as soon as the bots' entropy is in
+        if table.cards is not None and table.match is not None and table.match.round_no:
+            break
+        host._step(table)
+    public = stream(table, None)
+    assert "cards_dealt" in _kinds(public)
+    verifier = Verifier(TABLE_ID)
+    with pytest.raises(SteeredDeal, match="the deal gives it"):
+        verifier.feed_all(public)
+
+
+def _connected_player_table(seed: int):  # type: ignore[no-untyped-def]
+    """Seat 0 is a player whose stream is open (the log says so), played here by the host's bot logic."""
+    host, table, clock = new_table(seed, seats=3, target_score=60)
+    table.record(journal.Join(0, "ann", "tok-0"))
+    table.record(journal.Connection(0, True))
+    table.seats[0].is_bot, table.seats[0].bot_kind = True, "random"
+    return host, table, clock
+
+
+def test_a_connected_seat_left_out_of_the_shuffle_is_caught(monkeypatch) -> None:
+    host, table, clock = _connected_player_table(5)
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    verify_events(TABLE_ID, stream(table, None))  # honest: seat 0 is asked every round
+    begin = fair.ShuffleRound.begin.__func__  # type: ignore[attr-defined]
+
+    def excluding(cls, private, *, bots, **kwargs):  # type: ignore[no-untyped-def]
+        return begin(cls, private, bots=[seat for seat in bots if seat != 0], **kwargs)
+
+    monkeypatch.setattr(fair.ShuffleRound, "begin", classmethod(excluding))
+    host, table, clock = _connected_player_table(5)
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    public = stream(table, None)
+    assert 0 not in next(e.shuffle_committed for e in public if e.HasField("shuffle_committed")).entropy_seats
+    with pytest.raises(ExcludedSeat, match=r"seat\(s\) \[0\]"):
+        verify_events(TABLE_ID, public)
+
+
+def test_a_shuffle_begun_twice_for_one_round_is_caught(monkeypatch) -> None:
+    """The host aborts round 1's shuffle once the seats revealed (it did not like the deck) and begins
+    again with a new seed: both shuffles are in the log, each consistent in itself."""
+    monkeypatch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(9).randbytes))
+    table = play_match(9, target_score=60)
+    public = stream(table, None)
+    first = _kinds(public).index("shuffle_committed")
+    dealt = _kinds(public).index("deck_committed")
+    aborted = [events_pb2.Event.FromString(e.SerializeToString()) for e in public[first:dealt]]
+    aborted[0].shuffle_committed.seed_commitment = bytes(32)  # another seed, for another deck
+    forged = [*public[:first], *aborted, *public[first:]]
+    for number, event in enumerate(forged, start=1):
+        event.number = number
+    with pytest.raises(RepeatedShuffle, match="an aborted deal"):
+        verify_events(TABLE_ID, forged)
+
+
+@pytest.mark.parametrize("preset", ["standard", "russian"])
+def test_an_honest_log_with_timeouts_passes(preset: str) -> None:
+    """Seat 0's player has its stream open but never acts: its shuffle contributions time out, its
+    turns time out until a bot takes the seat over. Every stream of that game verifies."""
+    host, table, clock = new_table(3, seats=3, preset=preset, target_score=60)
+    table.record(journal.Join(0, "ann", "tok-0"))
+    table.record(journal.Connection(0, True))
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    public = stream(table, None)
+    assert {"shuffle_timed_out", "turn_timed_out", "seat_taken_over"} <= set(_kinds(public))
+    for seat in (None, 0, 1):
+        verify_events(TABLE_ID, stream(table, seat), seat)
