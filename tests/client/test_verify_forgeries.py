@@ -117,7 +117,7 @@ def _steered_deal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_steered_deal_is_caught(monkeypatch) -> None:
     _steered_deal(monkeypatch)
-    host, table, clock = new_table(4, seats=4, target_score=50)
+    host, table, _clock = new_table(4, seats=4, target_score=50)
     table.record(journal.Start(fill=True))
     for _ in range(50):  # the first round is dealt as soon as the bots' entropy is in
         if table.cards is not None and table.match is not None and table.match.round_no:
