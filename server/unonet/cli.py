@@ -128,10 +128,17 @@ def _local(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    """`unonet verify`: 0 PASSED, 1 FAILED, 2 bad usage or an unreadable log, 3 not provably fair."""
     from unonet.client.audit import audit, read_log
+    from unonet.client.logchain import parse_head
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    try:
+        heads = [parse_head(head) for head in args.expect_head]
+    except ValueError as error:
+        print(f"--expect-head: {error}", file=sys.stderr)
         return 2
     if args.db:
         from unonet.host.store import SqliteStore
@@ -150,7 +157,7 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return 0 if audit(table_id, events, sys.stdout) else 1
+    return audit(table_id, events, sys.stdout, heads)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -308,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
     verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
+    verify.add_argument("--expect-head", action="append", default=[], metavar="N:HASH",
+                        help="the hash-chain head another copy of the log showed at event N (docs/fairness.md "
+                        "8.2): a different one fails the audit (LOG_FORKED); may be repeated")
     verify.set_defaults(func=_verify)
     replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view "
                                                 "(prints one step as text)")

@@ -9,12 +9,18 @@ The log format (docs/fairness.md, "Event logs") is either
 
 `unonet export --db FILE --table ID` writes the JSON-lines form from a host's SQLite store, whose public
 rendering of every event (what a spectator sees, with no delay) is stored as the game is played.
+
+The audit ends with one verdict line (docs/fairness.md 8.1): `PASSED` (exit 0), `FAILED` (exit 1), or,
+for a log that holds no failure but whose decks were not provably fair, `NOT FAIR-SHUFFLED` (a table
+dealt without committed shuffles, `--no-fair-shuffle`) or `LEAGUE-SEEDED` (decks from a seed a league
+chose, a scheme in `LEAGUE_SCHEMES`), both exit 3. It prints the log's hash-chain head (8.2) and checks
+it against each head another copy showed (`--expect-head N:HASH`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, TextIO
 
 from google.protobuf import json_format
@@ -26,6 +32,16 @@ from unonet.v1 import events_pb2
 
 FORMAT = "unonet-events"
 VERSION = 1
+
+FAIR_SCHEME = "unonet/v1/fair-shuffle"
+"""The scheme of docs/fairness.md sections 2 to 7, the one a PASSED log's every shuffle names."""
+
+LEAGUE_SCHEMES = frozenset({"unonet/v1/league-seed"})
+"""Schemes under which a league, not the seats' entropy, chose the decks' seeds: such a log's cards are
+checked against their commitments as usual, but its verdict is LEAGUE-SEEDED, never PASSED."""
+
+NOT_FAIR = 3
+"""The exit status of a consistent log whose decks were not provably fair."""
 
 
 def write_jsonl(out: TextIO, table_id: str, events: Iterable[events_pb2.Event]) -> int:
@@ -78,14 +94,16 @@ def _delimited(data: bytes) -> Iterator[events_pb2.Event]:
         pos += length
 
 
-def audit(table_id: str, events: list[events_pb2.Event], out: TextIO) -> bool:
-    """Check the whole log as a spectator would, print every check; True when everything holds."""
+def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
+          expect_heads: Sequence[tuple[int, bytes]] = ()) -> int:
+    """Check the whole log as a spectator would and print every check; returns the exit status: 0 for
+    PASSED, 1 for FAILED, 3 for a log with no failure whose decks were not provably fair."""
     verifier = Verifier(table_id)
     print(f"table {table_id}: {len(events)} events", file=out)
     numbers = [event.number for event in events]
     if numbers != list(range(1, len(events) + 1)):
         print("FAILED  events are not numbered 1, 2, 3, ... without gaps", file=out)
-        return False
+        return 1
     print("ok      events numbered from 1 without gaps", file=out)
     shown = 0
     try:
@@ -102,14 +120,46 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO) -> bool:
         reason = error.reason if isinstance(error, FairnessError) else "MALFORMED_EVENT"
         print(f"FAILED  {reason}: event {verifier.number}: {error}"
               if not isinstance(error, VerificationError) else f"FAILED  {reason}: {error}", file=out)
-        return False
-    if not verifier.rounds:
-        print("FAILED  the log holds no committed shuffle: nothing to verify", file=out)
-        return False
+        return 1
+    if not _heads_agree(verifier, expect_heads, out):
+        return 1
     if not any(event.HasField("match_ended") for event in events):
         print("note    the log does not end with MatchEnded: only the rounds it holds were audited", file=out)
     _print_counts(verifier, out)
+    if not verifier.rounds:
+        print("NOT FAIR-SHUFFLED  the table was dealt without committed shuffles (--no-fair-shuffle): no "
+              "deck, deal, draw or verdict can be checked against a commitment", file=out)
+        return NOT_FAIR
+    league = verifier.schemes & LEAGUE_SCHEMES
+    if league:
+        print(f"LEAGUE-SEEDED  {sum(verifier.checks.values())} checks over {len(verifier.rounds)} round(s) "
+              f"hold, but the decks came from a seed a league chose ({', '.join(sorted(league))}): they are as "
+              "fair as the league", file=out)
+        return NOT_FAIR
+    others = verifier.schemes - {FAIR_SCHEME}
+    if others:
+        print(f"FAILED  UNKNOWN_SCHEME: the shuffles name scheme(s) {sorted(others)}, not {FAIR_SCHEME}", file=out)
+        return 1
     print(f"PASSED  {sum(verifier.checks.values())} checks over {len(verifier.rounds)} round(s)", file=out)
+    return 0
+
+
+def _heads_agree(verifier: Verifier, expect_heads: Sequence[tuple[int, bytes]], out: TextIO) -> bool:
+    """Print the log's head (8.2) and compare it with each head another copy showed."""
+    chain = verifier.chain
+    assert chain is not None  # the numbering was checked: nothing broke the chain
+    print(f"head    {chain.number}:{chain.head.hex()}", file=out)
+    for number, expected in expect_heads:
+        got = chain.head_at(number)
+        if got is None:
+            print(f"FAILED  LOG_FORKED: the log ends at event {chain.number}, before event {number} of the head "
+                  "to compare", file=out)
+            return False
+        if got != expected:
+            print(f"FAILED  LOG_FORKED: at event {number} this log's head is {got.hex()}, the other copy's is "
+                  f"{expected.hex()}: the host showed different histories, or the log was changed", file=out)
+            return False
+        print(f"ok      head at event {number} matches the other copy's", file=out)
     return True
 
 

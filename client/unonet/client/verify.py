@@ -32,6 +32,7 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from unonet.client.logchain import LogChain
 from unonet.fairness import (
     ALL_CARDS,
     CardCode,
@@ -153,6 +154,9 @@ class Verifier:
         self.revealed: dict[bytes, CardOpening] = {}
         self.current: _Round | None = None
         self.number = 0
+        # The hash chain of this receiver's copy (8.2); None once a gap or a Snapshot broke it.
+        self.chain: LogChain | None = LogChain(table_id)
+        self.schemes: set[str] = set()  # every ShuffleCommitted's scheme
         self._reset_record()
 
     def _reset_record(self) -> None:
@@ -181,6 +185,12 @@ class Verifier:
         """Check one event. Raises the VerificationError of the first check it fails."""
         self.number = event.number
         kind = event.WhichOneof("payload")
+        chain = self.chain
+        if chain is not None:
+            if kind != "snapshot" and event.number == chain.number + 1:
+                chain.feed(event)
+            else:
+                self.chain = None  # events were lost: the chain (like the record) cannot go on
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None or kind is None:
             return
@@ -197,6 +207,11 @@ class Verifier:
         for number, state in sorted(self.rounds.items()):
             if state.piles and not state.revealed:
                 raise SeedMismatch(f"round {number}: the host never revealed its shuffle seed")
+
+    @property
+    def head(self) -> tuple[int, bytes] | None:
+        """The event number and hash-chain head of the events fed so far (8.2), None if it broke."""
+        return (self.chain.number, self.chain.head) if self.chain is not None else None
 
     def _ok(self, check: str, count: int = 1) -> None:
         self.checks[check] += count
@@ -239,6 +254,7 @@ class Verifier:
                 f"round {msg.round_number}: seat(s) {sorted(due - asked)} are in the match and connected (or a "
                 f"bot) but were not asked for entropy (asked: {sorted(asked)})")
         self._ok("every connected seat asked for entropy", len(due))
+        self.schemes.add(msg.scheme)
         self.current = self.rounds[msg.round_number] = _Round(msg.round_number, msg.seed_commitment)
         self._reset_record()
 
