@@ -48,6 +48,7 @@ __all__ = ["Session", "refusal_words"]
 
 log = logging.getLogger(__name__)
 
+
 PING_INTERVAL: Final = 1.0
 _TRANSIENT = (Unavailable, DeadlineExceeded, Cancelled)
 
@@ -255,6 +256,7 @@ class Session:
             self.verifier = None
             self.model.fairness_failure = ""
             self.model.fairness_on = False
+            self.model.log_head = ""
             return
         try:
             self.verifier.feed(event)
@@ -265,6 +267,8 @@ class Session:
             self.verifier = None
             return
         self.model.fairness_checks = sum(self.verifier.checks.values())
+        head = self.verifier.head
+        self.model.log_head = f"{head[0]}:{head[1].hex()}" if head is not None else ""
 
     def _contribute_entropy(self) -> None:
         """Commit, then reveal, this seat's share of the shuffle, once each, when the host asks."""
