@@ -18,7 +18,14 @@ from fair_games import TABLE_ID, drive, new_table, play_match, stream
 
 from unonet.client.verify import Verifier, verify_events
 from unonet.engine import game as engine_game
-from unonet.fairness import ExcludedSeat, FalseVerdict, RepeatedShuffle, SteeredDeal, WrongPenalty
+from unonet.fairness import (
+    ExcludedSeat,
+    FalseVerdict,
+    RepeatedShuffle,
+    SteeredDeal,
+    WrongPenalty,
+    WrongRebuild,
+)
 from unonet.host import fair, journal
 from unonet.host.fair import RoundCards
 from unonet.host.refs import EventRefs
@@ -189,3 +196,22 @@ def test_an_honest_log_with_timeouts_passes(preset: str) -> None:
     assert {"shuffle_timed_out", "turn_timed_out", "seat_taken_over"} <= set(_kinds(public))
     for seat in (None, 0, 1):
         verify_events(TABLE_ID, stream(table, seat), seat)
+
+
+def test_rebuilt_piles_are_checked_and_a_pile_rebuilt_short_of_a_discard_is_caught(monkeypatch) -> None:
+    """T5: the host keeps the card under the top one out of every rebuilt pile (an engine whose rebuild
+    keeps two discards, as only `take_back` may while a Wild Draw Four on top can be taken back)."""
+    honest = play_match(1, target_score=300, draw_to_match=True)
+    checks = verify_events(TABLE_ID, stream(honest, None)).checks
+    assert checks["later pile made from exactly the cards the rules shuffle"] > 0
+    assert "pile_reshuffled" in _kinds(stream(honest, None))
+    monkeypatch.setattr(engine_game.Game, "_can_take_back", lambda self: True)
+    lying = play_match(1, target_score=300, draw_to_match=True)
+    public = stream(lying, None)
+    assert "pile_reshuffled" in _kinds(public)
+    with pytest.raises(WrongRebuild):
+        verify_events(TABLE_ID, public)
+    forged = [events_pb2.Event.FromString(e.SerializeToString()) for e in stream(honest, None)]
+    next(e for e in forged if e.HasField("pile_reshuffled")).pile_reshuffled.draw_pile_size += 1
+    with pytest.raises(WrongRebuild):
+        verify_events(TABLE_ID, forged)

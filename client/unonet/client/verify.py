@@ -53,6 +53,7 @@ from unonet.fairness import (
     WildDrawFourRule,
     WrongCard,
     WrongPenalty,
+    WrongRebuild,
     check_challenge,
     commit,
     derive_deck,
@@ -174,6 +175,8 @@ class Verifier:
         self.deal_order: list[int] = []
         self.obligation: tuple[int, int, int] | None = None  # the open one's amount, target and setter
         self.penalty: _Penalty | None = None
+        self.rebuild: tuple[set[bytes], set[tuple[int, int]]] | None = None  # its sources, the old pile's slots
+        self.returned = b""  # the first card returned (S4), shuffled back with the undrawn pile
 
     # ---------------------------------------------------------------------------------- feeding
 
@@ -297,6 +300,7 @@ class Verifier:
                 )
         else:
             self._check_sources(list(msg.source_commitments), len(commitments))
+            self._check_pile_made(msg.source_commitments)
         for position, commitment in enumerate(commitments):
             self.where[commitment] = (msg.deck_number, position)
         slots = [(msg.deck_number, position) for position in range(len(commitments))]
@@ -307,6 +311,53 @@ class Verifier:
         state.piles.append(commitments)
         state.roots.append(msg.merkle_root)
         state.sources.append(list(msg.source_commitments))
+
+    def _check_pile_made(self, sources: Iterable[bytes]) -> None:
+        """T5 and S4 (7.1 step 6): a later pile is made from exactly the cards the rules shuffle."""
+        state = self._round()
+        if self.last_kind == "first_card_returned":
+            due = {state.piles[deck][position] for deck, position in self.queue} | {self.returned}
+        elif self.last_kind == "pile_reshuffled" and self.rebuild is not None:
+            due = self.rebuild[0]
+        else:
+            raise WrongRebuild(f"a later pile came after {self.last_kind or 'nothing'}, not after a "
+                               "PileReshuffled or FirstCardReturned")
+        if set(sources) != due:
+            raise WrongRebuild(f"the new pile was shuffled from {len(set(sources))} card(s), not the {len(due)} "
+                               "the rules put into it")
+        self._ok("later pile made from exactly the cards the rules shuffle")
+
+    def _on_pile_reshuffled(self, msg: events_pb2.PileReshuffled) -> None:
+        """T5: every discard but the top card (under `take_back`, while the top Wild Draw Four may still
+        be taken back, but the top two) goes into the new pile, and `draw_pile_size` says how many."""
+        if self.current is None:
+            return
+        keeps = [1, 2] if self._may_take_back() else [1]
+        sources = next((self.discard[:-keep] for keep in keeps if len(self.discard[:-keep]) == msg.draw_pile_size),
+                       None)
+        if not sources:
+            raise WrongRebuild(
+                f"a rebuilt pile of {msg.draw_pile_size} card(s), but the discards under the top card are "
+                f"{max(len(self.discard) - 1, 0)}")
+        self.rebuild = (set(sources), set(self.queue))
+
+    def _may_take_back(self) -> bool:
+        """B3 `take_back`: the card under a Wild Draw Four on top stays with it while a challenge may
+        still take it back (the verifier allows it whenever a Wild Draw Four is on top)."""
+        return (self.bluff_penalty == rules_pb2.BLUFF_PENALTY_TAKE_BACK and self.top is not None
+                and self.top.rank is RankCode.WILD_DRAW_FOUR)
+
+    def _check_pile_drawn(self) -> None:
+        """After a draw (T5): a pile rebuilt during it came once the old one was drawn to its end, and a
+        pile drawn to its end was rebuilt if the discards allowed it."""
+        if self.rebuild is not None:
+            old, self.rebuild = self.rebuild[1], None
+            if old & set(self.queue):
+                raise WrongRebuild("the draw pile was rebuilt before its last card was drawn")
+        if not self.queue and len(self.discard) > (2 if self._may_take_back() else 1):
+            raise WrongRebuild(f"the draw pile ran out with {len(self.discard) - 1} discard(s) under the top card, "
+                               "and was not rebuilt")
+        self._ok("draw pile rebuilt exactly when it ran out")
 
     def _check_sources(self, sources: list[bytes], size: int) -> None:
         """A later pile is shuffled from cards on the discard pile or still undrawn, never from a hand."""
@@ -492,7 +543,7 @@ class Verifier:
     def _on_first_card_returned(self, msg: events_pb2.FirstCardReturned) -> None:
         if self.current is None or not msg.card.commitment:
             return
-        self._draw_public(msg.card)  # it goes back into the pile the next DeckCommitted shuffles
+        self.returned = self._draw_public(msg.card)  # back into the pile the next DeckCommitted shuffles
 
     def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
         owed = self.penalty
@@ -507,6 +558,7 @@ class Verifier:
         if self.current is None:
             return
         self.held.setdefault(msg.seat, []).extend(self._draw(ref) for ref in msg.cards if ref.commitment)
+        self._check_pile_drawn()
 
     def _on_cards_played(self, msg: events_pb2.CardsPlayed) -> None:
         if self.current is None or not msg.cards or not msg.cards[0].commitment:

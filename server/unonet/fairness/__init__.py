@@ -59,6 +59,7 @@ from unonet.fairness.errors import (
     VerificationError,
     WrongCard,
     WrongPenalty,
+    WrongRebuild,
 )
 from unonet.fairness.latency import (
     LatencyEstimate,
@@ -125,6 +126,7 @@ __all__ = [
     "WildDrawFourRule",
     "WrongCard",
     "WrongPenalty",
+    "WrongRebuild",
     "bounded_reaction_time",
     "canonical_order",
     "check_challenge",

@@ -187,3 +187,11 @@ class ForkedLog(VerificationError):
     number: the host showed two receivers different histories, or the log was changed."""
 
     default_reason = "LOG_FORKED"
+
+
+class WrongRebuild(VerificationError):
+    """A later pile was not made when, or from what, the rules say (T5, S4): a draw pile rebuilt before
+    the old one ran out or not rebuilt once it did, or shuffled from other cards than the discards under
+    the top card (or, for a first card returned, the undrawn pile and that card)."""
+
+    default_reason = "WRONG_REBUILD"
