@@ -25,6 +25,7 @@ from unonet.fairness import (
     SteeredDeal,
     WrongPenalty,
     WrongRebuild,
+    WrongRuling,
 )
 from unonet.host import fair, journal
 from unonet.host.fair import RoundCards
@@ -215,3 +216,59 @@ def test_rebuilt_piles_are_checked_and_a_pile_rebuilt_short_of_a_discard_is_caug
     next(e for e in forged if e.HasField("pile_reshuffled")).pile_reshuffled.draw_pile_size += 1
     with pytest.raises(WrongRebuild):
         verify_events(TABLE_ID, forged)
+
+
+def _raced() -> list[events_pb2.Event]:
+    """A serbian match of host bots: Sound Wild races that every seat answers, so rulings with ties."""
+    return stream(play_match(2, preset="serbian", target_score=100), None)
+
+
+def _copy(events: list[events_pb2.Event]) -> list[events_pb2.Event]:
+    return [events_pb2.Event.FromString(event.SerializeToString()) for event in events]
+
+
+def _ruling(events: list[events_pb2.Event]) -> events_pb2.ReactionWindowClosed:
+    return next(e.reaction_window_closed for e in events
+                if e.HasField("reaction_window_closed") and len(e.reaction_window_closed.reactions) > 2)
+
+
+def test_race_rulings_are_checked_against_their_published_figures() -> None:
+    checks = verify_events(TABLE_ID, _raced()).checks
+    assert checks["race ruling follows from its published figures"] > 0
+    assert checks["race tie seed derived from the round seed"] > 0
+    ruling = _ruling(_raced())
+    assert ruling.HasField("tie_tolerance") and ruling.HasField("max_latency_forgiven")
+    assert all(reaction.HasField("send_time") for reaction in ruling.reactions)
+
+
+def test_a_tie_seed_of_the_hosts_choosing_is_caught_once_the_round_seed_is_out(monkeypatch) -> None:
+    """The host orders every tie by a seed it picked (so it can favour a seat), consistently: the
+    ruling agrees with itself, but not with the round's seed."""
+    from unonet.host import races
+
+    honest = races.derive_seed
+    monkeypatch.setattr(races, "derive_seed", lambda seed, label, index=0: honest(seed, label + "!", index))
+    events = _raced()
+    assert "reaction_window_closed" in _kinds(events)
+    with pytest.raises(WrongRuling, match="tie seed"):
+        verify_events(TABLE_ID, events)
+
+
+@pytest.mark.parametrize("lie", ["order", "late", "over the cap", "reaction time"])
+def test_a_ruling_that_contradicts_its_own_figures_is_caught(lie: str) -> None:
+    events = _copy(_raced())
+    ruling = _ruling(events)
+    first, second = ruling.reactions[0], ruling.reactions[1]
+    if lie == "order":  # the host ranks its friend first within a tie, not by the seeded draw
+        first.seat, second.seat = second.seat, first.seat
+    elif lie == "late":
+        ruling.duration.FromNanoseconds(10**9)
+        first.late = True
+    elif lie == "over the cap":  # a friend forgiven more than the cap allows, its reaction time to match
+        first.latency_forgiven.FromNanoseconds(ruling.max_latency_forgiven.ToNanoseconds() + 10**6)
+        first.send_time.FromNanoseconds(first.receive_time.ToNanoseconds()
+                                        - 2 * first.latency_forgiven.ToNanoseconds())
+    else:  # the answer took longer than its reaction time and the latency forgiven add up to
+        first.send_time.FromNanoseconds(first.send_time.ToNanoseconds() - 10**6)
+    with pytest.raises(WrongRuling):
+        verify_events(TABLE_ID, events)

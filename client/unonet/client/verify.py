@@ -32,6 +32,8 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from google.protobuf import duration_pb2, timestamp_pb2
+
 from unonet.client.logchain import LogChain
 from unonet.fairness import (
     ALL_CARDS,
@@ -54,11 +56,14 @@ from unonet.fairness import (
     WrongCard,
     WrongPenalty,
     WrongRebuild,
+    WrongRuling,
     check_challenge,
     commit,
     derive_deck,
+    derive_seed,
     is_unfair,
     standard_deck,
+    tie_order,
     verified_combined_seed,
     verify_deck_root,
     verify_opening,
@@ -83,6 +88,14 @@ BLUFF_EXTRA = 2
 """B3, B4: the two cards a lost challenge or `draw_six` adds to the obligation."""
 
 
+_ROUNDING_NS = 2
+"""How far a published reaction time may sit from its parts: each is rounded to the nanosecond."""
+
+
+def _ns(value: timestamp_pb2.Timestamp | duration_pb2.Duration) -> int:
+    return value.seconds * 1_000_000_000 + value.nanos
+
+
 def card_code(card: cards_pb2.Card) -> CardCode:
     """The fairness encoding of a protocol card: colour numbers are the colour bytes, rank = byte + 1."""
     return CardCode(ColorCode(card.color), RankCode(card.rank - 1))
@@ -105,6 +118,8 @@ class _Round:
     revealed: bool = False
     # Every challenge verdict of the round, to recompute once the seed opens every hand (9, 8.1).
     verdicts: list[_Verdict] = field(default_factory=list)
+    # Every ruled race's window id and tie seed, to check against the round seed (10.5).
+    tie_seeds: list[tuple[int, bytes]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -428,6 +443,11 @@ class Verifier:
                     f"opened by the revealed seed, makes it {'guilty' if guilty else 'not guilty'}",
                     claimed_guilty=verdict.claimed_guilty, recomputed_guilty=guilty)
         self._ok("challenge verdict recomputed from the revealed hand", len(state.verdicts))
+        for window_id, tie_seed in state.tie_seeds:
+            if derive_seed(round_seed, "race", window_id) != tie_seed:
+                raise WrongRuling(f"window {window_id}'s tie seed is not derive_seed(round_seed, \"race\", "
+                                  f"{window_id}) of round {state.number}")
+        self._ok("race tie seed derived from the round seed", len(state.tie_seeds))
         state.revealed = True
         self.revealed.update(openings)
         self.notes.append(
@@ -683,6 +703,46 @@ class Verifier:
         for ref in msg.cards:
             if self.current is not None and ref.commitment:
                 self._held(msg.seat, ref, need_opening=True)
+
+    # ---------------------------------------------------------------------------------- races
+
+    def _on_reaction_window_closed(self, msg: events_pb2.ReactionWindowClosed) -> None:
+        """10.6: a ruling published in full is checked against its own figures; the arrival and send
+        times and the round trips in it remain the host's measurements."""
+        if not msg.reactions or not msg.HasField("tie_tolerance"):
+            return  # closed without a ruling, or recorded before rulings were published in full
+        if self.current is not None:
+            self._round().tie_seeds.append((msg.window_id, msg.tie_seed))
+        cap, tolerance = _ns(msg.max_latency_forgiven), _ns(msg.tie_tolerance)
+        duration = _ns(msg.duration) if msg.HasField("duration") else None
+        lates = [reaction.late for reaction in msg.reactions]
+        if lates != sorted(lates):
+            raise WrongRuling(f"window {msg.window_id}: a late answer is listed before a ranked one")
+        for reaction in msg.reactions:
+            took, forgiven = _ns(reaction.reaction_time), _ns(reaction.latency_forgiven)
+            if forgiven > cap + 1:
+                raise WrongRuling(f"window {msg.window_id}: seat {reaction.seat} was forgiven {forgiven} ns, above "
+                                  f"the cap of {cap} ns")
+            if reaction.HasField("send_time"):
+                taken = _ns(reaction.receive_time) - _ns(reaction.send_time)
+                if abs(taken - 2 * forgiven - took) > _ROUNDING_NS:
+                    raise WrongRuling(
+                        f"window {msg.window_id}: seat {reaction.seat}'s answer took {taken} ns, less twice the "
+                        f"{forgiven} ns forgiven is not its reaction time of {took} ns")
+            if duration is not None and (took > duration + 1 if not reaction.late else took < duration - 1):
+                raise WrongRuling(f"window {msg.window_id}: seat {reaction.seat} reacted in {took} ns of a {duration} "
+                                  f"ns window, but is {'' if reaction.late else 'not '}listed late")
+            if duration is None and reaction.late:
+                raise WrongRuling(f"window {msg.window_id} has no duration, yet seat {reaction.seat} is late")
+        ranked = [reaction for reaction in msg.reactions if not reaction.late]
+        if len(msg.tie_seed) != 32:
+            raise WrongRuling(f"window {msg.window_id}'s tie seed is {len(msg.tie_seed)} bytes, not 32")
+        due = tie_order([(r.seat, _ns(r.reaction_time)) for r in ranked], seed=msg.tie_seed, tie_tolerance_s=tolerance)
+        if [(r.seat, r.tie_group) for r in ranked] != due:
+            raise WrongRuling(
+                f"window {msg.window_id}: the answers are ranked {[(r.seat, r.tie_group) for r in ranked]}, but their "
+                f"reaction times, the tie tolerance and the tie seed rank them {due} (seat, tie group)")
+        self._ok("race ruling follows from its published figures")
 
     # ---------------------------------------------------------------------------------- the challenge
 

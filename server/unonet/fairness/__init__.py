@@ -60,6 +60,7 @@ from unonet.fairness.errors import (
     WrongCard,
     WrongPenalty,
     WrongRebuild,
+    WrongRuling,
 )
 from unonet.fairness.latency import (
     LatencyEstimate,
@@ -70,7 +71,7 @@ from unonet.fairness.latency import (
     reaction_time,
 )
 from unonet.fairness.merkle import inclusion_proof, leaf_hash, merkle_root, node_hash, verify_inclusion
-from unonet.fairness.races import Reaction, Ruling, RulingEntry, order_reactions, window_close_time
+from unonet.fairness.races import Reaction, Ruling, RulingEntry, order_reactions, tie_order, window_close_time
 from unonet.fairness.shuffle import (
     Drbg,
     combine_seed,
@@ -127,6 +128,7 @@ __all__ = [
     "WrongCard",
     "WrongPenalty",
     "WrongRebuild",
+    "WrongRuling",
     "bounded_reaction_time",
     "canonical_order",
     "check_challenge",
@@ -151,6 +153,7 @@ __all__ = [
     "reaction_time",
     "shuffled",
     "standard_deck",
+    "tie_order",
     "uniform_below",
     "verified_combined_seed",
     "verify_challenge",

@@ -195,3 +195,12 @@ class WrongRebuild(VerificationError):
     the top card (or, for a first card returned, the undrawn pile and that card)."""
 
     default_reason = "WRONG_REBUILD"
+
+
+class WrongRuling(VerificationError):
+    """A race's published ruling contradicts its own figures (docs/fairness.md 10.6): an order the
+    reaction times, tie tolerance and tie seed do not give, a late flag the duration does not give, a
+    latency forgiven above the cap, a reaction time that is not what the answer took less the round trip
+    forgiven, or a tie seed that is not the round's."""
+
+    default_reason = "WRONG_RULING"
