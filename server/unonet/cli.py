@@ -129,7 +129,7 @@ def _local(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """`unonet verify`: 0 PASSED, 1 FAILED, 2 bad usage or an unreadable log, 3 not provably fair."""
-    from unonet.client.audit import audit, read_log
+    from unonet.client.audit import RevealClaim, audit, read_log
     from unonet.client.logchain import parse_head
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
@@ -137,8 +137,9 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     try:
         heads = [parse_head(head) for head in args.expect_head]
+        reveals = [RevealClaim.parse(claim) for claim in args.reveal]
     except ValueError as error:
-        print(f"--expect-head: {error}", file=sys.stderr)
+        print(f"--expect-head / --reveal: {error}", file=sys.stderr)
         return 2
     if args.db:
         from unonet.host.store import SqliteStore
@@ -157,7 +158,7 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return audit(table_id, events, sys.stdout, heads)
+    return audit(table_id, events, sys.stdout, heads, reveals)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -318,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--expect-head", action="append", default=[], metavar="N:HASH",
                         help="the hash-chain head another copy of the log showed at event N (docs/fairness.md "
                         "8.2): a different one fails the audit (LOG_FORKED); may be repeated")
+    verify.add_argument("--reveal", action="append", default=[], metavar="SEAT:ROUND:HEX",
+                        help="a seat's entropy value for a round it says it revealed (its client shows it when "
+                        "a reveal it sent was dealt without): checked against the seat's commitment, and fails "
+                        "the audit (DROPPED_REVEAL) if the deck did not use it; may be repeated")
     verify.set_defaults(func=_verify)
     replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view "
                                                 "(prints one step as text)")

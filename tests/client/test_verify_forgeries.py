@@ -272,3 +272,65 @@ def test_a_ruling_that_contradicts_its_own_figures_is_caught(lie: str) -> None:
         first.send_time.FromNanoseconds(first.send_time.ToNanoseconds() - 10**6)
     with pytest.raises(WrongRuling):
         verify_events(TABLE_ID, events)
+
+
+VALUE = bytes(range(32))
+
+
+def _a_player_reveals(monkeypatch: pytest.MonkeyPatch, *, drop: bool):  # type: ignore[no-untyped-def]
+    """Seat 0's player commits and reveals round 1's entropy; a lying host (`drop`) takes the reveal
+    but records nothing, and deals without it when the reveal deadline passes. Returns the table and
+    the event number the host acknowledged the reveal with."""
+    from unonet.fairness import commit_seat_entropy
+
+    host, table, clock = new_table(7, seats=3, target_score=60)
+    table.record(journal.Join(0, "ann", "tok-0"))
+    table.record(journal.Connection(0, True))
+    table.record(journal.Start(fill=True))
+    table.record(journal.Entropy(0, "c1", commitment=commit_seat_entropy(0, VALUE, table_id=TABLE_ID, round_no=1)))
+    if drop:
+        monkeypatch.setattr(fair.ShuffleRound, "reveal",
+                            lambda self, seat, value, now: self.check_reveal(seat, value) or [])
+        acked = table.last_number + 1  # what the host answered: the number the reveal would have had
+        with pytest.raises(IndexError):  # nothing recorded: the host's answer is made up
+            table.record(journal.Entropy(0, "c2", value=VALUE))
+        monkeypatch.undo()
+    else:
+        acked = table.record(journal.Entropy(0, "c2", value=VALUE))[0].number
+    drive(host, table, clock)
+    return table, acked
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_a_dropped_reveal_is_caught_by_its_seat_and_proved_with_its_value(monkeypatch, tmp_path, capsys,
+                                                                          drop: bool) -> None:
+    from unonet.cli import main
+    from unonet.client.audit import write_jsonl
+    from unonet.fairness import DroppedReveal
+
+    table, acked = _a_player_reveals(monkeypatch, drop=drop)
+    public = stream(table, None)
+    timed_out = [e.shuffle_timed_out for e in public if e.HasField("shuffle_timed_out")]
+    assert bool(timed_out) == drop and all(list(t.seats) == [0] and t.revealing for t in timed_out)
+    mine = Verifier(TABLE_ID, 0)
+    seat_events = stream(table, 0)
+    if drop:
+        with pytest.raises(DroppedReveal, match="dealt without a value it received"):
+            for event in seat_events:
+                mine.feed(event)
+                if event.number == acked - 1:
+                    mine.sent_reveal(1, acked)  # the RPC answered while these events streamed
+    else:
+        for event in seat_events:
+            mine.feed(event)
+            if event.number == acked + 3:
+                mine.sent_reveal(1, acked)  # an answer after the event it names: checked at once
+        mine.finish()
+    log = tmp_path / "game.jsonl"
+    with log.open("w") as out:
+        write_jsonl(out, TABLE_ID, public)
+    assert main(["verify", str(log), "--reveal", f"0:1:{VALUE.hex()}"]) == (1 if drop else 0)
+    lines = capsys.readouterr().out
+    assert ("FAILED  DROPPED_REVEAL" in lines) == drop
+    assert main(["verify", str(log), "--reveal", f"0:1:{bytes(32).hex()}"]) == 1
+    assert "FAILED  BAD_CLAIM" in capsys.readouterr().out

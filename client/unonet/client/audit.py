@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import IO, TextIO
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from unonet.client.verify import Verifier
-from unonet.fairness import FairnessError, VerificationError
+from unonet.fairness import FairnessError, VerificationError, verify_seat_entropy
 from unonet.v1 import events_pb2
 
 FORMAT = "unonet-events"
@@ -95,9 +96,12 @@ def _delimited(data: bytes) -> Iterator[events_pb2.Event]:
 
 
 def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
-          expect_heads: Sequence[tuple[int, bytes]] = ()) -> int:
+          expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = ()) -> int:
     """Check the whole log as a spectator would and print every check; returns the exit status: 0 for
-    PASSED, 1 for FAILED, 3 for a log with no failure whose decks were not provably fair."""
+    PASSED, 1 for FAILED, 3 for a log with no failure whose decks were not provably fair.
+
+    `expect_heads`: heads another copy showed (`--expect-head`); `reveals`: seats' claims that they
+    revealed a value the log does not use (`--reveal`)."""
     verifier = Verifier(table_id)
     print(f"table {table_id}: {len(events)} events", file=out)
     numbers = [event.number for event in events]
@@ -121,7 +125,7 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
         print(f"FAILED  {reason}: event {verifier.number}: {error}"
               if not isinstance(error, VerificationError) else f"FAILED  {reason}: {error}", file=out)
         return 1
-    if not _heads_agree(verifier, expect_heads, out):
+    if not _heads_agree(verifier, expect_heads, out) or not all(_reveal_holds(verifier, c, out) for c in reveals):
         return 1
     if not any(event.HasField("match_ended") for event in events):
         print("note    the log does not end with MatchEnded: only the rounds it holds were audited", file=out)
@@ -142,6 +146,44 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
         return 1
     print(f"PASSED  {sum(verifier.checks.values())} checks over {len(verifier.rounds)} round(s)", file=out)
     return 0
+
+
+@dataclass(frozen=True)
+class RevealClaim:
+    """A seat's claim that it revealed `value` for `round_no` (`--reveal SEAT:ROUND:HEX`)."""
+
+    seat: int
+    round_no: int
+    value: bytes
+
+    @classmethod
+    def parse(cls, text: str) -> RevealClaim:
+        """`SEAT:ROUND:HEX`. Raises ValueError."""
+        seat, round_no, value = text.split(":")
+        claim = cls(int(seat), int(round_no), bytes.fromhex(value))
+        if len(claim.value) != 32:
+            raise ValueError(f"an entropy value is 32 bytes (64 hex digits), not {len(claim.value)}")
+        return claim
+
+
+def _reveal_holds(verifier: Verifier, claim: RevealClaim, out: TextIO) -> bool:
+    """docs/fairness.md 12: a seat whose reveal was dropped shows its value; the log's commitment says
+    whether the value is the seat's, and the log whether the deck used it."""
+    state = verifier.rounds.get(claim.round_no)
+    commitment = state.entropy_commitments.get(claim.seat) if state is not None else None
+    what = f"seat {claim.seat}'s value for round {claim.round_no}"
+    if state is None or commitment is None or not verify_seat_entropy(
+            commitment, claim.seat, claim.value, table_id=verifier.table_id, round_no=claim.round_no):
+        print(f"FAILED  BAD_CLAIM: {what} does not open any commitment the seat published for that round: the "
+              "claim, not the log, is false", file=out)
+        return False
+    if claim.seat in state.contributing:
+        print(f"ok      {what} opens its commitment and went into the deck", file=out)
+        return True
+    print(f"FAILED  DROPPED_REVEAL: {what} opens its commitment, yet the deck was dealt without it: the host "
+          "either dropped the reveal or got it too late, and the log cannot tell which (docs/fairness.md 12)",
+          file=out)
+    return False
 
 
 def _heads_agree(verifier: Verifier, expect_heads: Sequence[tuple[int, bytes]], out: TextIO) -> bool:

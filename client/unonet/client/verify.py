@@ -42,6 +42,7 @@ from unonet.fairness import (
     ChangedSalt,
     ColorCode,
     CommitmentMismatch,
+    DroppedReveal,
     EntropyMismatch,
     ExcludedSeat,
     FalseVerdict,
@@ -173,6 +174,10 @@ class Verifier:
         # The hash chain of this receiver's copy (8.2); None once a gap or a Snapshot broke it.
         self.chain: LogChain | None = LogChain(table_id)
         self.schemes: set[str] = set()  # every ShuffleCommitted's scheme
+        # This seat's own reveals: the event that showed each, by round, and the event number the host
+        # acknowledged each with (`sent_reveal`) while the log has not shown it yet.
+        self.my_reveals: dict[int, int] = {}
+        self.acked_reveals: dict[int, int] = {}
         self._reset_record()
 
     def _reset_record(self) -> None:
@@ -209,6 +214,12 @@ class Verifier:
                 chain.feed(event)
             else:
                 self.chain = None  # events were lost: the chain (like the record) cannot go on
+        if self.acked_reveals:
+            try:
+                self._check_acked_reveals(kind, event)
+            except VerificationError as error:
+                error.args = (f"event {event.number} ({kind}): {error.args[0] if error.args else error}",)
+                raise
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None or kind is None:
             return
@@ -230,6 +241,30 @@ class Verifier:
     def head(self) -> tuple[int, bytes] | None:
         """The event number and hash-chain head of the events fed so far (8.2), None if it broke."""
         return (self.chain.number, self.chain.head) if self.chain is not None else None
+
+    def sent_reveal(self, round_no: int, event_number: int) -> None:
+        """This seat's RevealEntropy for `round_no` was applied: the host answered that `event_number`
+        records it. Raises DroppedReveal if the events already say otherwise; later events are checked
+        as they come (a ShuffleTimedOut naming this seat, a deal without it, another event there)."""
+        if self.seat is None or round_no in self.my_reveals:
+            return
+        if event_number <= self.number:
+            raise self._dropped(round_no, event_number, f"event {event_number} is not that reveal")
+        self.acked_reveals[round_no] = event_number
+
+    def _dropped(self, round_no: int, event_number: int, how: str) -> DroppedReveal:
+        return DroppedReveal(
+            f"the host acknowledged seat {self.seat}'s entropy reveal for round {round_no} as event {event_number}, "
+            f"but {how}: it dealt without a value it received. The seat's value opens its published commitment: "
+            "show it, so anyone can check that (docs/fairness.md 12)")
+
+    def _check_acked_reveals(self, kind: str | None, event: events_pb2.Event) -> None:
+        for round_no, number in list(self.acked_reveals.items()):
+            if event.number == number:
+                shown = event.seat_entropy_revealed.seat == self.seat if kind == "seat_entropy_revealed" else False
+                if not shown:
+                    raise self._dropped(round_no, number, f"event {number} is a {kind}, not that reveal")
+                del self.acked_reveals[round_no]
 
     def _ok(self, check: str, count: int = 1) -> None:
         self.checks[check] += count
@@ -292,7 +327,14 @@ class Verifier:
         ):
             raise EntropyMismatch(f"seat {msg.seat} revealed entropy that does not open its commitment")
         state.entropy_values[msg.seat] = msg.entropy
+        if msg.seat == self.seat:
+            self.my_reveals[state.number] = self.number
         self._ok("seat entropy opens its commitment")
+
+    def _on_shuffle_timed_out(self, msg: events_pb2.ShuffleTimedOut) -> None:
+        if msg.revealing and self.seat in msg.seats and msg.round_number in self.acked_reveals:
+            raise self._dropped(msg.round_number, self.acked_reveals[msg.round_number],
+                                "a ShuffleTimedOut says the seat did not reveal in time")
 
     def _on_deck_committed(self, msg: events_pb2.DeckCommitted) -> None:
         state = self._round()
@@ -306,6 +348,9 @@ class Verifier:
         self._ok("pile root covers its commitments")
         if msg.deck_number == 0:
             state.contributing = tuple(msg.contributing_seats)
+            if state.number in self.acked_reveals and self.seat not in state.contributing:
+                raise self._dropped(state.number, self.acked_reveals[state.number],
+                                    "the deck was derived without the seat's value")
             for seat in state.contributing:
                 if seat not in state.entropy_values:
                     raise EntropyMismatch(f"seat {seat} is said to contribute but never revealed its entropy")
