@@ -334,3 +334,15 @@ def test_a_dropped_reveal_is_caught_by_its_seat_and_proved_with_its_value(monkey
     assert ("FAILED  DROPPED_REVEAL" in lines) == drop
     assert main(["verify", str(log), "--reveal", f"0:1:{bytes(32).hex()}"]) == 1
     assert "FAILED  BAD_CLAIM" in capsys.readouterr().out
+
+
+def test_a_revealed_value_the_deck_leaves_out_is_caught(monkeypatch) -> None:
+    """The host publishes seat 0's reveal but derives the deck without it (docs/fairness.md 8 step 1)."""
+    from unonet.fairness import EntropyMismatch
+
+    honest = fair.ShuffleRound.contributions
+    monkeypatch.setattr(fair.ShuffleRound, "contributions",
+                        lambda self: {seat: value for seat, value in honest(self).items() if seat != 0})
+    table, _ = _a_player_reveals(monkeypatch, drop=False)
+    with pytest.raises(EntropyMismatch, match=r"seat\(s\) \[0\] revealed entropy that the deck leaves out"):
+        verify_events(TABLE_ID, stream(table, None))

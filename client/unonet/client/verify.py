@@ -354,6 +354,9 @@ class Verifier:
             for seat in state.contributing:
                 if seat not in state.entropy_values:
                     raise EntropyMismatch(f"seat {seat} is said to contribute but never revealed its entropy")
+            left_out = sorted(set(state.entropy_values) - set(state.contributing))
+            if left_out:
+                raise EntropyMismatch(f"seat(s) {left_out} revealed entropy that the deck leaves out")
             if len(commitments) != len(self.deck_contents):
                 raise MerkleMismatch(
                     f"the deck has {len(commitments)} cards; the ruleset's has {len(self.deck_contents)}"
