@@ -158,7 +158,16 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return audit(table_id, events, sys.stdout, heads, reveals)
+    return audit(table_id, events, sys.stdout, heads, reveals, [_replayed] if args.replay else [])
+
+
+def _replayed(table_id: str, events: list[Any]) -> str:
+    """`--replay`: the log through the engine (unonet.verify_replay); raises ReplayMismatch."""
+    from unonet.verify_replay import replay_log
+
+    report = replay_log(table_id, events)
+    return (f"replayed through the engine: {report.inputs} inputs over {report.rounds} round(s) give all "
+            f"{report.events} of the log's game events, every draw, penalty and score included")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -319,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--expect-head", action="append", default=[], metavar="N:HASH",
                         help="the hash-chain head another copy of the log showed at event N (docs/fairness.md "
                         "8.2): a different one fails the audit (LOG_FORKED); may be repeated")
+    verify.add_argument("--replay", action="store_true",
+                        help="also replay the game through the rules engine from the revealed decks and require "
+                        "every draw, penalty and score the log holds (docs/fairness.md 8.3)")
     verify.add_argument("--reveal", action="append", default=[], metavar="SEAT:ROUND:HEX",
                         help="a seat's entropy value for a round it says it revealed (its client shows it when "
                         "a reveal it sent was dealt without): checked against the seat's commitment, and fails "

@@ -20,7 +20,7 @@ it against each head another copy showed (`--expect-head N:HASH`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TextIO
 
@@ -95,13 +95,20 @@ def _delimited(data: bytes) -> Iterator[events_pb2.Event]:
         pos += length
 
 
+ExtraCheck = Callable[[str, list[events_pb2.Event]], str]
+"""A further check of a log that passed the audit (`unonet verify --replay`'s, which needs the engine the
+client may not import): returns the line to print, raises an exception with a `reason` if it fails."""
+
+
 def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
-          expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = ()) -> int:
+          expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = (),
+          extra: Sequence[ExtraCheck] = ()) -> int:
     """Check the whole log as a spectator would and print every check; returns the exit status: 0 for
     PASSED, 1 for FAILED, 3 for a log with no failure whose decks were not provably fair.
 
     `expect_heads`: heads another copy showed (`--expect-head`); `reveals`: seats' claims that they
-    revealed a value the log does not use (`--reveal`)."""
+    revealed a value the log does not use (`--reveal`); `extra`: further checks, run once the rest
+    passed on a log with committed shuffles."""
     verifier = Verifier(table_id)
     print(f"table {table_id}: {len(events)} events", file=out)
     numbers = [event.number for event in events]
@@ -130,6 +137,13 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
     if not any(event.HasField("match_ended") for event in events):
         print("note    the log does not end with MatchEnded: only the rounds it holds were audited", file=out)
     _print_counts(verifier, out)
+    if verifier.rounds:
+        for check in extra:
+            try:
+                print(f"ok      {check(table_id, events)}", file=out)
+            except Exception as error:  # the check's own failure type: it names its reason
+                print(f"FAILED  {getattr(error, 'reason', type(error).__name__)}: {error}", file=out)
+                return 1
     if not verifier.rounds:
         print("NOT FAIR-SHUFFLED  the table was dealt without committed shuffles (--no-fair-shuffle): no "
               "deck, deal, draw or verdict can be checked against a commitment", file=out)
