@@ -29,7 +29,7 @@ from unonet.engine import (
     BluffRecord,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     Challenge,
     Chat,
     ChooseColor,
@@ -360,9 +360,11 @@ def _bluff(value: object, ruleset: Ruleset, discard: list[Card], setter: int) ->
 # ------------------------------------------------------------------------------------- steps
 
 _SEAT_ACTIONS = {
-    "play", "choose_color", "draw", "pass", "call_uno", "catch", "challenge", "swap", "five_swap",
-    "give_card", "react", "chat",
+    "play", "choose_color", "draw", "pass", "call_uno", "catch_uno", "challenge", "choose_swap_target",
+    "five_swap", "give_card", "react", "chat",
 }
+# Names a step once used, renamed after the protocol's RPC: refused, with the name to use.
+_RENAMED = {"catch": "catch_uno", "swap": "choose_swap_target"}
 _HOST_ACTIONS = {"close_window", "resolve_window", "next_round"}
 _ACTIONS = _SEAT_ACTIONS | _HOST_ACTIONS
 
@@ -373,13 +375,14 @@ _STEP_KEYS = {
 # The arguments each action may take; any other argument would be silently ignored, so it is refused.
 _ARGUMENTS: dict[str, frozenset[str]] = {
     "play": frozenset({"card", "cards", "call_uno"}), "choose_color": frozenset({"color"}),
-    "catch": frozenset({"target"}), "swap": frozenset({"target"}), "five_swap": frozenset({"target", "card"}),
+    "catch_uno": frozenset({"target"}), "choose_swap_target": frozenset({"target"}),
+    "five_swap": frozenset({"target", "card"}),
     "give_card": frozenset({"card"}), "react": frozenset({"window"}), "close_window": frozenset({"window"}),
     "resolve_window": frozenset({"window", "reactions"}),
 }
 # The arguments each action needs (besides `seat`, which every seat action needs).
 _NEEDS = {
-    "play": (), "choose_color": ("color",), "catch": ("target",), "swap": ("target",),
+    "play": (), "choose_color": ("color",), "catch_uno": ("target",), "choose_swap_target": ("target",),
     "five_swap": ("target", "card"), "give_card": ("card",), "react": ("window",), "close_window": ("window",),
     "resolve_window": ("window",),
 }
@@ -388,6 +391,8 @@ _NEEDS = {
 def _validate_step(step: Mapping[str, Any], where: str) -> None:
     """Refuse a step the runner would misread: unknown keys, missing or mistyped arguments or reasons."""
     kind = step.get("action")
+    if kind in _RENAMED:
+        raise ScenarioError(f"{where}: the action {kind!r} is now {_RENAMED[kind]!r}, the protocol's name")
     if kind not in _ACTIONS:
         raise ScenarioError(f"{where}: unknown action {kind!r}; known: {sorted(_ACTIONS)}")
     unknown = set(step) - _STEP_KEYS
@@ -451,9 +456,9 @@ def _action(match: Match, step: Mapping[str, Any]) -> Action:
     }
     if kind in simple:
         return simple[kind](seat)
-    if kind == "catch":
-        return Catch(seat, int(step["target"]))
-    if kind == "swap":
+    if kind == "catch_uno":
+        return CatchUno(seat, int(step["target"]))
+    if kind == "choose_swap_target":
         return ChooseSwapTarget(seat, int(step["target"]))
     if kind == "five_swap":
         return FiveSwap(seat, int(step["target"]), card(step["card"]))

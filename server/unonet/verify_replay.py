@@ -6,7 +6,7 @@ revealed decks, and finds for each step of the log the one input that produces e
 log holds next: a seat's legal action (a play, a draw, a pass, a colour, a call, a catch, a challenge,
 a swap, a chat under a silence), a race ruled in the order the log publishes, a window closed, a
 forfeit. The engine's events are rendered as the host renders them for a spectator (its commitment
-record, `unonet.host.fair.RoundCards`, and `unonet.host.convert`), so every draw, penalty, obligation,
+record, `unonet.host.shuffles.RoundCards`, and `unonet.host.convert`), so every draw, penalty, obligation,
 score and total in the log is the engine's, or the replay stops at the first event that is not.
 
 It needs the engine, so it lives on the server side (the client may not import it): `unonet verify`
@@ -31,7 +31,7 @@ from unonet.engine.errors import UnoError
 from unonet.engine.legal import legal_actions
 from unonet.fairness import combine_seed
 from unonet.host import convert
-from unonet.host.fair import RoundCards
+from unonet.host.shuffles import RoundCards
 from unonet.v1 import events_pb2, table_pb2
 
 __all__ = ["ReplayMismatch", "ReplayReport", "replay_log"]

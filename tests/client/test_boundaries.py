@@ -20,7 +20,22 @@ def test_the_client_sdk_loads_without_the_host_or_the_engine() -> None:
     assert sorted(m for m in loaded if m.startswith(("unonet.host", "unonet.engine"))) == []
 
 
+def test_the_conformance_suites_load_without_the_host_or_the_engine() -> None:
+    """A mock author runs them without any host of ours: they speak only the wire."""
+    loaded = loaded_unonet_modules("unonet.client.conformance")
+    assert {"unonet.client.conformance.contract", "unonet.client.conformance.fields"} <= loaded
+    assert sorted(m for m in loaded if m.startswith(("unonet.host", "unonet.engine"))) == []
+
+
 def test_the_bots_and_their_runner_load_without_the_host() -> None:
     loaded = loaded_unonet_modules("unonet.bots", "unonet.bots.__main__")
     assert {"unonet.bots.policy", "unonet.bots.runner", "unonet.client.table_client"} <= loaded
     assert sorted(m for m in loaded if m.startswith("unonet.host")) == []
+
+
+def test_the_fairness_primitives_a_client_verifies_with_load_without_the_engine() -> None:
+    """So `unonet.fairness` keeps its own names for what the engine also names (`standard_card_codes`
+    beside the engine's `standard_deck`, `WildDrawFourRuleCode` beside `WildDrawFourRule`)."""
+    loaded = loaded_unonet_modules("unonet.fairness")
+    assert "unonet.fairness.challenge" in loaded
+    assert sorted(m for m in loaded if m.startswith(("unonet.host", "unonet.engine", "unonet.client"))) == []

@@ -53,7 +53,7 @@ def test_not_your_turn_is_a_failed_precondition_of_its_own():
             metadata={"seat": "2", "event_number": "41"},
         )
     )
-    assert isinstance(error, errors.NotYourTurn)
+    assert isinstance(error, errors.NotYourTurnError)
     assert isinstance(error, errors.FailedPrecondition)
     assert error.metadata == {"seat": "2", "event_number": "41"}
     assert str(error) == "FAILED_PRECONDITION NOT_YOUR_TURN: it is seat 2's turn, not seat 0's"
@@ -72,7 +72,7 @@ def test_not_your_turn_reason_under_another_code_keeps_that_code():
 
 def test_without_a_trailer_the_reason_comes_from_the_status_details():
     error = errors.from_rpc_error(rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN: seat 3 acts"))
-    assert isinstance(error, errors.NotYourTurn)
+    assert isinstance(error, errors.NotYourTurnError)
     assert error.reason == "NOT_YOUR_TURN"
     assert error.message == "NOT_YOUR_TURN: seat 3 acts"
 
@@ -115,4 +115,4 @@ def test_errors_can_be_raised_and_caught_by_class():
     with pytest.raises(errors.FailedPrecondition) as caught:
         raise errors.from_rpc_error(rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "x", reason="NOT_YOUR_TURN"))
     assert caught.value.reason == "NOT_YOUR_TURN"
-    assert repr(caught.value).startswith("NotYourTurn(")
+    assert repr(caught.value).startswith("NotYourTurnError(")

@@ -18,7 +18,7 @@ from fair_games import TABLE_ID, drive, play_match, stream
 
 from unonet.cli import main
 from unonet.client.replay import OPEN, Replay, ReplayRefused, render_text
-from unonet.host import fair, journal
+from unonet.host import journal, shuffles
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore, SqliteStore
 from unonet.host.table import Table, TableSettings
@@ -56,7 +56,7 @@ def house_game(tmp_path_factory) -> tuple[Table, Replay]:
     db = tmp / "host.db"
     store = SqliteStore(db)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(7).randbytes))
+        patch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(7).randbytes))
         table = play_match(7, seats=3, store=store, target_score=200, **HOUSE)
     events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(TABLE_ID)]
     store.close()

@@ -120,7 +120,7 @@ async def test_refusals_come_out_typed_and_are_not_retried(host):
     fake, client = host
     fake.answers["PlayCards"] = [Abort(grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN")]
     red_five = cards_pb2.Card(color=cards_pb2.COLOR_RED, rank=cards_pb2.RANK_FIVE)
-    with pytest.raises(errors.NotYourTurn) as refused:
+    with pytest.raises(errors.NotYourTurnError) as refused:
         await asyncio.wait_for(client.play(red_five), TIMEOUT)
     assert refused.value.code is grpc.StatusCode.FAILED_PRECONDITION
     assert refused.value.metadata == {"seat": "2"}

@@ -146,7 +146,7 @@ def test_a_host_that_ignores_the_seats_entropy_is_caught_after_the_reveal(monkey
     # consistently committed and dealt: every opening holds during the round, but once the seed is
     # revealed the piles recomputed from all the seeds have another root.
     from unonet.fairness import combine_seed
-    from unonet.host.fair import ShuffleRound
+    from unonet.host.shuffles import ShuffleRound
 
     monkeypatch.setattr(ShuffleRound, "round_seed", lambda self: combine_seed(self.host_seed, {}))
     table = play_match(1, seats=3, target_score=100)

@@ -27,9 +27,9 @@ from unonet.fairness import (
     WrongRebuild,
     WrongRuling,
 )
-from unonet.host import fair, journal
-from unonet.host.fair import RoundCards
+from unonet.host import journal, shuffles
 from unonet.host.refs import EventRefs
+from unonet.host.shuffles import RoundCards
 from unonet.v1 import events_pb2
 
 PRESETS = ["standard", "house", "serbian", "french", "russian", "polish"]
@@ -120,7 +120,7 @@ def _steered_deal(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(RoundCards, "deal_cards", property(deal_cards))
     monkeypatch.setattr(RoundCards, "_on_Dealt", on_dealt)
-    monkeypatch.setattr(fair, "_HANDLERS", {})
+    monkeypatch.setattr(shuffles, "_HANDLERS", {})
 
 
 def test_a_steered_deal_is_caught(monkeypatch) -> None:
@@ -152,12 +152,12 @@ def test_a_connected_seat_left_out_of_the_shuffle_is_caught(monkeypatch) -> None
     table.record(journal.Start(fill=True))
     drive(host, table, clock)
     verify_events(TABLE_ID, stream(table, None))  # honest: seat 0 is asked every round
-    begin = fair.ShuffleRound.begin.__func__  # type: ignore[attr-defined]
+    begin = shuffles.ShuffleRound.begin.__func__  # type: ignore[attr-defined]
 
     def excluding(cls, private, *, bots, **kwargs):  # type: ignore[no-untyped-def]
         return begin(cls, private, bots=[seat for seat in bots if seat != 0], **kwargs)
 
-    monkeypatch.setattr(fair.ShuffleRound, "begin", classmethod(excluding))
+    monkeypatch.setattr(shuffles.ShuffleRound, "begin", classmethod(excluding))
     host, table, clock = _connected_player_table(5)
     table.record(journal.Start(fill=True))
     drive(host, table, clock)
@@ -170,7 +170,7 @@ def test_a_connected_seat_left_out_of_the_shuffle_is_caught(monkeypatch) -> None
 def test_a_shuffle_begun_twice_for_one_round_is_caught(monkeypatch) -> None:
     """The host aborts round 1's shuffle once the seats revealed (it did not like the deck) and begins
     again with a new seed: both shuffles are in the log, each consistent in itself."""
-    monkeypatch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(9).randbytes))
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(9).randbytes))
     table = play_match(9, target_score=60)
     public = stream(table, None)
     first = _kinds(public).index("shuffle_committed")
@@ -244,10 +244,10 @@ def test_race_rulings_are_checked_against_their_published_figures() -> None:
 def test_a_tie_seed_of_the_hosts_choosing_is_caught_once_the_round_seed_is_out(monkeypatch) -> None:
     """The host orders every tie by a seed it picked (so it can favour a seat), consistently: the
     ruling agrees with itself, but not with the round's seed."""
-    from unonet.host import races
+    from unonet.host import racebook
 
-    honest = races.derive_seed
-    monkeypatch.setattr(races, "derive_seed", lambda seed, label, index=0: honest(seed, label + "!", index))
+    honest = racebook.derive_seed
+    monkeypatch.setattr(racebook, "derive_seed", lambda seed, label, index=0: honest(seed, label + "!", index))
     events = _raced()
     assert "reaction_window_closed" in _kinds(events)
     with pytest.raises(WrongRuling, match="tie seed"):
@@ -289,7 +289,7 @@ def _a_player_reveals(monkeypatch: pytest.MonkeyPatch, *, drop: bool):  # type: 
     table.record(journal.Start(fill=True))
     table.record(journal.Entropy(0, "c1", commitment=commit_seat_entropy(0, VALUE, table_id=TABLE_ID, round_no=1)))
     if drop:
-        monkeypatch.setattr(fair.ShuffleRound, "reveal",
+        monkeypatch.setattr(shuffles.ShuffleRound, "reveal",
                             lambda self, seat, value, now: self.check_reveal(seat, value) or [])
         acked = table.last_number + 1  # what the host answered: the number the reveal would have had
         with pytest.raises(IndexError):  # nothing recorded: the host's answer is made up
@@ -340,8 +340,8 @@ def test_a_revealed_value_the_deck_leaves_out_is_caught(monkeypatch) -> None:
     """The host publishes seat 0's reveal but derives the deck without it (docs/fairness.md 8 step 1)."""
     from unonet.fairness import EntropyMismatch
 
-    honest = fair.ShuffleRound.contributions
-    monkeypatch.setattr(fair.ShuffleRound, "contributions",
+    honest = shuffles.ShuffleRound.contributions
+    monkeypatch.setattr(shuffles.ShuffleRound, "contributions",
                         lambda self: {seat: value for seat, value in honest(self).items() if seat != 0})
     table, _ = _a_player_reveals(monkeypatch, drop=False)
     with pytest.raises(EntropyMismatch, match=r"seat\(s\) \[0\] revealed entropy that the deck leaves out"):

@@ -22,7 +22,7 @@ from unonet.engine import (
     Action,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -126,7 +126,7 @@ def candidates(game: Game, seat: int, chooser: random.Random) -> Iterator[Action
     for color in PLAYABLE_COLORS:
         yield ChooseColor(seat, color)
     for other in others:
-        yield Catch(seat, other)
+        yield CatchUno(seat, other)
         yield ChooseSwapTarget(seat, other)
         for card in distinct:
             yield FiveSwap(seat, other, card)

@@ -18,7 +18,7 @@ from unonet.engine import (
     Action,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     ChooseColor,
     Color,
     Game,
@@ -61,7 +61,7 @@ def answers_to(game: Game, window: Window) -> list[Action]:
     for seat in game.seats():
         out += [action for action in legal_actions(game, seat) if answers(game, window, action)]
         if window.kind is WindowKind.UNO_CATCH and window.target is not None and seat != window.target:
-            out.append(Catch(seat, window.target))
+            out.append(CatchUno(seat, window.target))
     return out
 
 
@@ -71,7 +71,7 @@ def in_order(game: Game, window: Window, answers: list[Action]) -> list[ev.Event
     for answer in answers:
         if game.is_over:
             break
-        late_catch = window.kind is WindowKind.UNO_CATCH and isinstance(answer, Catch)
+        late_catch = window.kind is WindowKind.UNO_CATCH and isinstance(answer, CatchUno)
         if window.id not in game.windows and not (late_catch and game.ruleset.false_call_penalty):
             continue  # the race was decided: this answer lost, and changes nothing
         try:
@@ -140,14 +140,14 @@ def catch_window(game: Game) -> Window:
 def test_U4_a_catch_ruled_after_the_target_called_costs_the_catcher_2() -> None:
     game = catch_position(false_call_penalty=True)
     window = catch_window(game)
-    events = game.resolve_window(window.id, [CallUno(0), Catch(1, 0)])
+    events = game.resolve_window(window.id, [CallUno(0), CatchUno(1, 0)])
     assert ev.FalseCatch(1, 0, 2) in events and not any(isinstance(e, ev.RaceLost) for e in events)
     assert len(game.hands[1]) == 5 and len(game.hands[0]) == 1
 
 
 def test_U4_a_second_catch_in_the_same_window_costs_its_catcher_2() -> None:
     game = catch_position(false_call_penalty=True)
-    events = game.resolve_window(catch_window(game).id, [Catch(1, 0), Catch(2, 0)])
+    events = game.resolve_window(catch_window(game).id, [CatchUno(1, 0), CatchUno(2, 0)])
     assert ev.UnoCaught(1, 0, 2) in events and ev.FalseCatch(2, 0, 2) in events
     assert (len(game.hands[0]), len(game.hands[2])) == (3, 5)
 
@@ -155,14 +155,14 @@ def test_U4_a_second_catch_in_the_same_window_costs_its_catcher_2() -> None:
 def test_U3_without_false_call_penalty_the_later_catch_just_loses_the_race() -> None:
     game = catch_position(false_call_penalty=False)
     window = catch_window(game)
-    events = game.resolve_window(window.id, [CallUno(0), Catch(1, 0)])
+    events = game.resolve_window(window.id, [CallUno(0), CatchUno(1, 0)])
     assert ev.RaceLost(1, window.id) in events and len(game.hands[1]) == 3
 
 
 def test_a_ruling_recorded_before_replays_as_it_was_ruled() -> None:
     game = catch_position(false_call_penalty=True)
     window = catch_window(game)
-    events = game.resolve_window(window.id, [CallUno(0), Catch(1, 0)], as_recorded_before=True)
+    events = game.resolve_window(window.id, [CallUno(0), CatchUno(1, 0)], as_recorded_before=True)
     assert ev.RaceLost(1, window.id) in events and len(game.hands[1]) == 3
 
 

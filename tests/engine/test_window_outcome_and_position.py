@@ -59,7 +59,7 @@ def test_a_refused_reaction_is_reported_with_its_reason_and_the_others_still_app
 
 
 def test_resolve_window_keeps_returning_the_same_events() -> None:
-    """The host's caller (`host/races.py`) keeps its list of events, refusals dropped as before."""
+    """The host's caller (`host/racebook.py`) keeps its list of events, refusals dropped as before."""
     first, second = slap_position(), slap_position()
     window = next(iter(first.game.windows))
     reactions = [React(2, window), React(0, window), React(1, window)]

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from unonet.fairness import ALL_CARDS, CardCode, ColorCode, InvalidInput, RankCode, canonical_order, standard_deck
+from unonet.fairness import ALL_CARDS, CardCode, ColorCode, InvalidInput, RankCode, canonical_order, standard_card_codes
 from unonet.fairness.encoding import field, tagged_hash, u64
 
 
@@ -41,7 +41,7 @@ def test_black_cards_are_exactly_the_wild_family():
 
 
 def test_standard_deck_is_rule_c1_in_canonical_order():
-    deck = standard_deck()
+    deck = standard_card_codes()
     assert len(deck) == 108
     assert deck == sorted(deck, key=CardCode.to_bytes)
     counts = Counter(deck)
@@ -50,11 +50,11 @@ def test_standard_deck_is_rule_c1_in_canonical_order():
     assert counts[CardCode(ColorCode.BLUE, RankCode.SKIP)] == 2
     assert counts[CardCode(ColorCode.BLACK, RankCode.WILD)] == 4
     assert counts[CardCode(ColorCode.BLACK, RankCode.WILD_DRAW_FOUR)] == 4
-    assert len(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)) == 108 + 4 + 8 + 4
+    assert len(standard_card_codes(blank_cards=True, sound_wilds=True, h2o_wilds=True)) == 108 + 4 + 8 + 4
 
 
 def test_canonical_order_depends_only_on_contents():
-    deck = standard_deck()
+    deck = standard_card_codes()
     assert canonical_order(reversed(deck)) == deck
 
 

@@ -20,7 +20,7 @@ from unonet.fairness import (
     MissingCard,
     RankCode,
     VerificationError,
-    WildDrawFourRule,
+    WildDrawFourRuleCode,
     WrongCard,
     check_challenge,
     commit_opening,
@@ -31,7 +31,7 @@ from unonet.fairness import (
 
 R, Y, G, B, K = ColorCode.RED, ColorCode.YELLOW, ColorCode.GREEN, ColorCode.BLUE, ColorCode.BLACK
 TABLE, ROUND = "table-1", 2
-RULE = WildDrawFourRule
+RULE = WildDrawFourRuleCode
 
 
 def card(color: ColorCode, rank: RankCode) -> CardCode:

@@ -23,7 +23,7 @@ from unonet.fairness import (
     inclusion_proof,
     merkle_root,
     shuffled,
-    standard_deck,
+    standard_card_codes,
     uniform_below,
     verified_combined_seed,
     verify_host_seed,
@@ -106,7 +106,7 @@ def test_known_answers():
     assert (
         derive_seed(seed, "deck-order", 0).hex() == "05239577775fbe31ffc7668f5c7d023f2fec0350e906a63aee9cb94ab5b21276"
     )
-    deck = derive_deck(TABLE, 3, standard_deck(), seed)
+    deck = derive_deck(TABLE, 3, standard_card_codes(), seed)
     assert [c.to_bytes().hex() for c in deck.cards[:8]] == [
         "0409",
         "0103",
@@ -203,7 +203,7 @@ def test_drbg_reads_are_one_continuous_stream():
 
 
 def test_shuffle_is_deterministic_and_a_permutation():
-    deck = standard_deck()
+    deck = standard_card_codes()
     seed = derive_seed(bytes(32), "deck-order")
     assert shuffled(deck, seed) == shuffled(deck, seed)
     assert Counter(shuffled(deck, seed)) == Counter(deck)
@@ -232,10 +232,10 @@ def test_salts_are_drbg_blocks():
 
 def test_a_derived_deck_is_recomputed_exactly_and_every_card_verifies():
     seed = combine_seed(HOST_SEED, VALUES)
-    deck = derive_deck(TABLE, 3, reversed(standard_deck()), seed)
-    again = derive_deck(TABLE, 3, standard_deck(), seed)
+    deck = derive_deck(TABLE, 3, reversed(standard_card_codes()), seed)
+    again = derive_deck(TABLE, 3, standard_card_codes(), seed)
     assert deck == again
-    assert Counter(deck.cards) == Counter(standard_deck())
+    assert Counter(deck.cards) == Counter(standard_card_codes())
     assert deck.root == merkle_root(list(deck.commitments))
     for position in (0, 1, 50, 107):
         opening = deck.opening(position)
@@ -246,8 +246,8 @@ def test_a_derived_deck_is_recomputed_exactly_and_every_card_verifies():
 
 def test_a_reshuffle_is_an_independent_pile():
     seed = combine_seed(HOST_SEED, VALUES)
-    first = derive_deck(TABLE, 3, standard_deck(), seed)
-    second = derive_deck(TABLE, 3, standard_deck(), seed, deck_no=1)
+    first = derive_deck(TABLE, 3, standard_card_codes(), seed)
+    second = derive_deck(TABLE, 3, standard_card_codes(), seed, deck_no=1)
     assert first.cards != second.cards
     assert not set(first.salts) & set(second.salts)
     opening = second.opening(0)
@@ -256,6 +256,6 @@ def test_a_reshuffle_is_an_independent_pile():
 
 
 def test_a_different_seat_value_gives_a_different_deck():
-    a = derive_deck(TABLE, 3, standard_deck(), combine_seed(HOST_SEED, VALUES))
-    b = derive_deck(TABLE, 3, standard_deck(), combine_seed(HOST_SEED, {**VALUES, 1: bytes([4]) * 32}))
+    a = derive_deck(TABLE, 3, standard_card_codes(), combine_seed(HOST_SEED, VALUES))
+    b = derive_deck(TABLE, 3, standard_card_codes(), combine_seed(HOST_SEED, {**VALUES, 1: bytes([4]) * 32}))
     assert a.cards != b.cards and a.root != b.root

@@ -37,11 +37,11 @@ from unonet.fairness import (
 from unonet.fairness.cards import canonical_order
 from unonet.fairness.encoding import encode, field, tagged_hash, text
 from unonet.fairness.merkle import _root_of_hashes, leaf_hash
-from unonet.host import fair, journal
+from unonet.host import journal, shuffles
 from unonet.host.bots import choose_action, reaction_for
-from unonet.host.fair import Hand, MirrorError, RoundCards
 from unonet.host.host import Host
 from unonet.host.refs import Ref
+from unonet.host.shuffles import Hand, MirrorError, RoundCards
 from unonet.host.table import TableSettings
 
 # ------------------------------------------------------------------------------------ hands
@@ -150,7 +150,7 @@ HOUSE_GAMES = [
 async def test_the_hand_index_follows_every_move_of_hidden_cards(monkeypatch: pytest.MonkeyPatch) -> None:
     checked = _Checked(monkeypatch)
     seeded = random.Random(7)  # the host's seeds, so the decks (and the moves this test sees) repeat
-    monkeypatch.setattr(fair, "secrets", SimpleNamespace(token_bytes=seeded.randbytes))
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=seeded.randbytes))
     for preset, overrides in HOUSE_GAMES:
         for seed in range(1, 5):
             await _play(preset, overrides, seed)
@@ -198,9 +198,9 @@ def test_a_card_the_hand_does_not_hold_is_named() -> None:
 
 def test_card_code_is_the_fairness_encoding_of_every_engine_card() -> None:
     for card in set(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)):
-        code = fair.card_code(card)
+        code = shuffles.card_code(card)
         assert (code.color.name, code.rank.name) == (card.color.name, card.rank.name)
-    assert len({fair.card_code(card) for card in fair._CODES}) == len(ALL_CARDS)
+    assert len({shuffles.card_code(card) for card in shuffles._CODES}) == len(ALL_CARDS)
 
 
 def test_a_deal_commits_the_dealt_cards_at_their_positions() -> None:
@@ -208,9 +208,9 @@ def test_a_deal_commits_the_dealt_cards_at_their_positions() -> None:
     cards = RoundCards("table-1", 3, bytes(range(32)), bytes(32), deck)
     pile = cards.piles[0]
     assert [ref.position for ref in pile.refs] == list(range(len(deck)))
-    assert [fair.card_code(ref.card) for ref in pile.refs] == list(pile.deck.cards)
+    assert [shuffles.card_code(ref.card) for ref in pile.refs] == list(pile.deck.cards)
     for ref in pile.refs:
-        assert ref.commitment == commit("table-1", 3, ref.position, fair.card_code(ref.card), ref.salt)
+        assert ref.commitment == commit("table-1", 3, ref.position, shuffles.card_code(ref.card), ref.salt)
     assert Counter(cards.deal_cards) == Counter(deck)
 
 

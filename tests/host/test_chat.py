@@ -3,12 +3,18 @@ chat command ids live apart from the seat's game commands."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from host_stubs import TIMEOUT, create, join
 
 from unonet.host.errors import HostError
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
 from unonet.host.table import Table, TableSettings
+from unonet.v1 import (
+    chat_service_pb2,
+)
 
 
 def seated_table() -> tuple[Table, str, str]:
@@ -63,3 +69,14 @@ def test_a_replayed_table_remembers_its_chat_command_ids() -> None:
     again = Table("t", table.settings, owner_token="o", seed=1, created_ns=0, store=MemoryStore(), clock_ns=lambda: 0)
     again.replay(stored.journal)
     assert again.chat(ann, "m1", "hello") == first and again.last_number == table.last_number
+
+
+async def test_a_retried_chat_message_is_shown_once(stubs: Any) -> None:
+    """A chat is a command: under silent_two a retry shown twice would also be penalised twice."""
+    table_id, _ = await create(stubs)
+    ann = await join(stubs, table_id, "ann")
+    request = chat_service_pb2.SendChatRequest(table_id=table_id, token=ann, command_id="hello-1", text="hello")
+    first = await stubs.chat.SendChat(request, timeout=TIMEOUT)
+    again = await stubs.chat.SendChat(request, timeout=TIMEOUT)
+    assert again.result == first.result
+    assert stubs.host.tables[table_id].last_number == first.result.last_event_number

@@ -21,7 +21,7 @@ from unonet.engine import (
     PRESETS,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -567,9 +567,9 @@ def test_punished_mistakes_convert_too() -> None:
                 seat = chooser.randrange(SEATS)
                 hand = match.game.hands[seat]
                 if chooser.random() < 0.2 and hand:
-                    mistake: Play | Catch = Play(seat, (chooser.choice(hand),))
+                    mistake: Play | CatchUno = Play(seat, (chooser.choice(hand),))
                     if chooser.random() < 0.3:
-                        mistake = Catch(seat, chooser.randrange(SEATS))
+                        mistake = CatchUno(seat, chooser.randrange(SEATS))
                     try:
                         events = match.apply(mistake)
                     except UnoError:
@@ -585,8 +585,8 @@ def test_punished_mistakes_convert_too() -> None:
 def test_legal_actions_on_ones_turn() -> None:
     actions = [
         React(1, 7),
-        Catch(1, 2),
-        Catch(1, 3),
+        CatchUno(1, 2),
+        CatchUno(1, 3),
         CallUno(1),
         Play(1, (R5,)),
         Play(1, (R5,), call_uno=True),
@@ -673,7 +673,7 @@ def test_each_request_becomes_its_action() -> None:
         (ps.DrawRequest(), (Draw(1),)),
         (ps.PassRequest(), (Pass(1),)),
         (ps.CallUnoRequest(), (CallUno(1),)),
-        (ps.CatchUnoRequest(target_seat=3), (Catch(1, 3),)),
+        (ps.CatchUnoRequest(target_seat=3), (CatchUno(1, 3),)),
         (ps.ChallengeRequest(), (Challenge(1),)),
         (ps.ReactRequest(reaction_window_id=7), (React(1, 7),)),
         (ps.ChooseSwapTargetRequest(target_seat=0), (ChooseSwapTarget(1, 0),)),

@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 from grpc_status import rpc_status
-from test_bad_input import TIMEOUT, reason_of
+from host_stubs import TIMEOUT, reason_of
 
 from unonet.v1 import errors_pb2, lobby_service_pb2, table_pb2
 

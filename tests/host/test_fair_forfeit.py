@@ -1,7 +1,7 @@
 """A seat that forfeits mid-round at a table with provably fair shuffles (docs/fairness.md 7.1).
 
 The engine puts a forfeited hand under the draw pile (`Game.forfeit`). The host's commitment record
-(`unonet.host.fair.RoundCards`) must follow those cards there, and announce them in
+(`unonet.host.shuffles.RoundCards`) must follow those cards there, and announce them in
 `PlayerEliminated.returned_cards`, so the table plays on and every client's Verifier, and `unonet verify`
 of the exported log, can follow the cards when they are drawn again.
 """
@@ -25,7 +25,7 @@ from fair_games import TABLE_ID, drive, new_table, stream
 from unonet.cli import main
 from unonet.client.verify import verify_events
 from unonet.fairness import UnknownCommitment
-from unonet.host import fair, journal
+from unonet.host import journal, shuffles
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
@@ -111,7 +111,7 @@ def test_forfeited_cards_drawn_again_verify_for_every_seat(seed: int, monkeypatc
     player never acts, strikes out and forfeits (a timeout into a forfeit). Drawing until a card matches
     runs the pile down to the forfeited cards, which are drawn again, and some shuffled into a rebuilt
     pile: every seat's stream and the spectator's still verify."""
-    monkeypatch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
     host, table, clock = new_table(seed, seats=3, target_score=200, draw_to_match=True, stacking=True,
                                    h2o_wilds=True)
     table.settings.takeover_policy = "forfeit"
@@ -131,7 +131,7 @@ def test_forfeited_cards_drawn_again_verify_for_every_seat(seed: int, monkeypatc
 
 
 def _forfeit_stream(seed: int, monkeypatch) -> list[events_pb2.Event]:
-    monkeypatch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
     host, table, clock = new_table(seed, seats=3, target_score=200, draw_to_match=True, stacking=True,
                                    h2o_wilds=True)
     table.settings.takeover_policy = "forfeit"

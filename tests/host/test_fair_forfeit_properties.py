@@ -14,20 +14,15 @@ fake clock, seeded host secrets, so every example is the same on every run); the
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fair_games import TABLE_ID, new_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
-
-from fair_games import TABLE_ID, new_table
-
 from unonet.client.verify import verify_events
-from unonet.host import fair, journal
+from unonet.host import journal, shuffles
 from unonet.host.host import Host
 from unonet.host.store import SqliteStore
 from unonet.host.table import Table
@@ -40,7 +35,7 @@ def _play_with_leavers(store: SqliteStore, seed: int, *, preset: str, seats: int
     """Seats in `leaves` are players (played by the host's bots until they leave, as a player could
     play them); each leaves after its number of driver steps. The match is played to its end."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fair, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
+        patch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
         return _play(store, seed, preset=preset, seats=seats, leaves=leaves)
 
 

@@ -5,14 +5,14 @@ clears every seat's (set but empty), so the last copy a seat received is always 
 from __future__ import annotations
 
 import pytest
-from test_render_cache import RULES, _played_table
+from played_tables import RULES, played_table
 
 from unonet.v1 import actions_pb2
 
 
 @pytest.mark.parametrize(("preset", "overrides"), RULES)
 async def test_legal_actions_are_sent_only_when_they_change_and_cleared_when_the_match_ends(preset, overrides) -> None:
-    table = await _played_table(preset, overrides, seed=7)
+    table = await played_table(preset, overrides, seed=7)
     assert table.match is not None and table.match.is_over
     for seat in range(len(table.seats)):
         last: actions_pb2.LegalActions | None = None

@@ -35,7 +35,7 @@ def host_graph() -> dict[str, set[str]]:
 def test_the_graph_sees_the_imports_it_should() -> None:
     graph = host_graph()
     assert {"convert", "journal", "clocks", "eventlog", "fanout", "seats"} <= graph["table"]
-    assert "refs" in graph["convert"] and "convert" in graph["fair"]
+    assert "refs" in graph["convert"] and "convert" in graph["shuffles"]
 
 
 def test_no_two_modules_of_the_host_import_each_other() -> None:

@@ -20,7 +20,7 @@ import pytest
 from unonet.engine import Color, Play, Rank, legal_actions
 from unonet.fairness import derive_seed, shuffled
 from unonet.host.host import Host
-from unonet.host.races import Race
+from unonet.host.racebook import Race
 from unonet.host.server import create_server
 from unonet.host.store import JournalEntry, MemoryStore, SqliteStore, Store
 from unonet.host.table import Table, TableSettings

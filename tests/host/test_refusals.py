@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import duration_pb2
-from test_bad_input import SPECTATOR, TIMEOUT, create, expect_error, join, state, two_player_table
+from host_stubs import SPECTATOR, TIMEOUT, create, expect_error, join, state, two_player_table
 
 from unonet.host.errors import HostError
 from unonet.host.host import Host

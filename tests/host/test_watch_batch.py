@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from google.protobuf import duration_pb2
-from test_bad_input import TIMEOUT, contiguous, read_until, two_player_table, view
+from host_stubs import TIMEOUT, contiguous, read_until, two_player_table, view
 
 from unonet.v1 import lobby_service_pb2, play_service_pb2, watch_service_pb2
 

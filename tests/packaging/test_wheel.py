@@ -29,6 +29,9 @@ EXPECTED = [
     "unonet/v1/play_service_pb2_grpc.pyi",
     "unonet/v1/events.proto",
     "unonet/client/table_client.py",
+    "unonet/client/tui/screen.py",
+    "unonet/client/conformance/contract.py",
+    "unonet/v1/trailers.py",
     "unonet/client/py.typed",
     "unonet/bots/runner.py",
 ]

@@ -9,19 +9,16 @@ it, and nothing imports `unonet.host`. `python -m unonet.bots` plays one bot at 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND, BotKind
 from unonet.bots.policy import Bot, BotState, default_command
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner, ReactionDelay, fixed_delay
 
-#: The bot kinds `python -m unonet.bots --kind` knows, by name. Each is called as ``factory(seed)``
-#: and gives the policy; `BotRunner` plays it.
-BOT_KINDS: dict[str, Callable[[int | None], Bot]] = {RandomBot.kind: RandomBot}
-
 __all__ = [
     "BOT_KINDS",
+    "DEFAULT_BOT_KIND",
     "Bot",
+    "BotKind",
     "BotRunner",
     "BotState",
     "RandomBot",

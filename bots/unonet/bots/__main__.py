@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from unonet.bots import BOT_KINDS, BotRunner
+from unonet.bots import BOT_KINDS, DEFAULT_BOT_KIND, BotRunner
 from unonet.client import TableClient, UnonetError
 
 
@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--address", default="127.0.0.1:50051", help="the host, HOST:PORT (default %(default)s)")
     parser.add_argument("--table", required=True, help="the table id")
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the lowest empty one)")
-    parser.add_argument("--kind", default="random", choices=sorted(BOT_KINDS), help="the kind of bot")
+    parser.add_argument("--kind", default=DEFAULT_BOT_KIND, choices=sorted(BOT_KINDS), help="the kind of bot")
     parser.add_argument("--name", default=None, help="the display name (default: the kind, e.g. 'random-bot')")
     parser.add_argument("--seed", type=int, default=None, help="the bot's random seed")
     parser.add_argument("--token", default=None, help="a seat token already held (needs --seat): reconnect")
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 async def play(args: argparse.Namespace) -> int:
     """Join (or re-attach), play until the match ends, and report. Returns the exit status."""
     runner = BotRunner(
-        BOT_KINDS[args.kind](args.seed),
+        BOT_KINDS[args.kind].factory(args.seed),
         reaction_delay=args.reaction_delay,
         ping_interval=args.ping_interval or None,
         verify=not args.no_verify,

@@ -19,6 +19,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from unonet.v1 import errors_pb2
+from unonet.v1.trailers import ERROR_DETAIL_KEY
 
 __all__ = [
     "ERROR_DETAIL_KEY",
@@ -28,7 +29,7 @@ __all__ = [
     "FailedPrecondition",
     "InvalidArgument",
     "NotFound",
-    "NotYourTurn",
+    "NotYourTurnError",
     "PermissionDenied",
     "ResourceExhausted",
     "Unavailable",
@@ -37,9 +38,6 @@ __all__ = [
     "from_rpc_error",
     "is_transient",
 ]
-
-#: The trailing metadata key that carries a serialized `unonet.v1.ErrorDetail`.
-ERROR_DETAIL_KEY = "unonet-error-bin"
 
 # A reason at the start of the status message, as in "NOT_YOUR_TURN: it is seat 2's turn", used only
 # when the trailing ErrorDetail is missing or unreadable.
@@ -94,8 +92,12 @@ class FailedPrecondition(UnonetError):
     default_code = grpc.StatusCode.FAILED_PRECONDITION
 
 
-class NotYourTurn(FailedPrecondition):
-    """A FAILED_PRECONDITION whose reason is ``NOT_YOUR_TURN``."""
+class NotYourTurnError(FailedPrecondition):
+    """A FAILED_PRECONDITION whose reason is ``NOT_YOUR_TURN``.
+
+    The other classes are named after their status code; this one, named after a reason, says
+    ``Error`` so that it is never mistaken for the engine's own `unonet.engine.NotYourTurn`.
+    """
 
 
 class NotFound(UnonetError):
@@ -164,7 +166,7 @@ _BY_CODE: dict[grpc.StatusCode, type[UnonetError]] = {
 
 # Reasons that have a class of their own, below the class of their status code.
 _BY_REASON: dict[tuple[grpc.StatusCode, str], type[UnonetError]] = {
-    (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"): NotYourTurn,
+    (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"): NotYourTurnError,
 }
 
 _TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})

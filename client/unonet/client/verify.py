@@ -53,7 +53,7 @@ from unonet.fairness import (
     SteeredDeal,
     UnknownCommitment,
     VerificationError,
-    WildDrawFourRule,
+    WildDrawFourRuleCode,
     WrongCard,
     WrongPenalty,
     WrongRebuild,
@@ -63,7 +63,7 @@ from unonet.fairness import (
     derive_deck,
     derive_seed,
     is_unfair,
-    standard_deck,
+    standard_card_codes,
     tie_order,
     verified_combined_seed,
     verify_deck_root,
@@ -75,10 +75,10 @@ from unonet.v1 import cards_pb2, events_pb2, rules_pb2, table_pb2
 __all__ = ["Verifier", "card_code", "verify_events"]
 
 _RULES = {
-    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR: WildDrawFourRule.NO_MATCHING_COLOUR,
-    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL: WildDrawFourRule.NO_MATCH_AT_ALL,
-    rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRule.NO_OTHER_PLAY,
-    rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRule.ANY_TIME,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR: WildDrawFourRuleCode.NO_MATCHING_COLOUR,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL: WildDrawFourRuleCode.NO_MATCH_AT_ALL,
+    rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRuleCode.NO_OTHER_PLAY,
+    rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRuleCode.ANY_TIME,
 }
 
 
@@ -158,13 +158,13 @@ class Verifier:
         self.seat = seat
         self.checks: Counter[str] = Counter()
         self.notes: list[str] = []
-        self.rule = WildDrawFourRule.NO_MATCHING_COLOUR
+        self.rule = WildDrawFourRuleCode.NO_MATCHING_COLOUR
         self.bluff_penalty: int = rules_pb2.BLUFF_PENALTY_DRAW_FOUR
         # Who is in the match, played by a bot, and connected, as the public events say (7.1 step 1).
         self.bots: set[int] = set()
         self.connected: set[int] = set()
         self.eliminated: set[int] = set()
-        self.deck_contents: list[CardCode] = standard_deck()
+        self.deck_contents: list[CardCode] = standard_card_codes()
         self.rounds: dict[int, _Round] = {}
         # The opening of every card of every round whose seed was revealed and checked, by commitment:
         # what `unonet replay` opens hands with.
@@ -273,8 +273,8 @@ class Verifier:
 
     def _on_match_started(self, msg: events_pb2.MatchStarted) -> None:
         rules = msg.settings.ruleset
-        self.rule = _RULES.get(rules.wild_draw_four, WildDrawFourRule.NO_MATCHING_COLOUR)
-        self.deck_contents = standard_deck(
+        self.rule = _RULES.get(rules.wild_draw_four, WildDrawFourRuleCode.NO_MATCHING_COLOUR)
+        self.deck_contents = standard_card_codes(
             blank_cards=rules.blank_cards, sound_wilds=rules.sound_wilds, h2o_wilds=rules.h2o_wilds
         )
         if rules.HasField("bluff_penalty"):
@@ -880,7 +880,7 @@ class Verifier:
                 openings.append(CardOpening(card_code(ref.card), ref.salt, ref.position, ref.deck_number))
             report = check_challenge(
                 table_id=self.table_id, round_no=self._round().number, held=self.held.get(hand.seat, []),
-                openings=openings, color_in_force=None, top=ALL_CARDS[0], rule=WildDrawFourRule.ANY_TIME,
+                openings=openings, color_in_force=None, top=ALL_CARDS[0], rule=WildDrawFourRuleCode.ANY_TIME,
                 claimed_guilty=False,
             )
             report.raise_for_failures()

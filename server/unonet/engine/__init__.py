@@ -9,7 +9,7 @@ from __future__ import annotations
 from unonet.engine.actions import (
     Action,
     CallUno,
-    Catch,
+    CatchUno,
     Challenge,
     Chat,
     ChooseColor,
@@ -54,7 +54,7 @@ __all__ = [
     "BluffRecord",
     "CallUno",
     "Card",
-    "Catch",
+    "CatchUno",
     "Challenge",
     "Chat",
     "ChooseColor",

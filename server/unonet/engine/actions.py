@@ -60,7 +60,7 @@ class CallUno:
 
 @fast_init
 @dataclass(frozen=True, slots=True)
-class Catch:
+class CatchUno:
     """Catch a player who holds one card and has not called UNO (U2, U4)."""
 
     seat: int
@@ -126,7 +126,7 @@ Action = (
     | Draw
     | Pass
     | CallUno
-    | Catch
+    | CatchUno
     | Challenge
     | ChooseSwapTarget
     | FiveSwap

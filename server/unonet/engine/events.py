@@ -422,7 +422,7 @@ class PlayerEliminated(Event):
 
     `returned` is what a forfeit mid-round did with the seat's hand: those cards, in the order they now
     lie under the draw pile, the bottom card first (`Game.forfeit` puts the hand under the pile as it
-    was held). The host's commitment record follows them by face (`unonet.host.fair`); only the seat
+    was held). The host's commitment record follows them by face (`unonet.host.shuffles`); only the seat
     itself sees the faces. Empty for an elimination by score, or a seat out between rounds.
     """
 

@@ -49,7 +49,7 @@ from unonet.engine._members import (
 from unonet.engine.actions import (
     Action,
     CallUno,
-    Catch,
+    CatchUno,
     Challenge,
     Chat,
     ChooseColor,
@@ -724,7 +724,7 @@ class Game:
     def _is_judged_late(self, window: Window, reaction: Action) -> bool:
         """U4: a catch ruled after its window closed is still a catch the rules judge (a false catch
         under `false_call_penalty`); every other late answer to an exclusive window lost the race."""
-        return window.kind is UNO_CATCH_WINDOW and isinstance(reaction, Catch) and self.ruleset.false_call_penalty
+        return window.kind is UNO_CATCH_WINDOW and isinstance(reaction, CatchUno) and self.ruleset.false_call_penalty
 
     # ------------------------------------------------------------------------------ handlers
 
@@ -906,7 +906,7 @@ class Game:
         self._out.append(_UNO_CALLED[seat])
         self._open_slap_window(seat)
 
-    def _on_catch(self, action: Catch) -> None:
+    def _on_catch(self, action: CatchUno) -> None:
         seat, target = action.seat, action.target
         if not (isinstance(target, int) and 0 <= target < self.num_players) or not self.in_play[target]:
             raise MalformedAction(f"seat {target!r} is not playing this round", reason="BAD_SEAT")
@@ -1869,7 +1869,7 @@ _HANDLERS: dict[type, Callable[[Game, Any], None]] = {
     Draw: Game._on_draw,
     Pass: Game._on_pass,
     CallUno: Game._on_call_uno,
-    Catch: Game._on_catch,
+    CatchUno: Game._on_catch,
     Challenge: Game._on_challenge,
     ChooseSwapTarget: Game._on_choose_swap_target,
     FiveSwap: Game._on_five_swap,

@@ -30,7 +30,7 @@ from unonet.engine._members import (
 from unonet.engine.actions import (
     Action,
     CallUno,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -118,7 +118,7 @@ def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
             if game.react_refusal(seat, window.id) is None:
                 actions.append(React(seat, window.id))
     for target in sorted(game.catchable):
-        actions.append(CallUno(seat) if target == seat else Catch(seat, target))
+        actions.append(CallUno(seat) if target == seat else CatchUno(seat, target))
 
 
 def _play(seat: int, card: Card, call_uno: bool) -> Play:

@@ -129,8 +129,11 @@ def canonical_order(cards: Iterable[CardCode]) -> list[CardCode]:
 _BYTE_ORDER = attrgetter("color", "rank")
 
 
-def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[CardCode]:
-    """The deck of rule C1 (108 cards), plus the optional black cards of C2, in canonical order."""
+def standard_card_codes(
+    *, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False
+) -> list[CardCode]:
+    """The deck of rule C1 (108 cards), plus the optional black cards of C2, in canonical order, as the
+    codes the commitments bind (the engine's `standard_deck` is the same deck as engine cards)."""
     deck: list[CardCode] = []
     for color in PLAYABLE_COLORS:
         deck.append(CardCode(color, RankCode.ZERO))

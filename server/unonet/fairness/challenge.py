@@ -29,8 +29,13 @@ from unonet.fairness.errors import (
 )
 
 
-class WildDrawFourRule(Enum):
-    """Rule T2, option `wild_draw_four`: when a Wild Draw Four is fair. Values match the ruleset's."""
+class WildDrawFourRuleCode(Enum):
+    """Rule T2, option `wild_draw_four`: when a Wild Draw Four is fair. Values match the ruleset's.
+
+    Named `...Code` like `CardCode`: the fairness package's own copy of a rule the engine also names
+    (`unonet.engine.WildDrawFourRule`), because a client verifies with this package and never imports
+    the engine.
+    """
 
     NO_MATCHING_COLOUR = "no_matching_colour"
     NO_MATCH_AT_ALL = "no_match_at_all"
@@ -38,7 +43,7 @@ class WildDrawFourRule(Enum):
     ANY_TIME = "any_time"
 
 
-def is_witness(card: CardCode, *, color_in_force: ColorCode | None, top: CardCode, rule: WildDrawFourRule) -> bool:
+def is_witness(card: CardCode, *, color_in_force: ColorCode | None, top: CardCode, rule: WildDrawFourRuleCode) -> bool:
     """Whether holding `card` made the Wild Draw Four unfair under `rule` (T2).
 
     - `no_matching_colour`: a card of the colour in force; never a black card.
@@ -55,18 +60,18 @@ def is_witness(card: CardCode, *, color_in_force: ColorCode | None, top: CardCod
     """
     if color_in_force is ColorCode.BLACK:
         raise InvalidInput("black is never the colour in force")
-    if rule is WildDrawFourRule.ANY_TIME or color_in_force is None:
+    if rule is WildDrawFourRuleCode.ANY_TIME or color_in_force is None:
         return False
     if card.is_black:
-        return rule is WildDrawFourRule.NO_OTHER_PLAY and card.rank is not RankCode.WILD_DRAW_FOUR
+        return rule is WildDrawFourRuleCode.NO_OTHER_PLAY and card.rank is not RankCode.WILD_DRAW_FOUR
     same_color = card.color is color_in_force
-    if rule is WildDrawFourRule.NO_MATCHING_COLOUR:
+    if rule is WildDrawFourRuleCode.NO_MATCHING_COLOUR:
         return same_color
     return same_color or (not top.is_black and card.rank is top.rank)
 
 
 def is_unfair(
-    hand: Iterable[CardCode], *, color_in_force: ColorCode | None, top: CardCode, rule: WildDrawFourRule
+    hand: Iterable[CardCode], *, color_in_force: ColorCode | None, top: CardCode, rule: WildDrawFourRuleCode
 ) -> bool:
     """Whether a Wild Draw Four played from `hand` (the other cards held) was unfair: guilty if challenged."""
     return any(is_witness(card, color_in_force=color_in_force, top=top, rule=rule) for card in hand)
@@ -133,7 +138,7 @@ def check_challenge(
     openings: Sequence[CardOpening],
     color_in_force: ColorCode | None,
     top: CardCode,
-    rule: WildDrawFourRule = WildDrawFourRule.NO_MATCHING_COLOUR,
+    rule: WildDrawFourRuleCode = WildDrawFourRuleCode.NO_MATCHING_COLOUR,
     claimed_guilty: bool,
 ) -> ChallengeReport:
     """Check a challenge reveal against the public record and recompute the verdict.
@@ -247,7 +252,7 @@ def verify_challenge(
     openings: Sequence[CardOpening],
     color_in_force: ColorCode | None,
     top: CardCode,
-    rule: WildDrawFourRule = WildDrawFourRule.NO_MATCHING_COLOUR,
+    rule: WildDrawFourRuleCode = WildDrawFourRuleCode.NO_MATCHING_COLOUR,
     claimed_guilty: bool,
 ) -> ChallengeReport:
     """`check_challenge`, raising its first failure (WrongCard, ChangedSalt, DuplicateOpening,

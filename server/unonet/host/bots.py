@@ -1,6 +1,7 @@
-"""The host's own seat-fillers: a simple policy the host runs for bot seats and taken-over players.
+"""The host's own seat-filler: a simple policy the host runs, in process, for bot seats and taken-over
+players, under the names of `unonet.bots.kinds.BOT_KINDS` (the one registry of bot kinds).
 
-Better bots live in `unonet.bots` and play over the network like anyone else; these exist so a table
+Better bots live in `unonet.bots` and play over the network like anyone else; this exists so a table
 never waits for an empty or abandoned seat.
 """
 
@@ -10,10 +11,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from unonet.engine import PLAYABLE_COLORS, Action, CallUno, Catch, ChooseColor, Draw, Game, Pass, Play, React
-
-BOT_KINDS = {"random": "Plays a random legal card, prefers playing to drawing, never forgets UNO."}
-DEFAULT_BOT_KIND = "random"  # for a seat filled or taken over without a kind named
+from unonet.engine import PLAYABLE_COLORS, Action, CallUno, CatchUno, ChooseColor, Draw, Game, Pass, Play, React
 
 
 def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.Random) -> Action:
@@ -38,6 +36,6 @@ def choose_action(game: Game, seat: int, options: Sequence[Action], rng: random.
 def reaction_for(game: Game, seat: int, options: Sequence[Action]) -> Action | None:
     """What a bot does out of turn: answer windows at once and catch anyone who forgot UNO."""
     for action in options:
-        if isinstance(action, React | CallUno | Catch):
+        if isinstance(action, React | CallUno | CatchUno):
             return action
     return None

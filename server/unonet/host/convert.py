@@ -29,7 +29,7 @@ from unonet.engine import events as ev
 from unonet.engine.actions import (
     Action,
     CallUno,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -445,9 +445,9 @@ def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
 def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = None) -> events_pb2.Event:
     """The payload of one engine event as `seat` (None: a spectator) may see it.
 
-    With `refs` (the host runs provably fair shuffles, `unonet.host.fair`, `unonet.host.refs`), every card of the event
-    carries its commitment, pile and position for everyone, and its salt wherever its face is shown, so
-    a shown card is an opening anyone can check (docs/fairness.md). Hidden hands then list one CardRef
+    With `refs` (the host runs provably fair shuffles, `unonet.host.shuffles`, `unonet.host.refs`), every
+    card of the event carries its commitment, pile and position for everyone, and its salt wherever its
+    face is shown, so a shown card is an opening anyone can check (docs/fairness.md). Hidden hands then list one CardRef
     per card (SeatHand's rule), with the commitment only. A revealed hand (B2) carries the
     commitments for the challenger only: everyone else learns the verdict and the count.
 
@@ -458,7 +458,7 @@ def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = N
 
     Only the payload is set: the caller sets `number`, `time` and `your_legal_actions`, and the facts
     only the host knows: a TurnStarted's clock, a revealed hand's `played_event_number` (from `refs`),
-    a ruled window's measurements (races.py). Everything else comes from the engine event.
+    a ruled window's measurements (racebook.py). Everything else comes from the engine event.
 
     Raises TypeError for an event class this module does not know (a new engine event must be added).
     """
@@ -954,7 +954,7 @@ def legal_actions_to_pb(
             msg.pass_turn = True
         elif isinstance(action, CallUno):
             msg.call_uno = True
-        elif isinstance(action, Catch):
+        elif isinstance(action, CatchUno):
             catch_targets.append(action.target)
         elif isinstance(action, Challenge):
             msg.challenge = True
@@ -1127,7 +1127,7 @@ def action_from_request(seat: int, request: Message) -> tuple[Action, ...]:
     if isinstance(request, play_service_pb2.CallUnoRequest):
         return (CallUno(seat),)
     if isinstance(request, play_service_pb2.CatchUnoRequest):
-        return (Catch(seat, request.target_seat),)
+        return (CatchUno(seat, request.target_seat),)
     if isinstance(request, play_service_pb2.ChallengeRequest):
         return (Challenge(seat),)
     if isinstance(request, play_service_pb2.ReactRequest):
@@ -1236,7 +1236,7 @@ def window_opened_pb(window: Window, *, opened_ns: int, deadline_ns: int | None,
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RuledReaction:
-    """One answer of a ruled race, with the measurements the ruling used (races.py)."""
+    """One answer of a ruled race, with the measurements the ruling used (racebook.py)."""
 
     seat: int
     late: bool
@@ -1312,7 +1312,7 @@ def deck_committed(
     round_no: int, *, merkle_root: bytes, deck_size: int, card_commitments: Sequence[bytes], deck_no: int,
     contributing_seats: Sequence[int], source_commitments: Sequence[bytes],
 ) -> events_pb2.Event:
-    """A committed pile's announcement, before any card of it is used (fair.py)."""
+    """A committed pile's announcement, before any card of it is used (shuffles.py)."""
     return host_event(deck_committed=events_pb2.DeckCommitted(
         round_number=round_no, merkle_root=merkle_root, deck_size=deck_size, card_commitments=card_commitments,
         deck_number=deck_no, contributing_seats=contributing_seats, source_commitments=source_commitments))

@@ -1,5 +1,11 @@
 """Host errors and the one place that maps every refusal to a gRPC status with a machine reason.
 
+Two roots are refusals, each with one job: the engine's `UnoError` (the rules said no; its subclasses
+say whether the input was malformed or just illegal now) and the host's `HostError` (the host said no:
+unknown table, bad token, full table, a shuffle contribution it cannot take). `REFUSALS` names both;
+`status_for` is the only map from them to status codes. Anything else raised while serving a call is a
+bug: the servicer logs it and the call fails with INTERNAL.
+
 The reason travels twice in the trailing metadata, so bots in any language can branch on `NOT_YOUR_TURN`
 without parsing text: as a serialized `unonet.v1.ErrorDetail` under `unonet-error-bin` (what clients
 written for unonet read), and as the standard gRPC rich status under `grpc-status-details-bin` (a
@@ -14,12 +20,10 @@ from collections.abc import Mapping
 import google.rpc.status_pb2 as status_pb2
 import grpc
 
-from unonet.engine import GameOver, IllegalAction, MalformedAction, RulesetError, UnoError
-from unonet.host.fair import ShuffleRefused
+from unonet.engine import MalformedAction, RulesetError, UnoError
 from unonet.v1 import errors_pb2
+from unonet.v1.trailers import ERROR_DETAIL_KEY, STATUS_DETAILS_KEY
 
-ERROR_METADATA_KEY = "unonet-error-bin"
-STATUS_DETAILS_KEY = "grpc-status-details-bin"  # gRPC's own key for a serialized google.rpc.Status
 log = logging.getLogger(__name__)
 
 
@@ -60,23 +64,42 @@ def exhausted(reason: str, message: str) -> HostError:
     return HostError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message)
 
 
-def shuffle_refusal(refused: ShuffleRefused) -> HostError:
-    """A seat's CommitEntropy or RevealEntropy that the shuffle cannot take, as the host refuses it:
-    INVALID_ARGUMENT when the input itself is wrong (a commitment of the wrong size, a value that
-    does not open the commitment), FAILED_PRECONDITION when it is just not the time for it."""
-    code = grpc.StatusCode.INVALID_ARGUMENT if refused.malformed else grpc.StatusCode.FAILED_PRECONDITION
-    return HostError(code, refused.reason, str(refused))
+class ShuffleRefused(HostError):
+    """A seat's CommitEntropy or RevealEntropy that the round's shuffle cannot take; its subclass says
+    which way (as the engine's `MalformedAction` / `IllegalAction` do for actions)."""
+
+    code_for_class = grpc.StatusCode.FAILED_PRECONDITION
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(self.code_for_class, reason, message)
+
+
+class MalformedEntropy(ShuffleRefused):
+    """The input itself is wrong (a commitment of the wrong size, a value that does not open the
+    commitment): INVALID_ARGUMENT, and resending it can never succeed."""
+
+    code_for_class = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class IllegalEntropy(ShuffleRefused):
+    """Well formed, but not the time for it (already committed, nothing pending): FAILED_PRECONDITION."""
+
+
+REFUSALS: tuple[type[Exception], ...] = (HostError, UnoError)
+"""What a handler may raise to refuse a call; `status_for` maps each."""
 
 
 def status_for(error: Exception) -> tuple[grpc.StatusCode, str, str]:
-    """The status code, reason and message for an error raised while serving a call."""
+    """The status code, reason and message for a refusal raised while serving a call.
+
+    Raises:
+        TypeError: `error` is not one of `REFUSALS` (a bug, not a refusal).
+    """
     if isinstance(error, HostError):
         return error.code, error.reason, str(error)
     if isinstance(error, MalformedAction | RulesetError):
         return grpc.StatusCode.INVALID_ARGUMENT, error.reason, str(error)
-    if isinstance(error, IllegalAction | GameOver):
-        return grpc.StatusCode.FAILED_PRECONDITION, error.reason, str(error)
-    if isinstance(error, UnoError):
+    if isinstance(error, UnoError):  # IllegalAction, NotYourTurn, GameOver: the rules forbid it now
         return grpc.StatusCode.FAILED_PRECONDITION, error.reason, str(error)
     raise TypeError(f"not a refusal: {error!r}")
 
@@ -90,7 +113,7 @@ def trailers_for(error: Exception) -> tuple[grpc.StatusCode, str, tuple[tuple[st
     detail = errors_pb2.ErrorDetail(reason=reason, metadata=getattr(error, "metadata", None) or {})
     status = status_pb2.Status(code=code.value[0], message=message)
     status.details.add().Pack(detail)
-    return code, message, ((ERROR_METADATA_KEY, detail.SerializeToString()),
+    return code, message, ((ERROR_DETAIL_KEY, detail.SerializeToString()),
                            (STATUS_DETAILS_KEY, status.SerializeToString()))
 
 

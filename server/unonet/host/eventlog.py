@@ -37,7 +37,7 @@ class LogEntry:
     time_ns: int
     event: Event | events_pb2.Event
     legal: dict[int, actions_pb2.LegalActions] | None = None
-    refs: Any = None  # the committed cards of an engine event (`unonet.host.fair.EventRefs`), for convert
+    refs: Any = None  # the committed cards of an engine event (`unonet.host.shuffles.EventRefs`), for convert
     deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
     bank_ns: int = 0  # with `deadline_ns`: the seat's time bank left as its turn starts
     wire: dict[Any, bytes] | None = field(default=None, repr=False, compare=False)

@@ -223,7 +223,7 @@ class Host:
                 return 0
             return (shuffle.deadline_ns - now) / 1e9
         for window_id, deadline in sorted(table.window_deadlines.items()):
-            if deadline <= now:  # a race is ruled (races.py), any other window just closes
+            if deadline <= now:  # a race is ruled (racebook.py), any other window just closes
                 table.record(table.races.closing_entry(table, window_id))
                 return 0
         game = match.game

@@ -7,8 +7,8 @@ gains is optional on decode, and the entries older hosts wrote (a ruling without
 "cid") still decode to what they meant.
 
 Two parts of an entry are written while it is applied, before it is stored, and read back on replay:
-`fair`, the private part of a shuffle it starts (the host's seed and its bots' values, `fair.py`), and
-`races`, the latency figures of the race windows it opens (`races.py`). They are the only mutable
+`fair`, the private part of a shuffle it starts (the host's seed and its bots' values, `shuffles.py`), and
+`races`, the latency figures of the race windows it opens (`racebook.py`). They are the only mutable
 parts of an otherwise frozen value.
 """
 
@@ -206,7 +206,7 @@ class RaceAnswer:
 
 @dataclass(frozen=True, slots=True)
 class Ruling(Entry):
-    """A race's ruling with every measurement it used (`races.RaceBook.ruling_entry`).
+    """A race's ruling with every measurement it used (`racebook.RaceBook.ruling_entry`).
 
     `answers` (in the ruled order) and `late` are the collected answers, and `ruling` the
     `fairness.races` ordering's own record (`Ruling.to_record`), kept as the JSON it is journalled

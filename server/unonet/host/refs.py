@@ -1,6 +1,6 @@
 """The committed cards of a provably fair round, as the host's other parts read them.
 
-`fair.RoundCards` follows every card by its commitment and attaches these to the engine events it
+`shuffles.RoundCards` follows every card by its commitment and attaches these to the engine events it
 follows; `convert` renders them into CardRefs. They live apart from both, so neither imports the other.
 """
 

@@ -1,7 +1,8 @@
 """gRPC servicers: validate requests, find the table and seat, call the table under its lock.
 
-Every handler is wrapped by `_refusals`, the single place where a HostError or an engine UnoError
-becomes a gRPC status with a machine-readable reason. Anything else is a bug: it is logged with its
+Every handler is wrapped by `_refusals`, which ends the call on any refusal (`errors.REFUSALS`: a
+HostError or an engine UnoError) through `errors.abort`, the one map to a gRPC status with a
+machine-readable reason. Anything else is a bug: it is logged with its
 traceback and surfaces as INTERNAL, and the table, whose state changes only after validation, is intact.
 """
 
@@ -18,10 +19,10 @@ from typing import Any, TypeVar
 
 import grpc
 
-from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, UnoError, find_ruleset
+from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND
+from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
 from unonet.host import convert, journal
-from unonet.host.bots import BOT_KINDS, DEFAULT_BOT_KIND
-from unonet.host.errors import HostError, abort, denied, exhausted, exists, invalid, precondition
+from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
 from unonet.host.host import Host
@@ -80,7 +81,7 @@ def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> C
         try:
             _check_size(request)
             response = await handler(self, request, context)
-        except (HostError, UnoError) as error:
+        except REFUSALS as error:
             if wait_durable:
                 await self.host.store.durable()
             await abort(context, error)
@@ -286,8 +287,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def ListBotKinds(  # noqa: N802
         self, request: lobby_service_pb2.ListBotKindsRequest, context: Context
     ) -> lobby_service_pb2.ListBotKindsResponse:
-        kinds = [table_pb2.BotKind(name=name, description=text, is_default=name == DEFAULT_BOT_KIND)
-                 for name, text in BOT_KINDS.items()]
+        kinds = [table_pb2.BotKind(name=name, description=kind.description, is_default=name == DEFAULT_BOT_KIND)
+                 for name, kind in BOT_KINDS.items()]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
 
@@ -509,7 +510,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             _check_size(request)  # first, as for every unary call
             table = self.host.table(request.table_id)
             seat = table.seat_for(request.token) if request.token else None
-        except (HostError, UnoError) as error:
+        except REFUSALS as error:
             await abort(context, error)
             return
         limit = min(request.batch, MAX_BATCH) if request.batch > 1 else 1
@@ -612,7 +613,7 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
     async def Ping(  # noqa: N802
         self, request: time_service_pb2.PingRequest, context: Context
     ) -> time_service_pb2.PingResponse:
-        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, races.py)."""
+        """Echo the times; with a seat token, also feed that seat's latency (reaction windows, racebook.py)."""
         received = self.host.clock_ns()
         if not request.HasField("client_send_time"):
             raise invalid("MISSING_FIELD", "PingRequest.client_send_time is required", field="client_send_time")

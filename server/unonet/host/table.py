@@ -7,7 +7,7 @@ bounded queue. Replaying the journal through the same method rebuilds the table 
 a restarted host gets it back. The table composes the parts that keep the rest: `seats.Places` (seats,
 spectators, tokens), `eventlog.EventLog` (the numbered events and their serialized renderings),
 `clocks.Clocks` (the turn clock and window deadlines), `fanout.FanOut` (the event streams), and
-`races.RaceBook` and `fair.ShuffleRound` / `fair.RoundCards` (races, shuffles, committed cards).
+`racebook.RaceBook` and `shuffles.ShuffleRound` / `shuffles.RoundCards` (races, shuffles, committed cards).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from unonet.bots.kinds import DEFAULT_BOT_KIND
 from unonet.engine import (
     Action,
     Chat,
@@ -36,15 +37,15 @@ from unonet.engine import (
 )
 from unonet.engine import events as ev
 from unonet.host import convert, journal
-from unonet.host.actions_json import dump_action, load_action
-from unonet.host.bots import DEFAULT_BOT_KIND, choose_action
+from unonet.host.actions_json import canonical, dump_action, load_action
+from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
-from unonet.host.errors import exists, invalid, precondition, shuffle_refusal
+from unonet.host.errors import exists, invalid, precondition
 from unonet.host.eventlog import EventLog, LogEntry
-from unonet.host.fair import RoundCards, ShuffleRefused, ShuffleRound, deck_committed
 from unonet.host.fanout import FanOut, Subscriber
-from unonet.host.races import RaceBook, Ruled
+from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
+from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 
@@ -128,8 +129,8 @@ class Table:
         self.driver_wake: asyncio.Future[bool] | None = None
         self.driver_due_ns: int | None = None  # when (host clock) the driver's timer ends its sleep
         self.clocks = Clocks(turn_time_s=settings.turn_time_s, reaction_time_s=settings.reaction_time_s)
-        self.window_deadlines = self.clocks.window_deadlines  # the same dict, which races.py keeps too
-        self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (races.py)
+        self.window_deadlines = self.clocks.window_deadlines  # the same dict, which racebook.py keeps too
+        self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (racebook.py)
         self.bot_rng = random.Random(seed ^ 0x5EED)
         self._seq = 0
         self._replaying = False
@@ -561,7 +562,7 @@ class Table:
             outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
         first = produced[0].number if produced else self.last_number
         self.commands[key] = CommandRecord(
-            {"actions": entry.actions},
+            {"actions": canonical(entry.actions)},
             actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
         )
         return produced
@@ -580,7 +581,7 @@ class Table:
         return produced
 
     def _apply_ruling(self, entry: journal.Ruling, now: int) -> list[LogEntry]:
-        """A race's ruling, with the measurements it used (races.py): replayed as journalled."""
+        """A race's ruling, with the measurements it used (racebook.py): replayed as journalled."""
         assert self.match is not None
         self.window_deadlines.pop(entry.window, None)
         ruled = self.races.apply_ruling(self.match, entry)
@@ -601,7 +602,7 @@ class Table:
         first = produced[0].number if produced else self.last_number
         for answer in ruled.answers:
             self.commands[(answer.seat, answer.command_id)] = CommandRecord(
-                {"actions": answer.actions},
+                {"actions": canonical(answer.actions)},
                 actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number,
                                           outcome=answer.outcome),
             )
@@ -721,13 +722,10 @@ class Table:
         seat = entry.seat
         if self.shuffle is None:
             raise precondition("NO_SHUFFLE_PENDING", "no shuffle is waiting for contributions now")
-        try:
-            if entry.commitment is not None:
-                events = self.shuffle.commit(seat, entry.commitment, now)
-            else:
-                events = self.shuffle.reveal(seat, entry.value or b"", now)
-        except ShuffleRefused as refused:
-            raise shuffle_refusal(refused) from None
+        if entry.commitment is not None:  # a refusal raises ShuffleRefused, a HostError
+            events = self.shuffle.commit(seat, entry.commitment, now)
+        else:
+            events = self.shuffle.reveal(seat, entry.value or b"", now)
         produced = self._append(events, now)
         produced += self._advance_shuffle(entry, now)
         self.commands[(seat, entry.cid)] = CommandRecord(entry.request(), actions_pb2.CommandResult(

@@ -6,18 +6,20 @@ present, a plain scalar different from zero, false or empty. `universe()` is eve
 `unonet.v1` message a host sends (the Event and each RPC's response, recursing into the messages they
 hold), so a field added to a proto joins the check without anyone listing it.
 
-`proto_comments()` reads the leading comment of every field from `protos/unonet/v1/*.proto`, so an
-exemption (a field that may legitimately stay at its default) can be checked against what its comment
-says about when it is zero.
+`proto_comments()` reads the leading comment of every field from the `.proto` files that ship inside
+the `unonet.v1` package, so an exemption (a field that may legitimately stay at its default) can be
+checked against what its comment says about when it is zero.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from unonet.v1 import (
@@ -30,8 +32,9 @@ from unonet.v1 import (
     watch_service_pb2,
 )
 
+__all__ = ["FieldCoverage", "proto_comments", "sent_roots", "set_fields", "universe"]
+
 PACKAGE = "unonet.v1"
-PROTOS = Path(__file__).resolve().parents[2] / "protos" / "unonet" / "v1"
 _SERVICE_FILES = (chat_service_pb2, lobby_service_pb2, play_service_pb2, time_service_pb2, watch_service_pb2)
 
 
@@ -45,11 +48,13 @@ def sent_roots() -> list[Descriptor]:
     return roots
 
 
-def _is_repeated(field: FieldDescriptor) -> bool:
+def _is_repeated(field: Any) -> bool:
+    """`field` is a FieldDescriptor of either protobuf implementation (pure Python or upb)."""
     return bool(field.is_repeated)
 
 
-def _ours(descriptor: Descriptor | None) -> bool:
+def _ours(descriptor: Any) -> bool:
+    """`descriptor` is a message Descriptor (of either implementation) of this package, or None."""
     return descriptor is not None and descriptor.full_name.startswith(PACKAGE + ".") and not (
         descriptor.GetOptions().map_entry)
 
@@ -66,8 +71,9 @@ def universe(roots: Iterable[Descriptor] | None = None) -> set[str]:
         seen.add(descriptor.full_name)
         for field in descriptor.fields:
             names.add(field.full_name)
-            if _ours(field.message_type):
-                stack.append(field.message_type)
+            nested = field.message_type
+            if nested is not None and _ours(nested):
+                stack.append(nested)
     return names
 
 
@@ -102,6 +108,7 @@ class FieldCoverage:
         self.reasons: set[str] = set()
 
     def observe(self, message: Message) -> None:
+        """Record every field `message` (and what it holds) sets to a non-default value."""
         self.fields.update(set_fields(message))
 
 
@@ -110,13 +117,15 @@ _BLOCK = re.compile(r"^(?:oneof|enum|service) \w+ \{")
 _FIELD = re.compile(r"^(?:optional |repeated )?(?:map<[\w.]+, *[\w.]+>|[\w.]+) (\w+) = \d+;")
 
 
-def proto_comments(directory: Path = PROTOS) -> dict[str, str]:
-    """Each field's leading comment, by full name (`unonet.v1.CardsPlayed.hand_size`), one line of text."""
+def proto_comments(directory: Traversable | None = None) -> dict[str, str]:
+    """Each field's leading comment, by full name (`unonet.v1.CardsPlayed.hand_size`), one line of text,
+    from the `.proto` files in `directory` (default: the ones installed with `unonet.v1`)."""
     comments: dict[str, str] = {}
-    for path in sorted(directory.glob("*.proto")):
+    protos = resources.files(PACKAGE) if directory is None else directory
+    for path in sorted((item for item in protos.iterdir() if item.name.endswith(".proto")), key=lambda p: p.name):
         stack: list[str | None] = []  # message names, None for a oneof or enum block
         lines: list[str] = []
-        for raw in path.read_text().splitlines():
+        for raw in path.read_text(encoding="utf-8").splitlines():
             line = raw.strip()
             if line.startswith("//"):
                 lines.append(line[2:].strip())

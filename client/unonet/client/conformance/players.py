@@ -21,61 +21,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from contract_fields import FieldCoverage
 from google.protobuf import duration_pb2, timestamp_pb2
 from google.protobuf.message import Message
 
+from unonet.client.conformance.coverage import FieldCoverage
+from unonet.client.conformance.remote import CALL_TIMEOUT, Remote
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
     chat_service_pb2,
-    chat_service_pb2_grpc,
     errors_pb2,
+    events_pb2,
     lobby_service_pb2,
-    lobby_service_pb2_grpc,
     play_service_pb2,
-    play_service_pb2_grpc,
     time_service_pb2,
-    time_service_pb2_grpc,
     views_pb2,
     watch_service_pb2,
-    watch_service_pb2_grpc,
 )
+from unonet.v1.trailers import ERROR_DETAIL_KEY
 
-CALL_TIMEOUT = 10.0
-ERROR_KEY = "unonet-error-bin"
+__all__ = ["Player", "entropy_commitment", "observed"]
+
 COLORS = (cards_pb2.COLOR_RED, cards_pb2.COLOR_YELLOW, cards_pb2.COLOR_GREEN, cards_pb2.COLOR_BLUE)
 
 
-@dataclass
-class Stubs:
-    """Every service of one host address."""
-
-    lobby: lobby_service_pb2_grpc.LobbyServiceStub
-    play: play_service_pb2_grpc.PlayServiceStub
-    watch: watch_service_pb2_grpc.WatchServiceStub
-    chat: chat_service_pb2_grpc.ChatServiceStub
-    time: time_service_pb2_grpc.TimeServiceStub
-
-    @classmethod
-    def on(cls, channel: grpc.aio.Channel) -> Stubs:
-        return cls(
-            lobby_service_pb2_grpc.LobbyServiceStub(channel),
-            play_service_pb2_grpc.PlayServiceStub(channel),
-            watch_service_pb2_grpc.WatchServiceStub(channel),
-            chat_service_pb2_grpc.ChatServiceStub(channel),
-            time_service_pb2_grpc.TimeServiceStub(channel),
-        )
-
-
-def reason_of(error: grpc.aio.AioRpcError) -> str:
-    for key, value in error.trailing_metadata() or ():
-        if key == ERROR_KEY:
-            return errors_pb2.ErrorDetail.FromString(value).reason
-    return ""
-
-
-async def observed(coverage: FieldCoverage, call: Awaitable[Any]) -> Any | None:
+async def observed(coverage: FieldCoverage, call: Awaitable[Any]) -> Any:
     """Await one unary call: its response is observed; a refusal's ErrorDetail is observed and its reason
     recorded, and None returned (a random player's stale command is refused now and then)."""
     try:
@@ -85,8 +55,8 @@ async def observed(coverage: FieldCoverage, call: Awaitable[Any]) -> Any | None:
         if task is not None and task.cancelling():
             raise asyncio.CancelledError from None  # the call was cancelled with its caller: not a refusal
         for key, value in error.trailing_metadata() or ():
-            if key == ERROR_KEY:
-                detail = errors_pb2.ErrorDetail.FromString(value)
+            if key == ERROR_DETAIL_KEY:
+                detail = errors_pb2.ErrorDetail.FromString(value)  # type: ignore[arg-type]
                 coverage.observe(detail)
                 coverage.reasons.add(detail.reason)
         return None
@@ -110,7 +80,7 @@ def entropy_commitment(table_id: str, round_no: int, seat: int, value: bytes) ->
 class Player:
     """One stub-client seat. `style`: "careful", "careless", "idle" or "leaver"."""
 
-    stubs: Stubs
+    remote: Remote
     table_id: str
     token: str
     seat: int
@@ -150,7 +120,7 @@ class Player:
         request = watch_service_pb2.WatchEventsRequest(
             table_id=self.table_id, token=self.token, after_event_number=self.last_number, batch=self.batch,
             start_with_snapshot=snapshot)
-        call = self.stubs.watch.WatchEvents(request)
+        call = self.remote.watch.WatchEvents(request)
         try:
             async for response in call:
                 self.coverage.observe(response)
@@ -168,7 +138,7 @@ class Player:
         finally:
             call.cancel()
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: events_pb2.Event) -> None:
         self.last_number = event.number
         if event.HasField("your_legal_actions"):
             self.legal = event.your_legal_actions
@@ -205,7 +175,7 @@ class Player:
             request = time_service_pb2.PingRequest(
                 table_id=self.table_id, token=self.token, sequence=sequence, client_send_time=sent,
                 previous=previous)
-            response = await observed(self.coverage, self.stubs.time.Ping(request))
+            response = await observed(self.coverage, self.remote.time.Ping(request))
             if response is not None:
                 arrived = timestamp_pb2.Timestamp()
                 arrived.GetCurrentTime()
@@ -214,7 +184,7 @@ class Player:
 
     # ----------------------------------------------------------------------------- acting
 
-    def _ids(self) -> dict[str, str]:
+    def _ids(self) -> dict[str, Any]:
         self._commands += 1
         return {"table_id": self.table_id, "token": self.token, "command_id": f"s{self.seat}-{self._commands}"}
 
@@ -235,7 +205,7 @@ class Player:
     async def act(self) -> None:
         """Answer the latest legal actions: shuffle contributions, races, the turn, and now and then a
         mistake the rules punish or refuse."""
-        legal, play = self.legal, self.stubs.play
+        legal, play = self.legal, self.remote.play
         if legal.commit_entropy or legal.reveal_entropy:
             await self._entropy_step(legal)
             return
@@ -253,14 +223,14 @@ class Player:
             await self._play(self.rng.choice(races))
             return
         if self.is_careless and self._silenced_by is not None and self.rng.random() < 0.6:
-            await self._send(self.stubs.chat.SendChat(chat_service_pb2.SendChatRequest(  # breaks the silence
+            await self._send(self.remote.chat.SendChat(chat_service_pb2.SendChatRequest(  # breaks the silence
                 **self._ids(), text="psst")))
         if self.is_careless and self.rng.random() < 0.12:
             await self._mistake()
         for _ in range(3):  # a command refused as stale (the table moved on): look again, and retry
             if not self.legal.required or await self._required(self.legal) is not None:
                 break
-            view = await self._send(self.stubs.watch.GetView(watch_service_pb2.GetViewRequest(
+            view = await self._send(self.remote.watch.GetView(watch_service_pb2.GetViewRequest(
                 table_id=self.table_id, token=self.token)))
             if view is None:
                 break
@@ -271,12 +241,12 @@ class Player:
             await self._send(play.CallUno(play_service_pb2.CallUnoRequest(**self._ids())))
         elif self.style == "leaver" and self._commands > 12:
             self.gone = True
-            await self._send(self.stubs.lobby.LeaveTable(lobby_service_pb2.LeaveTableRequest(
+            await self._send(self.remote.lobby.LeaveTable(lobby_service_pb2.LeaveTableRequest(
                 table_id=self.table_id, token=self.token)))
 
     async def _entropy_step(self, legal: actions_pb2.LegalActions) -> None:
         value = self._entropy.setdefault(self.round_number, secrets.token_bytes(32))
-        play = self.stubs.play
+        play = self.remote.play
         if legal.commit_entropy:
             commitment = entropy_commitment(self.table_id, self.round_number, self.seat, value)
             await self._send(play.CommitEntropy(play_service_pb2.CommitEntropyRequest(
@@ -290,11 +260,11 @@ class Player:
             reaction_time=self._reaction_time())
         if option.needs_color and self.rng.random() < 0.5:
             request.color = self.rng.choice(COLORS)  # else ChooseColor follows
-        return await self._send(self.stubs.play.PlayCards(request))
+        return await self._send(self.remote.play.PlayCards(request))
 
     async def _required(self, legal: actions_pb2.LegalActions) -> Any | None:
         """The command the game waits for; its response, or None when refused."""
-        play, rng = self.stubs.play, self.rng
+        play, rng = self.remote.play, self.rng
         turn = [option for option in legal.plays if option.kind == actions_pb2.PLAY_KIND_TURN]
         if legal.choose_color:
             return await self._send(play.ChooseColor(play_service_pb2.ChooseColorRequest(
@@ -308,7 +278,7 @@ class Player:
                 card=rng.choice(list(legal.five_swap.cards)))))
         elif legal.give_cards:
             # A client looks at what it was offered (SeatView.five_swap) before it gives a card back.
-            await self._send(self.stubs.watch.GetView(watch_service_pb2.GetViewRequest(
+            await self._send(self.remote.watch.GetView(watch_service_pb2.GetViewRequest(
                 table_id=self.table_id, token=self.token)))
             return await self._send(play.GiveCard(play_service_pb2.GiveCardRequest(
                 **self._ids(), card=rng.choice(list(legal.give_cards)))))
@@ -330,17 +300,17 @@ class Player:
 
     async def _mistake(self) -> None:
         """One thing a careless player gets wrong: punished under some house rules, refused otherwise."""
-        play, rng = self.stubs.play, self.rng
+        play, rng = self.remote.play, self.rng
         choice = rng.randrange(5)
         if choice == 0:
-            await self._send(self.stubs.chat.SendChat(chat_service_pb2.SendChatRequest(
+            await self._send(self.remote.chat.SendChat(chat_service_pb2.SendChatRequest(
                 **self._ids(), text="oops")))
             return
         if choice == 1:
             await self._send(play.CatchUno(play_service_pb2.CatchUnoRequest(
                 **self._ids(), target_seat=(self.seat + 1 + rng.randrange(3)) % 4)))
             return
-        view = await self._send(self.stubs.watch.GetView(watch_service_pb2.GetViewRequest(
+        view = await self._send(self.remote.watch.GetView(watch_service_pb2.GetViewRequest(
             table_id=self.table_id, token=self.token)))
         if view is None or not view.view.hand:
             return

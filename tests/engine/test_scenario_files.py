@@ -1,5 +1,5 @@
-"""Audit of issue 2's scenario format: `unonet rules check` settles a dispute with a file a newcomer
-can write from docs/scenarios.md, shows a readable diff when the file is wrong, and reports a file it
+"""Scenario files: `unonet rules check` settles a dispute with a file a newcomer can write from
+docs/scenarios.md, shows a readable diff when the file is wrong, and reports a file it
 cannot run as a scenario error (never a traceback, never a silent pass).
 """
 
@@ -57,10 +57,12 @@ MALFORMED = [
     (scenario(setup={"hands": POSITION["hands"]}), "setup needs 'discard'"),
     (scenario(steps="play"), "steps must be a list of tables"),
     (scenario([{"action": "play", "seat": 0}]), "play needs card (or cards)"),
-    (scenario([{"action": "catch", "seat": 0}]), "catch needs target"),
+    (scenario([{"action": "catch_uno", "seat": 0}]), "catch_uno needs target"),
     (scenario([{"action": "draw"}]), "draw needs seat"),
     (scenario([{"action": "play", "seat": "zero", "card": "red 5"}]), "seat must be a seat number, not 'zero'"),
     (scenario([{"action": "fly", "seat": 0}]), "unknown action 'fly'"),
+    (scenario([{"action": "catch", "seat": 0, "target": 1}]), "the action 'catch' is now 'catch_uno'"),
+    (scenario([{"action": "swap", "seat": 0, "target": 1}]), "the action 'swap' is now 'choose_swap_target'"),
     (scenario([{**PLAY, "expected": {"current": 0}}]), "unknown keys ['expected']"),
     (scenario([{**PLAY, "expect": {"no_events": ["Plaid"]}}]), "unknown event 'Plaid'"),
     (scenario([{**PLAY, "expect": {"events": [{"type": "Played", "colour": "red"}]}}]), "Played has no field colour"),

@@ -1,5 +1,5 @@
-"""Audit of issue 2: an illegal or malformed action raises a typed error that says what was wrong and
-leaves the state exactly as it was; under H15 an illegal play on one's own turn is a penalty instead.
+"""An illegal or malformed action raises a typed error that says what was wrong and leaves the state
+exactly as it was; under H15 an illegal play on one's own turn is a penalty instead.
 
 `test_properties.py` compares `Game.fingerprint()`, which leaves out some private state (reaction
 logs, the jump-in window, the bluff snapshot, the blocking count). Here the whole object graph of the
@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_audit_properties import any_ruleset
+from rulesets import any_ruleset
 
 from unonet.engine import (
     Action,
     CallUno,
     Card,
-    Catch,
+    CatchUno,
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
@@ -94,9 +94,9 @@ def bad_actions(game: Game, seat: int, players: int, rng: random.Random) -> list
         ChooseSwapTarget(seat, seat),
         ChooseSwapTarget(seat, players),
         ChooseSwapTarget(seat, (seat + 1) % players),
-        Catch(seat, seat),
-        Catch(seat, players),
-        Catch(seat, (seat + 1) % players),
+        CatchUno(seat, seat),
+        CatchUno(seat, players),
+        CatchUno(seat, (seat + 1) % players),
         React(seat, 10_000),
         Draw(players),
         Draw(-1),
@@ -193,7 +193,7 @@ REFUSALS: list[tuple[Action, type[UnoError], str, str]] = [
     (Pass(0), IllegalAction, "WRONG_PHASE", ""),
     (Challenge(0), IllegalAction, "NOTHING_TO_CHALLENGE", ""),
     (CallUno(0), IllegalAction, "NOTHING_TO_CALL", ""),
-    (Catch(1, 0), IllegalAction, "NOT_CATCHABLE", "0"),
+    (CatchUno(1, 0), IllegalAction, "NOT_CATCHABLE", "0"),
     (ChooseColor(0, Color.RED), IllegalAction, "NO_COLOR_TO_CHOOSE", ""),
     (Play(0, (Card.parse("red 5"), Card.parse("blue 7"))), IllegalAction, "ONE_CARD_ONLY", ""),
 ]
@@ -229,8 +229,8 @@ def test_h15_turns_an_illegal_play_into_a_penalty_and_the_turn_continues() -> No
         assert snapshot(match) == before, action
 
 
-# Found by the audit: `Game.from_position` indexed `in_play` with `current` and `dealer` unchecked, so a
-# seat past the last raised IndexError and a negative one was silently taken from the end.
+# `Game.from_position` must check `current` and `dealer`: unchecked, a seat past the last raised
+# IndexError and a negative one was silently taken from the end.
 @pytest.mark.parametrize(("current", "dealer"), [(7, 0), (-1, 0), (0, 5), (0, -1)])
 def test_from_position_refuses_a_seat_outside_the_table(current: int, dealer: int) -> None:
     with pytest.raises(MalformedAction):
@@ -245,7 +245,7 @@ def test_from_position_refuses_a_seat_outside_the_table(current: int, dealer: in
         )
 
 
-# Found by the audit: with `uno_slap` on, a black card played as one's second-to-last card with an UNO
+# With `uno_slap` on, a black card played as one's second-to-last card with an UNO
 # call opens the blocking slap window while its player still has to name the colour; `ChooseColor` was
 # accepted but not listed. Naming the colour is part of the play (the turn passes on under the window
 # after any other card too), so legal_actions now lists it; refusing it would have to be WINDOW_OPEN.

@@ -1,6 +1,8 @@
-"""Regression tests for the contract audit's lobby, connection and validation findings (a Node bot
-written from the protos and docs/protocol.md alone): each is a promise of the published protocol the
-host broke. Over real gRPC on 127.0.0.1:0, because bot authors meet these promises only there.
+"""A seat is what its events announced: each bot seated by StartTable announced before the match (and a
+start journalled before bots were announced replaying without them), a seat shown connected as its
+last connection event said and that event the last of its own stream's backlog, an eliminated seat
+holding no cards from its PlayerEliminated on. Promises a client written from the protos and
+docs/protocol.md alone relies on; over real gRPC on 127.0.0.1:0 where a client meets them.
 """
 
 from __future__ import annotations
@@ -8,16 +10,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import grpc
-import pytest
-from test_bad_input import TIMEOUT, create, eventually, expect_error, join, state, two_player_table, view
+from host_stubs import TIMEOUT, create, eventually, join
 
 from unonet.engine import events as ev
 from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
 from unonet.host.table import Table, TableSettings
-from unonet.v1 import cards_pb2, events_pb2, lobby_service_pb2, play_service_pb2, watch_service_pb2
+from unonet.v1 import events_pb2, lobby_service_pb2, watch_service_pb2
 
 
 async def events_until(stubs: Any, table_id: str, token: str, last: int) -> list[events_pb2.Event]:
@@ -116,20 +116,6 @@ async def test_a_seats_own_connection_event_is_the_last_of_its_streams_backlog(s
     assert first.snapshot.view.seats[0].connected
 
 
-@pytest.mark.parametrize(("color", "rank"), [(cards_pb2.COLOR_RED, 77), (77, cards_pb2.RANK_ONE)],
-                         ids=["rank", "colour"])
-async def test_an_undefined_enum_number_inside_a_card_is_unspecified_enum(stubs: Any, color: int, rank: int) -> None:
-    """errors.proto: UNSPECIFIED_ENUM is "a number the enum does not define" too; NO_SUCH_CARD is a
-    pairing of real colours and ranks that does not exist. The guide says the same for every request."""
-    table_id, tokens = await two_player_table(stubs)
-    before = await state(stubs, table_id, tokens)
-    v = await view(stubs, table_id, tokens[0])
-    error = await expect_error(stubs.play.PlayCards(play_service_pb2.PlayCardsRequest(
-        table_id=table_id, token=tokens[v.seat_to_act], command_id="c",
-        cards=[cards_pb2.Card(color=color, rank=rank)]), timeout=TIMEOUT),  # type: ignore[arg-type]
-        grpc.StatusCode.INVALID_ARGUMENT, "UNSPECIFIED_ENUM")
-    assert "77" in error.details()
-    assert await state(stubs, table_id, tokens) == before
 
 
 def test_an_eliminated_seat_holds_no_cards_from_its_player_eliminated_event_on() -> None:

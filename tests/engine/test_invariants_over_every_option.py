@@ -1,9 +1,9 @@
-"""Audit of issue 2's property tests, over rulesets drawn from every option, not only the presets.
+"""Random matches keep every invariant over rulesets drawn from every option, not only the presets.
 
 `test_properties.py` draws a preset and flips booleans, so enum and number options keep their preset
-values: `bluff_penalty = "take_back"`, `blank_effect = "wild"`, `wild_draw_four = "no_other_play"`
-with other house rules, a `uno_penalty` of 0 or 4 outside the Serbian and Polish presets, never
-appeared. Its round playout also stops before it checks a finished round. Here every option is drawn,
+values there: `bluff_penalty = "take_back"`, `blank_effect = "wild"`, `wild_draw_four =
+"no_other_play"` with other house rules, a `uno_penalty` of 0 or 4 outside the Serbian and Polish
+presets would never appear. Here every option is drawn (`rulesets.any_ruleset`),
 rounds are checked as they end (exactly one `RoundEnded`, naming one winner whose hand is empty),
 whole matches run to a winner within a step budget, and the same seed replays event for event.
 """
@@ -12,53 +12,18 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import fields
-from enum import Enum
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rulesets import OPTIONS, any_ruleset, option_values
 
-from unonet.engine import Card, Match, Ruleset, RulesetError, events, standard_deck
+from unonet.engine import Card, Match, Ruleset, events, standard_deck
 from unonet.engine.playout import random_step
-
-_DEFAULT = Ruleset()
-# Small values keep random matches short; the values themselves are what RULES.md allows.
-_NUMBERS = {
-    "uno_penalty": st.sampled_from([0, 2, 4]),
-    "target_score": st.sampled_from([50, 100, 150]),
-    "blank_draw": st.sampled_from([1, 4, 10]),
-}
-
-
-def _option(name: str) -> st.SearchStrategy[Any]:
-    default = getattr(_DEFAULT, name)
-    if isinstance(default, bool):
-        return st.booleans()
-    if isinstance(default, Enum):
-        return st.sampled_from(list(type(default)))
-    return _NUMBERS[name]
-
-
-_OPTIONS = [f.name for f in fields(Ruleset) if f.name != "name"]
-
-
-@st.composite
-def any_ruleset(draw: st.DrawFn) -> Ruleset:
-    """Every option drawn independently; impossible combinations are dropped one option at a time."""
-    ruleset = Ruleset(name="audit", target_score=100)
-    for name in _OPTIONS:
-        value = draw(_option(name))
-        try:
-            ruleset = ruleset.replace(**{name: value})
-        except RulesetError:
-            continue
-    return ruleset
 
 
 def test_every_option_can_be_drawn() -> None:
-    for name in _OPTIONS:
-        assert _option(name) is not None
+    for name in OPTIONS:
+        assert option_values(name) is not None
 
 
 def _deck(ruleset: Ruleset) -> Counter[Card]:

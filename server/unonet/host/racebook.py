@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from unonet.engine import Action, CallUno, Catch, IllegalAction, Phase, Play, React, UnoError, WindowKind
+from unonet.engine import Action, CallUno, CatchUno, IllegalAction, Phase, Play, React, UnoError, WindowKind
 from unonet.engine import events as ev
 from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S, LatencyEstimator, PingSample
@@ -64,7 +64,7 @@ from unonet.v1 import actions_pb2, events_pb2
 
 if TYPE_CHECKING:
     from unonet.engine import Game, Match, Window
-    from unonet.host.fair import RoundCards
+    from unonet.host.shuffles import RoundCards
 
 PINGS_KEPT = 8  # pings waiting for their arrival report, per seat
 RULED_KEPT = 256  # windows remembered after their ruling, to answer late answers RACE_LOST
@@ -588,12 +588,12 @@ def _penalizes(event: ev.Event, seat: int) -> bool:
 
 def answered_window(game: Game, seat: int, action: Action) -> Window | None:
     """The open window `action` would answer, or None when it answers none: a React's window, the
-    catch window of a Catch's target (or of the caller, for CallUno), the run-cut window for any play
+    catch window of a CatchUno's target (or of the caller, for CallUno), the run-cut window for any play
     while a run waits, and for a play out of turn the seat's skip-escape window, else the jump-in one."""
     if isinstance(action, React):
         window = game.windows.get(action.window)
         return window if window is not None and window.kind in REACTED_TO else None
-    if isinstance(action, Catch):
+    if isinstance(action, CatchUno):
         return _catch_window(game, action.target)
     if isinstance(action, CallUno):
         return _catch_window(game, seat)

@@ -39,6 +39,7 @@ from unonet.fairness import (
     verify_seat_entropy,
 )
 from unonet.host import convert
+from unonet.host.errors import IllegalEntropy, MalformedEntropy
 from unonet.host.refs import EventRefs, Ref
 from unonet.v1 import actions_pb2, events_pb2
 
@@ -46,15 +47,6 @@ SCHEME = "unonet/v1/fair-shuffle"
 """The scheme name ShuffleCommitted announces: docs/fairness.md sections 2 to 7, version 1."""
 
 ENTROPY_BYTES = 32
-
-
-class ShuffleRefused(ValueError):
-    """A seat's commitment or reveal cannot be taken now. `reason` is the machine-readable reason."""
-
-    def __init__(self, message: str, *, reason: str, malformed: bool = False) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.malformed = malformed
 
 
 def _code_table() -> dict[Card, CardCode]:
@@ -212,12 +204,12 @@ class ShuffleRound:
         """Raises ShuffleRefused unless `seat` may commit `commitment` now. A seat that committed to this
         shuffle is told so (ALREADY_COMMITTED) also once the reveals began: that is why it may not."""
         if seat in self.asked and seat in self.commitments:
-            raise ShuffleRefused(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
+            raise IllegalEntropy(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
         if self.phase != "commit" or seat not in self.asked:
-            raise ShuffleRefused(f"seat {seat} has no shuffle contribution to commit now", reason="NO_SHUFFLE_PENDING")
+            raise IllegalEntropy(f"seat {seat} has no shuffle contribution to commit now", reason="NO_SHUFFLE_PENDING")
         if len(commitment) != ENTROPY_BYTES:
-            raise ShuffleRefused(
-                f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD", malformed=True
+            raise MalformedEntropy(
+                f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD"
             )
 
     def commit(self, seat: int, commitment: bytes, now: int) -> list[events_pb2.Event]:
@@ -228,16 +220,14 @@ class ShuffleRound:
     def check_reveal(self, seat: int, value: bytes) -> None:
         """Raises ShuffleRefused unless `value` opens `seat`'s commitment and the seat may reveal now."""
         if self.phase != "reveal" or seat not in self.asked or seat not in self.commitments:
-            raise ShuffleRefused(f"seat {seat} has no shuffle contribution to reveal now", reason="NO_SHUFFLE_PENDING")
+            raise IllegalEntropy(f"seat {seat} has no shuffle contribution to reveal now", reason="NO_SHUFFLE_PENDING")
         if seat in self.values:
-            raise ShuffleRefused(f"seat {seat} has already revealed", reason="ALREADY_REVEALED")
+            raise IllegalEntropy(f"seat {seat} has already revealed", reason="ALREADY_REVEALED")
         if not verify_seat_entropy(
             self.commitments[seat], seat, value, table_id=self.table_id, round_no=self.round_no
         ):
-            raise ShuffleRefused(
-                f"that value does not open seat {seat}'s commitment for round {self.round_no}",
-                reason="INVALID_FIELD",
-                malformed=True,
+            raise MalformedEntropy(
+                f"that value does not open seat {seat}'s commitment for round {self.round_no}", reason="INVALID_FIELD"
             )
 
     def reveal(self, seat: int, value: bytes, now: int) -> list[events_pb2.Event]:

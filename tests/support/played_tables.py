@@ -1,0 +1,61 @@
+"""Tables played to their end in process, by the host's own bot policy, for the host's tests that
+read a whole log (the render cache, the legal actions each event carries)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from unonet.engine import legal_actions
+from unonet.host import journal
+from unonet.host.bots import choose_action, reaction_for
+from unonet.host.host import Host
+from unonet.host.table import Table, TableSettings
+
+RULES = [
+    ("standard", {}),
+    ("house", {}),  # hidden cards move around: seven-o swaps, zero rotations, five-swaps, reveals
+    ("standard", {"seven_o": True, "five_swap": True, "jump_in": True, "bluffing": True}),
+]
+
+
+async def played_table(preset: str, overrides: dict, seed: int) -> Table:
+    """A four-seat table of `preset` with `overrides` played to its match's end by the host's own bot
+    policy, moved by the test itself (no driver), with a subscriber watching so every copy is cached."""
+    host = Host()
+    settings = TableSettings(name="t", seat_count=4, preset=preset, overrides={"target_score": 1, **overrides},
+                             turn_time_s=600)
+    try:
+        table = host.create_table(settings, seed=seed)
+    except Exception as error:  # an option this engine does not have: nothing to check
+        await host.stop()
+        pytest.skip(str(error))
+    await host.stop()  # no driver: this test moves the table itself
+    for i in range(4):
+        table.join(f"p{i}", None, False)
+    watcher = table.subscribe(0)  # someone watches, so the journal's public copy is cached too
+    rng = random.Random(seed)
+    steps = 0
+    while table.match is not None and not table.match.is_over and steps < 3000:
+        steps += 1
+        if table.window_deadlines:
+            table.record(journal.Close(min(table.window_deadlines)))
+            continue
+        game = table.match.game
+        seat = game.to_act
+        if seat is None:
+            reacted = False
+            for other in range(4):
+                action = reaction_for(game, other, legal_actions(game, other))
+                if action is not None:
+                    table.command(other, f"r{steps}", (action,))
+                    reacted = True
+                    break
+            if not reacted:
+                break
+            continue
+        action = choose_action(game, seat, legal_actions(game, seat), rng)
+        table.command(seat, f"c{steps}", (action,))
+    table.unsubscribe(watcher)
+    return table
