@@ -12,6 +12,9 @@ It imports only the generated protocol and `unonet.fairness`, as the Verifier do
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -40,45 +43,74 @@ _UNSIGNED = frozenset({
 
 def canonical(message: Message) -> bytes:
     """The canonical encoding of `message` (8.2): for each present field in ascending field number,
-    `field(u64(number)) || field(value)`; a repeated field's value is `field(element)` per element."""
+    `field(u64(number)) || field(value)`; a repeated field's value is `field(element)` per element.
+
+    `ListFields` lists the present fields in field-number order (protobuf's documented order)."""
     parts = []
-    for descriptor, value in sorted(message.ListFields(), key=lambda item: item[0].number):
-        if descriptor.is_repeated:
-            encoded = b"".join(field(_scalar(descriptor, element)) for element in value)
-        else:
-            encoded = _scalar(descriptor, value)
-        parts.append(field(descriptor.number.to_bytes(8, "big")) + field(encoded))
+    for descriptor, value in message.ListFields():
+        prefix, scalar = _FIELDS.get(descriptor) or _field_codec(descriptor)
+        encoded = b"".join([_framed(scalar(e)) for e in value]) if descriptor.is_repeated else scalar(value)
+        parts.append(prefix)
+        parts.append(len(encoded).to_bytes(4, "big"))
+        parts.append(encoded)
     return b"".join(parts)
 
 
-def _scalar(descriptor: FieldDescriptor, value: object) -> bytes:
+def _framed(value: bytes) -> bytes:
+    return len(value).to_bytes(4, "big") + value
+
+
+_Scalar = Callable[[Any], bytes]
+_FIELDS: dict[FieldDescriptor, tuple[bytes, _Scalar]] = {}
+"""Per field: `field(u64(number))` and the encoder of one value, found once."""
+
+
+def _field_codec(descriptor: FieldDescriptor) -> tuple[bytes, _Scalar]:
     kind = descriptor.type
+    scalar: _Scalar
     if kind == FieldDescriptor.TYPE_MESSAGE:
-        assert isinstance(value, Message)
-        return canonical(value)
-    if kind == FieldDescriptor.TYPE_BOOL:
-        return b"\x01" if value else b"\x00"
-    if kind == FieldDescriptor.TYPE_STRING:
-        assert isinstance(value, str)
-        return value.encode("utf-8")
-    if kind == FieldDescriptor.TYPE_BYTES:
-        assert isinstance(value, bytes)
-        return value
-    if kind in _SIGNED:
-        assert isinstance(value, int)
-        return value.to_bytes(8, "big", signed=True)
-    if kind in _UNSIGNED:
-        assert isinstance(value, int)
-        return value.to_bytes(8, "big")
-    raise TypeError(f"field {descriptor.full_name} has a type the canonical encoding does not define")
+        scalar = canonical
+    elif kind == FieldDescriptor.TYPE_BOOL:
+        scalar = _bool
+    elif kind == FieldDescriptor.TYPE_STRING:
+        scalar = _text
+    elif kind == FieldDescriptor.TYPE_BYTES:
+        scalar = bytes
+    elif kind in _SIGNED:
+        scalar = _signed
+    elif kind in _UNSIGNED:
+        scalar = _unsigned
+    else:
+        raise TypeError(f"field {descriptor.full_name} has a type the canonical encoding does not define")
+    codec = _FIELDS[descriptor] = (field(descriptor.number.to_bytes(8, "big")), scalar)
+    return codec
+
+
+def _bool(value: bool) -> bytes:
+    return b"\x01" if value else b"\x00"
+
+
+def _text(value: str) -> bytes:
+    return value.encode("utf-8")
+
+
+def _signed(value: int) -> bytes:
+    return value.to_bytes(8, "big", signed=True)
+
+
+def _unsigned(value: int) -> bytes:
+    return value.to_bytes(8, "big")
 
 
 def public_form(event: events_pb2.Event) -> events_pb2.Event:
-    """The event as a spectator receives it, from any receiver's copy (a new message)."""
+    """The event as a spectator receives it, from any receiver's copy: `event` itself when it is
+    already public (never change what it returns), else a new message."""
+    kind = event.WhichOneof("payload")
+    if kind not in PRIVATE_FACES and not event.HasField("your_legal_actions"):
+        return event
     public = events_pb2.Event()
     public.CopyFrom(event)
     public.ClearField("your_legal_actions")
-    kind = public.WhichOneof("payload")
     if kind == "hand_revealed":
         del public.hand_revealed.hand.cards[:]  # only the challenger sees the hand; everyone its count
     elif kind in PRIVATE_FACES:
