@@ -1,7 +1,7 @@
 """Speed of the terminal client's screen: event arrival to finished redraw, at 100x30 (issue 13, "Speed").
 
 First a whole 10-player match is recorded as one seat receives it: an in-process host on 127.0.0.1
-(`--bot-delay 0`) with nine host bots and one seat played by the SDK's `BotRunner` (a `RandomBot`);
+(`--bot-delay 0`) with nine host bots and one seat played by the SDK's `BotRunner` (a `BasicBot`);
 when the match is over the seat's whole log is read back from event 1 through `TableClient.events`,
 legal actions and hidden faces as that seat got them.
 
@@ -32,7 +32,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from unonet.bots.random_bot import RandomBot
+from unonet.bots.basic_bot import BasicBot
 from unonet.bots.runner import BotRunner
 from unonet.client.table_client import TableClient
 from unonet.client.tui.model import GameModel
@@ -55,7 +55,7 @@ async def record_match(target_score: int, seed: int) -> list[events_pb2.Event]:
             created = await client.create_table("house", {"target_score": target_score}, PLAYERS, manual_start=True)
             joined = await client.join(created.table_id, "bench", 0)
             await client.add_bots(PLAYERS - 1)
-            runner = BotRunner(RandomBot(seed))
+            runner = BotRunner(BasicBot(seed))
             play = asyncio.create_task(runner.run(client, created.table_id, 0))
             await asyncio.sleep(0)
             await client.start_table()

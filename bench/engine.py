@@ -11,6 +11,9 @@ Cases:
 - `floor_2p`: as many rounds of `bench/floor.py`, the fastest plain pure-Python 2-player random playout
   we could write (core rules only, no validation, no events): what any pure-Python engine could reach
   here, and so how much of the 5x target is reachable at all.
+- `playout_*`: the search API (`bench/playouts.py`): whole rounds from the deal by `unonet.engine.playout`
+  with its built-in random policy, against RLCard playing whole games in the same process, standard
+  rules and every house rule, 2 and 4 players; and `Game.copy()` against `copy.deepcopy`.
 - the policy alone: the 2p option lists recorded, then replayed through the policy with no engine call,
   beside the 5x target as microseconds per round (`policy_us_per_game_2p`, `budget_us_per_game_5x`).
 
@@ -61,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder o
 
 from batch import Batch
 from floor import play_floor
+from playouts import copy_us, determinize_us, play_playouts, playout_against_rlcard
 
 SEED = 20260101
 WARMUP_SEED = 7
@@ -183,6 +187,13 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     house_react = play_rounds(HOUSE, 4, n_house_react, SEED, react=True)
     house = house_react if windows == "react" else house_closed
     policy_us = policy_us_per_game(n_2p // SLICES, SEED)
+    play_playouts(STANDARD, 2, 200, WARMUP_SEED)
+    playout_2p, playout_rlcard_2p = playout_against_rlcard(STANDARD, 2, n_2p, SEED)
+    playout_4p, playout_rlcard_4p = playout_against_rlcard(STANDARD, 4, n_4p, SEED)
+    playout_house_2p, playout_house_rlcard_2p = playout_against_rlcard(HOUSE, 2, n_house_react, SEED)
+    playout_house_4p, playout_house_rlcard_4p = playout_against_rlcard(HOUSE, 4, n_house_react, SEED)
+    copy_us_4p, deepcopy_us_4p = copy_us(STANDARD, 4, SEED)
+    determinize_us_4p = determinize_us(STANDARD, 4, SEED)
 
     import rlcard
 
@@ -214,6 +225,22 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
         "games_4p": n_4p,
         "games_4p_house_closed": n_house,
         "games_4p_house_react": n_house_react,
+        # The search API (bench/playouts.py): whole rounds from the deal by `playout()`, against RLCard
+        # playing whole games in the same process; `_house` with every house rule on.
+        "playout_build": "pure-python",
+        "playout_games_per_s_2p": round(playout_2p.games_per_s, 1),
+        "playout_games_per_s_4p": round(playout_4p.games_per_s, 1),
+        "playout_ratio_2p": round(playout_2p.games_per_s / playout_rlcard_2p.games_per_s, 3),
+        "playout_ratio_4p": round(playout_4p.games_per_s / playout_rlcard_4p.games_per_s, 3),
+        "playout_games_per_s_2p_house": round(playout_house_2p.games_per_s, 1),
+        "playout_games_per_s_4p_house": round(playout_house_4p.games_per_s, 1),
+        "playout_ratio_2p_house": round(playout_house_2p.games_per_s / playout_house_rlcard_2p.games_per_s, 3),
+        "playout_ratio_4p_house": round(playout_house_4p.games_per_s / playout_house_rlcard_4p.games_per_s, 3),
+        "playout_steps_per_game_2p": round(playout_2p.actions_per_game, 1),
+        "copy_us_4p": round(copy_us_4p, 1),
+        "deepcopy_us_4p": round(deepcopy_us_4p, 1),
+        "copy_speedup_vs_deepcopy": round(deepcopy_us_4p / copy_us_4p, 1),
+        "determinize_us_4p": round(determinize_us_4p, 1),
         "python": platform.python_version(),
         "rlcard": rlcard.__version__,
     }
@@ -248,6 +275,15 @@ def print_table(figures: dict[str, float | int | str]) -> None:
     print(
         f"5x RLCard means {figures['budget_us_per_game_5x']} us per 2-player game; the random policy alone "
         f"(no engine) spends {figures['policy_us_per_game_2p']} us of it; unonet takes {figures['us_per_game_2p']} us"
+    )
+    print(
+        f"playout() from the deal vs RLCard ({figures['playout_build']}): {figures['playout_ratio_2p']:.2f}x 2p, "
+        f"{figures['playout_ratio_4p']:.2f}x 4p standard; {figures['playout_ratio_2p_house']:.2f}x 2p, "
+        f"{figures['playout_ratio_4p_house']:.2f}x 4p every house rule (target: at least 5x 2p, compiled)"
+    )
+    print(
+        f"Game.copy(): {figures['copy_us_4p']} us, copy.deepcopy: {figures['deepcopy_us_4p']} us "
+        f"({figures['copy_speedup_vs_deepcopy']}x), determinize: {figures['determinize_us_4p']} us, 4 players"
     )
     seats = "seats react" if figures["house_windows"] == "react" else "windows closed"
     print(f"games_per_s_4p_house reports the house case with {seats} (--windows)")

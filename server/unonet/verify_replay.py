@@ -6,7 +6,7 @@ revealed decks, and finds for each step of the log the one input that produces e
 log holds next: a seat's legal action (a play, a draw, a pass, a colour, a call, a catch, a challenge,
 a swap, a chat under a silence), a race ruled in the order the log publishes, a window closed, a
 forfeit. The engine's events are rendered as the host renders them for a spectator (its commitment
-record, `unonet.host.shuffles.RoundCards`, and `unonet.host.convert`), so every draw, penalty, obligation,
+record, `unonet.host.shuffles.RoundCards`, and `unonet.wire.convert`), so every draw, penalty, obligation,
 score and total in the log is the engine's, or the replay stops at the first event that is not.
 
 It needs the engine, so it lives on the server side (the client may not import it): `unonet verify`
@@ -21,18 +21,21 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from unonet.engine import Match, standard_deck
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from unonet.engine import Game, Match, standard_deck
 from unonet.engine import events as ev
 from unonet.engine.actions import Action, Chat, Play, React
 from unonet.engine.errors import UnoError
 from unonet.engine.legal import legal_actions
 from unonet.fairness import combine_seed
-from unonet.host import convert
 from unonet.host.shuffles import RoundCards
-from unonet.v1 import events_pb2, table_pb2
+from unonet.v1 import cards_pb2, events_pb2, table_pb2
+from unonet.wire import convert
 
 __all__ = ["ReplayMismatch", "ReplayReport", "replay_log"]
 
@@ -64,8 +67,6 @@ class ReplayReport:
     events: int
 
 
-_Input = Callable[[Match], list[ev.Event]]
-"""One input to the match: a seat's action, a ruling, a window closed, a forfeit."""
 
 
 @dataclass
@@ -127,67 +128,43 @@ def _round_seeds(events: Sequence[events_pb2.Event]) -> dict[int, tuple[bytes, b
 
 def replay_log(table_id: str, events: Sequence[events_pb2.Event]) -> ReplayReport:
     """Replay an audited log of a fair-shuffle table through the engine. Raises ReplayMismatch."""
-    started = next((e.match_started for e in events if e.HasField("match_started")), None)
-    first = next((e.round_started for e in events if e.HasField("round_started")), None)
-    if started is None or first is None:
-        raise ReplayMismatch("the log holds no MatchStarted and RoundStarted to replay from", number=0)
-    ruleset = convert.ruleset_from_pb(started.settings.ruleset.preset, started.settings.ruleset)
-    seats = started.settings.seat_count
-    # With the dealer and every deck given (the later piles through the record's shuffle hook), the
-    # engine draws on no chance of its own: the generator is never used.
-    match = Match(ruleset, seats, random.Random(0), dealer=first.dealer_seat, auto_deal=False)
-    match.start()
-    seeds = _round_seeds(events)
-    contents = standard_deck(blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds,
-                             h2o_wilds=ruleset.h2o_wilds)
-    state = _State(match, None)
-    expected = [e for e in events if _is_engine_event(e)]
-    host_before: dict[int, list[events_pb2.Event]] = {}
-    pending: list[events_pb2.Event] = []
-    for event in events:
-        if _is_engine_event(event):
-            host_before[event.number] = pending
-            pending = []
-        else:
-            pending.append(event)
-    # A search with a little backtracking: two inputs can give the same events now and differ later (a
-    # run played with or without its UNO call shows only when the run lands), so the last steps that
-    # had another matching input are kept, and tried again when no input explains an event.
-    frames: list[tuple[_State, int, Iterator[_Input]]] = []
-    at, inputs, rounds, furthest, retries = 0, 0, 0, 0, 0
-    while at < len(expected):
-        if state.match.is_over:
-            raise ReplayMismatch("the engine's match is over, yet the log goes on", number=expected[at].number)
-        if state.match.is_awaiting_deal:
-            state = copy.deepcopy(state)
-            round_no = state.match.round_no + 1
-            if round_no not in seeds:
-                raise ReplayMismatch(f"round {round_no} was dealt but its seed never revealed",
-                                     number=expected[at].number)
-            round_seed, host_seed = seeds[round_no]
-            state.cards = RoundCards(table_id, round_no, round_seed, host_seed, contents)
-            produced = state.match.deal(state.cards.deal_cards, shuffle=state.cards.shuffle)
-            at = _match_events(state, produced, expected, at)
-            rounds += 1
-            continue
-        options = _candidates(state.match, expected[at:], host_before.get(expected[at].number, []))
-        found = _advance(state, at, options, expected)
-        while found is None:
-            furthest = max(furthest, at)
-            retries += 1
-            if not frames or retries > MAX_RETRIES:
-                event = expected[furthest]
-                raise ReplayMismatch(
-                    f"no input the rules allow gives event {event.number} ({event.WhichOneof('payload')}) as the "
-                    f"log has it: {_brief(event)}", number=event.number)
-            state, at, options = frames.pop()
-            inputs -= 1
-            found = _advance(state, at, options, expected)
-        frames = [*frames[-BACKTRACK_STEPS:], (state, at, options)]
-        state, at = found
-        inputs += 1
-    return ReplayReport(inputs, rounds, len(expected))
+    return _Replay(table_id, events).run()
 
+
+@dataclass(frozen=True)
+class _In:
+    """One input: a seat's `action`, a `window` closed (or ruled with `answers`), a `forfeit`, a deal."""
+
+    action: Action | None = None
+    window: int | None = None
+    answers: tuple[Action, ...] | None = None
+    forfeit: int | None = None
+    deal: bool = False
+
+    def to_match(self, match: Match) -> list[ev.Event]:
+        if self.action is not None:
+            return match.apply(self.action)
+        if self.forfeit is not None:
+            return match.forfeit(self.forfeit)
+        assert self.window is not None
+        if self.answers is None:
+            return match.close_window(self.window)
+        return match.resolve_window(self.window, list(self.answers))
+
+    def to_game(self, game: Game) -> list[ev.Event] | None:
+        """The same input on a copy of the round alone (no scoring): None when only the match can say."""
+        if self.action is not None:
+            return game.apply(self.action)
+        if self.forfeit is not None:
+            return None
+        assert self.window is not None
+        if self.answers is None:
+            return game.close_window(self.window)
+        return game.resolve_window(self.window, list(self.answers))
+
+
+CHECKPOINT_EVERY = 200
+"""Inputs between two saved states: a step that must be undone is rebuilt from the last one."""
 
 BACKTRACK_STEPS = 24
 """How many earlier steps the search may go back to try another input that gave the same events."""
@@ -196,23 +173,179 @@ MAX_RETRIES = 64
 """How often in one replay the search may go back at all: an honest log needs it rarely (an ambiguity
 resolves within a few steps), a forged one would otherwise make it try every combination."""
 
+_MATCH_KINDS = frozenset({"penalty_points", "player_eliminated", "round_ended", "match_ended", "deck_committed",
+                          "shuffle_revealed"})
+"""What the round alone does not render as the match does (totals, scoring) or at all (later piles)."""
 
-def _advance(state: _State, at: int, options: Iterator[_Input],
-             expected: Sequence[events_pb2.Event]) -> tuple[_State, int] | None:
-    """The state after the next of `options` that gives the log's next events, or None."""
-    for candidate in options:
-        trial = copy.deepcopy(state)
+
+class _Replay:
+    """The search: each step's inputs are first tried on a cheap copy of the round (`Game.copy`), and
+    the one whose events fit is applied to the match itself; a step that must be undone is rebuilt
+    from the last checkpoint by applying the inputs again."""
+
+    def __init__(self, table_id: str, events: Sequence[events_pb2.Event]) -> None:
+        started = next((e.match_started for e in events if e.HasField("match_started")), None)
+        first = next((e.round_started for e in events if e.HasField("round_started")), None)
+        if started is None or first is None:
+            raise ReplayMismatch("the log holds no MatchStarted and RoundStarted to replay from", number=0)
+        self.table_id = table_id
+        self.ruleset = convert.ruleset_from_pb(started.settings.ruleset.preset, started.settings.ruleset)
+        # With the dealer and every deck given (the later piles through the record's shuffle hook), the
+        # engine draws on no chance of its own: the generator is never used.
+        match = Match(self.ruleset, started.settings.seat_count, random.Random(0), dealer=first.dealer_seat,
+                      auto_deal=False)
+        match.start()
+        self.seeds = _round_seeds(events)
+        self.contents = standard_deck(blank_cards=self.ruleset.blank_cards, sound_wilds=self.ruleset.sound_wilds,
+                                      h2o_wilds=self.ruleset.h2o_wilds)
+        self.expected = [e for e in events if _is_engine_event(e)]
+        self.loose = [_loose(e) for e in self.expected]
+        self.host_before: dict[int, list[events_pb2.Event]] = {}
+        pending: list[events_pb2.Event] = []
+        for event in events:
+            if _is_engine_event(event):
+                self.host_before[event.number] = pending
+                pending = []
+            else:
+                pending.append(event)
+        self.state = _State(match, None)
+        self.at = 0
+        self.steps: list[_In] = []
+        self.checkpoints: list[tuple[int, _State, int]] = [(0, copy.deepcopy(self.state), 0)]
+
+    def run(self) -> ReplayReport:
+        frames: list[tuple[int, list[_In]]] = []  # a step with other inputs that fit, to go back to
+        furthest, retries = 0, 0
+        while self.at < len(self.expected):
+            if self.state.match.is_over:
+                raise ReplayMismatch("the engine's match is over, yet the log goes on",
+                                     number=self.expected[self.at].number)
+            options = [_In(deal=True)] if self.state.match.is_awaiting_deal else self._fitting()
+            while not self._take(options):
+                furthest = max(furthest, self.at)
+                retries += 1
+                if not frames or retries > MAX_RETRIES:
+                    event = self.expected[furthest]
+                    raise ReplayMismatch(
+                        f"no input the rules allow gives event {event.number} ({event.WhichOneof('payload')}) as "
+                        f"the log has it: {_brief(event)}", number=event.number)
+                step, options = frames.pop()
+                self._restore(step)
+            if options:
+                frames = [*frames[-BACKTRACK_STEPS:], (len(self.steps) - 1, options)]
+        rounds = sum(1 for step in self.steps if step.deal)
+        return ReplayReport(len(self.steps) - rounds, rounds, len(self.expected))
+
+    def _take(self, options: list[_In]) -> bool:
+        """Apply the first of `options` whose events are the log's next ones (removing the ones tried)."""
+        while options:
+            step = options.pop(0)
+            if self._apply(step):
+                return True
+            self._restore(len(self.steps))  # the failed input changed the state: back to before it
+        return False
+
+    def _apply(self, step: _In) -> bool:
+        state = self.state
         try:
-            produced = candidate(trial.match)
-        except UnoError:
-            continue
+            if step.deal:
+                round_no = state.match.round_no + 1
+                if round_no not in self.seeds:
+                    return False
+                round_seed, host_seed = self.seeds[round_no]
+                state.cards = RoundCards(self.table_id, round_no, round_seed, host_seed, self.contents)
+                produced = state.match.deal(state.cards.deal_cards, shuffle=state.cards.shuffle)
+            else:
+                produced = step.to_match(state.match)
+            if not produced:
+                return False
+            self.at = _match_events(state, produced, self.expected, self.at)
+        except (UnoError, ReplayMismatch):
+            return False
+        self.steps.append(step)
+        if len(self.steps) % CHECKPOINT_EVERY == 0:
+            self.checkpoints.append((len(self.steps), copy.deepcopy(self.state), self.at))
+        return True
+
+    def _restore(self, steps: int) -> None:
+        """The state after the first `steps` inputs: the last checkpoint before, and the inputs since."""
+        while self.checkpoints[-1][0] > steps:
+            self.checkpoints.pop()
+        done, saved, at = self.checkpoints[-1]
+        self.state, self.at = copy.deepcopy(saved), at
+        redo, self.steps = self.steps[done:steps], self.steps[:done]
+        for step in redo:
+            if not self._apply(step):
+                raise AssertionError("an input that fitted once does not fit again")
+
+    def _fitting(self) -> list[_In]:
+        """The inputs whose events, on a copy of the round, fit the log's next ones (loosely: the faces
+        alone, without commitments or match totals), the likeliest first."""
+        out = []
+        upcoming = self.expected[self.at:]
+        match = self.state.match
+        base = match.game.copy()
+        for step in _candidates(base, match.num_players, upcoming, self.host_before.get(upcoming[0].number, [])):
+            game = base.copy()
+            try:
+                produced = step.to_game(game)
+            except UnoError:
+                continue
+            if produced is None or self._fits(produced):
+                out.append(step)
+        return out
+
+    def _fits(self, produced: list[ev.Event]) -> bool:
         if not produced:
+            return False
+        at = self.at
+        for event in produced:
+            pb = convert.event_to_pb(event, None)
+            if pb.WhichOneof("payload") in _MATCH_KINDS:
+                continue
+            while at < len(self.expected) and self.expected[at].WhichOneof("payload") in _MATCH_KINDS:
+                at += 1
+            if at >= len(self.expected) or _loose(pb) != self.loose[at]:
+                return False
+            if pb.HasField("pile_reshuffled"):
+                return True  # what follows depends on the rebuilt pile's order, which the copy does not know
+            at += 1
+        return True
+
+
+def _loose(event: events_pb2.Event) -> bytes:
+    """`_normal` with every card reduced to its face: what a copy of the round renders without the
+    commitment record."""
+    out = events_pb2.Event()
+    out.ParseFromString(_normal(event))
+    kind = out.WhichOneof("payload")
+    if kind == "hand_revealed":
+        out.hand_revealed.ClearField("played_event_number")  # the record's: it numbers the play
+    if kind is not None:
+        _faces_only(getattr(out, kind))
+    return out.SerializeToString(deterministic=True)
+
+
+def _faces_only(message: Message) -> None:
+    for descriptor, value in message.ListFields():
+        if descriptor.type != FieldDescriptor.TYPE_MESSAGE:
             continue
-        try:
-            return trial, _match_events(trial, produced, expected, at)
-        except ReplayMismatch:
-            continue
-    return None
+        if descriptor.message_type is cards_pb2.CardRef.DESCRIPTOR:
+            refs = list(value) if descriptor.is_repeated else [value]
+            for ref in refs:
+                for name in ("commitment", "salt", "deck_number", "position"):
+                    ref.ClearField(name)
+            if descriptor.is_repeated:
+                kept = [ref for ref in value if ref.HasField("card")]
+                del value[:]
+                value.extend(kept)
+            elif not value.HasField("card"):
+                message.ClearField(descriptor.name)
+        elif descriptor.is_repeated:
+            for element in value:
+                _faces_only(element)
+        else:
+            _faces_only(value)
 
 
 def _match_events(state: _State, produced: list[ev.Event], expected: Sequence[events_pb2.Event], at: int) -> int:
@@ -243,64 +376,47 @@ def _brief(event: events_pb2.Event) -> str:
     return str(getattr(event, kind)).replace("\n", " ")[:160] if kind else ""
 
 
-def _candidates(match: Match, upcoming: Sequence[events_pb2.Event],
-                host: Sequence[events_pb2.Event]) -> Iterator[_Input]:
+def _candidates(game: Game, seats: int, upcoming: Sequence[events_pb2.Event],
+                host: Sequence[events_pb2.Event]) -> Iterator[_In]:
     """The inputs that may come next, the likeliest first: what the host events before the next engine
     event announce (a forfeit, a chat), a race ruled as the log publishes it, a window closed, then every
     legal action of the seat the next event names, and of every other seat."""
     for event in host:
         if event.HasField("seat_taken_over") and event.seat_taken_over.policy == table_pb2.TAKEOVER_POLICY_FORFEIT:
-            yield _forfeit(event.seat_taken_over.seat)
+            yield _In(forfeit=event.seat_taken_over.seat)
         if event.HasField("chat_message") and event.chat_message.HasField("seat"):
-            yield _apply(Chat(event.chat_message.seat))
-    game = match.game
+            yield _In(action=Chat(event.chat_message.seat))
     closed = next((e.reaction_window_closed for e in upcoming[:64] if e.HasField("reaction_window_closed")), None)
     if closed is not None and closed.window_id in game.windows:
         ranked = [r.seat for r in closed.reactions if not r.late]
-        yield from _rulings(match, closed.window_id, ranked)  # none ranked: ruled with no answer in time
-        yield _close(closed.window_id)
+        yield from _rulings(game, closed.window_id, ranked)  # none ranked: ruled with no answer in time
+        yield _In(window=closed.window_id)
     first = upcoming[0]
     kind = first.WhichOneof("payload")
     named = getattr(getattr(first, kind), "seat", None) if kind else None
-    order = list(range(match.num_players))
+    order = list(range(seats))
     if isinstance(named, int) and named in order:
         order.remove(named)
         order.insert(0, named)
     for seat in order:
         for action in legal_actions(game, seat):
-            yield _apply(action)
+            yield _In(action=action)
             if isinstance(action, Play) and not action.call_uno:
-                yield _apply(Play(action.seat, action.cards, call_uno=True))
+                yield _In(action=Play(action.seat, action.cards, call_uno=True))
 
 
-def _apply(action: Action) -> _Input:
-    return lambda match: match.apply(action)
-
-
-def _forfeit(seat: int) -> _Input:
-    return lambda match: match.forfeit(seat)
-
-
-def _close(window: int) -> _Input:
-    return lambda match: match.close_window(window)
-
-
-def _ruled(window: int, answers: tuple[Action, ...]) -> _Input:
-    return lambda match: match.resolve_window(window, list(answers))
-
-
-def _rulings(match: Match, window: int, ranked: list[int]) -> Iterator[_Input]:
+def _rulings(game: Game, window: int, ranked: list[int]) -> Iterator[_In]:
     """The ruling of `window` with the ranked seats' answers in order: each seat's actions that answer
     that window (a reaction, a catch, a jump-in play), every combination."""
     options: list[list[Action]] = []
     for seat in ranked:
-        answers = [a for a in legal_actions(match.game, seat) if _answers(a, window)]
+        answers = [a for a in legal_actions(game, seat) if _answers(a, window)]
         answers += [Play(a.seat, a.cards, call_uno=True) for a in answers if isinstance(a, Play) and not a.call_uno]
         if not answers:
             return
         options.append(answers)
     for combination in _product(options):
-        yield _ruled(window, combination)
+        yield _In(window=window, answers=combination)
 
 
 def _answers(action: Action, window: int) -> bool:

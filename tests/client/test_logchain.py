@@ -4,6 +4,8 @@ same chain, the SDK's head through drops and resumes, and `unonet verify` catchi
 from __future__ import annotations
 
 import asyncio
+import random
+from types import SimpleNamespace
 
 import grpc
 import pytest
@@ -15,11 +17,19 @@ from unonet.client.audit import write_jsonl
 from unonet.client.logchain import LogChain, canonical, parse_head, public_form
 from unonet.client.verify import verify_events
 from unonet.fairness.chain import log_genesis
-from unonet.host import journal
+from unonet.host import journal, shuffles
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import cards_pb2, events_pb2
+
+
+@pytest.fixture(autouse=True)
+def _seeded_host_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's seeds and bots' entropy from a seeded generator: every game here is the same on every
+    run, so the events a test needs (a challenge, a rebuilt pile, a tied race) are always there."""
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(1234).randbytes))
+
 
 PRESETS = ["standard", "house", "serbian", "french", "russian", "polish"]
 

@@ -182,7 +182,7 @@ def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
     pane = open_client(host, table_id, tmp_path)
     try:
         screen = pane.wait_for(lambda s: "YOUR TURN" in s, "our turn")
-        assert "ann" in screen and "random-bot" in screen
+        assert "ann" in screen and "basic-bot" in screen
         hand = hand_line(screen)
         count = int(hand.split(":")[0].split()[1])
         assert count >= 7 and ">" in hand and "<" in hand, hand  # the dealt hand, a card chosen

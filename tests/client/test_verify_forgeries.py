@@ -28,9 +28,17 @@ from unonet.fairness import (
     WrongRuling,
 )
 from unonet.host import journal, shuffles
-from unonet.host.refs import EventRefs
 from unonet.host.shuffles import RoundCards
 from unonet.v1 import events_pb2
+from unonet.wire.refs import EventRefs
+
+
+@pytest.fixture(autouse=True)
+def _seeded_host_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's seeds and bots' entropy from a seeded generator: every game here is the same on every
+    run, so the events a test needs (a challenge, a rebuilt pile, a tied race) are always there."""
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(1234).randbytes))
+
 
 PRESETS = ["standard", "house", "serbian", "french", "russian", "polish"]
 
@@ -202,11 +210,13 @@ def test_an_honest_log_with_timeouts_passes(preset: str) -> None:
 def test_rebuilt_piles_are_checked_and_a_pile_rebuilt_short_of_a_discard_is_caught(monkeypatch) -> None:
     """T5: the host keeps the card under the top one out of every rebuilt pile (an engine whose rebuild
     keeps two discards, as only `take_back` may while a Wild Draw Four on top can be taken back)."""
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(4).randbytes))
     honest = play_match(1, target_score=300, draw_to_match=True)
     checks = verify_events(TABLE_ID, stream(honest, None)).checks
     assert checks["later pile made from exactly the cards the rules shuffle"] > 0
     assert "pile_reshuffled" in _kinds(stream(honest, None))
     monkeypatch.setattr(engine_game.Game, "_can_take_back", lambda self: True)
+    monkeypatch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(4).randbytes))
     lying = play_match(1, target_score=300, draw_to_match=True)
     public = stream(lying, None)
     assert "pile_reshuffled" in _kinds(public)

@@ -40,9 +40,9 @@ from unonet.fairness.merkle import _root_of_hashes, leaf_hash
 from unonet.host import journal, shuffles
 from unonet.host.bots import choose_action, reaction_for
 from unonet.host.host import Host
-from unonet.host.refs import Ref
 from unonet.host.shuffles import Hand, MirrorError, RoundCards
 from unonet.host.table import TableSettings
+from unonet.wire.refs import Ref
 
 # ------------------------------------------------------------------------------------ hands
 

@@ -7,7 +7,7 @@ import pytest
 from played_tables import RULES, played_table
 
 from unonet.host import eventlog, journal
-from unonet.host.wire import EVENTS_FIELD, length_delimited
+from unonet.host.framing import EVENTS_FIELD, length_delimited
 from unonet.v1 import events_pb2
 
 

@@ -96,7 +96,7 @@ async def rigged_table(wire: Wire, monkeypatch: pytest.MonkeyPatch, deck: list[C
 
 def card(text: str) -> cards_pb2.Card:
     parsed = Card.parse(text)
-    from unonet.host import convert
+    from unonet.wire import convert
 
     return convert.card_to_pb(parsed)
 

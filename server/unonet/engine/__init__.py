@@ -24,9 +24,10 @@ from unonet.engine.actions import (
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
 from unonet.engine.errors import REASONS, GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
-from unonet.engine.game import BluffRecord, Game, Obligation, Phase, RefusedReaction, WindowOutcome
+from unonet.engine.game import BluffRecord, Game, MidPlay, Obligation, Phase, RefusedReaction, WindowOutcome
 from unonet.engine.legal import is_bluff, legal_actions
-from unonet.engine.match import Match, choose_dealer
+from unonet.engine.match import Match, choose_dealer, round_points
+from unonet.engine.playout import PlayoutLimit
 from unonet.engine.ruleset import (
     PRESET_DESCRIPTIONS,
     PRESETS,
@@ -40,6 +41,7 @@ from unonet.engine.ruleset import (
     WildDrawFourRule,
     find_ruleset,
 )
+from unonet.engine.search import Knowledge, PlayoutResult, Policy, determinize, playout, random_action, settle_blocking
 from unonet.engine.views import ObligationView, SeatView
 
 __all__ = [
@@ -70,14 +72,19 @@ __all__ = [
     "GiveCard",
     "IllegalAction",
     "JumpInPenalty",
+    "Knowledge",
     "MalformedAction",
     "Match",
+    "MidPlay",
     "NotYourTurn",
     "Obligation",
     "ObligationView",
     "Pass",
     "Phase",
     "Play",
+    "PlayoutLimit",
+    "PlayoutResult",
+    "Policy",
     "Rank",
     "React",
     "RefusedReaction",
@@ -91,8 +98,13 @@ __all__ = [
     "WindowKind",
     "WindowOutcome",
     "choose_dealer",
+    "determinize",
     "find_ruleset",
     "is_bluff",
     "legal_actions",
+    "playout",
+    "random_action",
+    "round_points",
+    "settle_blocking",
     "standard_deck",
 ]

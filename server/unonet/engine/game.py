@@ -172,6 +172,29 @@ class WindowOutcome:
     refused: tuple[RefusedReaction, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class MidPlay:
+    """What a round remembers between turns, for `Game.from_position` to set up a position mid-play.
+
+    `phase` is what `current` is about to do: after a draw (`drawn`, a card it holds), naming the
+    colour of the black card on top, choosing a 7-0 or 5-swap target, or (as the 5-swap's target,
+    `pending_swap` = giver, target, the card held aside; `current` is then the giver) giving a card
+    back. `windows` are the open non-blocking windows (UNO catches, jump-ins, skip escapes): a
+    blocking one cannot be set up. `next_window_id` is above every window id the round has used.
+    """
+
+    phase: Phase = Phase.TURN
+    drawn: Card | None = None
+    pending_swap: tuple[int, int, Card] | None = None
+    windows: tuple[Window, ...] = ()
+    next_window_id: int = 1
+    silence: int | None = None
+    skip_next: tuple[int, ...] = ()
+    went_out: int | None = None
+    penalty_points: tuple[int, ...] = ()
+    first_card_on_top: bool = False
+
+
 @dataclass(slots=True)
 class Obligation:
     """An open draw obligation: `target` draws `amount` unless they answer it (H1, H3, B1)."""
@@ -290,13 +313,15 @@ class Game:
         round_no: int = 1,
         seats_in_play: Iterable[int] | None = None,
         obligation: Obligation | None = None,
+        mid_play: MidPlay | None = None,
     ) -> Game:
-        """A round set up mid-play (scenario files, puzzles): `draw_pile` top first, `discard` top last.
+        """A round set up mid-play (scenario files, puzzles, a search bot's view of its table):
+        `draw_pile` top first, `discard` top last.
 
         The colour in force defaults to the top card's. `obligation` opens a draw obligation on `current`,
         who must be its target (a Draw Two or Wild Draw Four played just before the position; with a
-        `bluff` record the Wild Draw Four can be challenged). Raises MalformedAction for an impossible
-        set-up.
+        `bluff` record the Wild Draw Four can be challenged). `mid_play` sets what a round remembers
+        between turns (`MidPlay`). Raises MalformedAction for an impossible set-up.
         """
         if not discard:
             raise MalformedAction("a position needs at least one discard", reason="BAD_POSITION")
@@ -322,6 +347,8 @@ class Game:
         if obligation is not None:
             game._check_position_obligation(obligation)
             game._set_obligation(dataclasses.replace(obligation))
+        if mid_play is not None:
+            game._set_mid_play(mid_play)
         game._emit(ev.TurnStarted(current))
         return game
 
@@ -399,6 +426,70 @@ class Game:
 
     def _shuffle_with_rng(self, cards: list[Card], purpose: str) -> None:
         shuffle_like_random(self.rng, cards)
+
+    def _set_mid_play(self, mid: MidPlay) -> None:
+        """`from_position`: the phase, the open non-blocking windows and the round's other memories."""
+        n, current, top = self.num_players, self.current, self.discard[-1]
+
+        def bad(message: str) -> MalformedAction:
+            return MalformedAction(message, reason="BAD_POSITION")
+
+        phase = mid.phase
+        if phase is ROUND_OVER:
+            raise bad("a position is a round in play")
+        if (phase is AFTER_DRAW) != (mid.drawn is not None) or (
+            mid.drawn is not None and mid.drawn not in self.hands[current]
+        ):
+            raise bad("after a draw (and only then) the drawn card is one the seat to act holds")
+        if (phase is GIVE_CARD) != (mid.pending_swap is not None):
+            raise bad("a 5-swap's card is held aside while (and only while) its target gives one back")
+        if phase is CHOOSE_COLOR and not top.is_black:
+            raise bad(f"a colour is chosen for a black card, not {top}")
+        self.phase = phase
+        self.drawn = mid.drawn
+        if phase is CHOOSE_COLOR:
+            obligation = self.obligation
+            if mid.first_card_on_top:
+                context = _ColorFor.FIRST_CARD
+            elif obligation is not None and top.rank is WILD:
+                context = _ColorFor.DEFLECT
+            else:
+                context = _ColorFor.PLAY
+            self._pending_black = _PendingBlack(current, top, context)
+            if top.rank is WILD_DRAW_FOUR:
+                rest = tuple(self.hands[current])
+                rule = self.ruleset.wild_draw_four
+                under = self.discard[-2] if len(self.discard) > 1 else top
+                self._bluff_snapshot = (rest, is_wild_draw_four_fair(rest, self.color, under, rule), self.color)
+        if mid.pending_swap is not None:
+            giver, target, card = mid.pending_swap
+            if giver == target or not all(0 <= s < n and self.in_play[s] for s in (giver, target)):
+                raise bad(f"a 5-swap is between two seats in play, not {giver} and {target}")
+            self._swap = (giver, target, card)
+            self.current = giver
+        for seat in (mid.silence, mid.went_out, *mid.skip_next):
+            if seat is not None and not (0 <= seat < n and self.in_play[seat]):
+                raise bad(f"seat {seat} is not in play")
+        if mid.went_out is not None and self.hands[mid.went_out]:
+            raise bad(f"seat {mid.went_out} went out but holds cards")
+        self.silence, self.went_out = mid.silence, mid.went_out
+        self.skip_next = set(mid.skip_next)
+        if mid.penalty_points:
+            if len(mid.penalty_points) != n:
+                raise bad(f"{len(mid.penalty_points)} penalty totals for {n} seats")
+            self.penalty_points = list(mid.penalty_points)
+        self.first_card_on_top = mid.first_card_on_top
+        for window in mid.windows:
+            if window.is_blocking or window.kind is RUN_CUT_WINDOW:
+                raise bad(f"window {window.id} blocks play: a position starts with none open")
+            if window.id in self.windows or not 1 <= window.id < mid.next_window_id:
+                raise bad(f"window ids are unique and below {mid.next_window_id}, not {window.id}")
+            self.windows[window.id] = window
+            if window.kind is UNO_CATCH_WINDOW and window.target is not None:
+                self.catchable.add(window.target)  # U2: a catch window is open on each catchable seat
+            elif window.kind is JUMP_IN_WINDOW:
+                self._jump_window = window.id
+        self._next_window = max(self._next_window, mid.next_window_id)
 
     # ----------------------------------------------------------------------------------- set-up (S)
 
@@ -617,6 +708,39 @@ class Game:
         clone._out = []
         return clone
 
+    def redeal_unseen(self, hands: Sequence[Sequence[Card]], draw_pile: Sequence[Card]) -> None:
+        """Determinization's one write (`unonet.engine.search.determinize`): put other cards in the
+        hands and the draw pile (top last, as `draw_pile` holds it), the same cards in all.
+
+        What the rules remember about hidden cards is judged again from the new hands, as it was when
+        they were played: an open Wild Draw Four's bluff record (B2: the accused's hand then is the first
+        cards of its hand now, since every draw appends) and the hand a Wild Draw Four still waiting for
+        its colour left (T2). Raises MalformedAction when the cards are not the same, or a hand would
+        be too small for that record.
+        """
+        if len(hands) != self.num_players:
+            raise MalformedAction(f"{len(hands)} hands for {self.num_players} seats", reason="BAD_POSITION")
+        before = [card.key for hand in self.hands for card in hand] + [card.key for card in self.draw_pile]
+        after = [card.key for hand in hands for card in hand] + [card.key for card in draw_pile]
+        if sorted(before) != sorted(after):
+            raise MalformedAction("a redeal must keep the same cards", reason="BAD_POSITION")
+        new_hands = [list(hand) for hand in hands]
+        rule, under = self.ruleset.wild_draw_four, self.discard[-2] if len(self.discard) > 1 else None
+        obligation = self.obligation
+        if obligation is not None and obligation.bluff is not None and under is not None:
+            bluff = obligation.bluff
+            held = new_hands[bluff.accused][: len(bluff.hand)]
+            if len(held) != len(bluff.hand):
+                raise MalformedAction(f"seat {bluff.accused} holds too few cards", reason="BAD_POSITION")
+            fair = is_wild_draw_four_fair(held, bluff.previous_color, under, rule)
+            obligation.bluff = dataclasses.replace(bluff, hand=tuple(held), is_fair=fair)
+        pending = self._pending_black
+        if pending is not None and pending.card.rank is WILD_DRAW_FOUR and under is not None:
+            rest = tuple(new_hands[pending.seat])
+            self._bluff_snapshot = (rest, is_wild_draw_four_fair(rest, self.color, under, rule), self.color)
+        self.hands = new_hands
+        self.draw_pile = list(draw_pile)
+
     # --------------------------------------------------------------------------------- applying
 
     def apply(self, action: Action) -> list[Event]:
@@ -636,6 +760,18 @@ class Game:
         self._out = []
         handler(self, action)
         return self._out
+
+    def step(self, action: Action) -> None:
+        """The search path (`unonet.engine.search`): apply an action the caller knows is legal now.
+
+        It skips what `apply` checks before the rules run (the round still going, the seat in play,
+        the action's type) and keeps no events: the handlers add theirs to a scratch list that is
+        dropped, most of them shared values, not built. It reaches exactly the state `apply` would
+        (tests/engine/test_search.py compares fingerprints along random playouts). An action that is
+        not legal is undefined behaviour: it may raise, or leave a state no rule leads to.
+        """
+        self._out = []
+        _HANDLERS[action.__class__](self, action)
 
     def apply_command(self, actions: Sequence[Action]) -> list[Event]:
         """Apply one command's actions all or nothing: a play and the colour it names are two.

@@ -23,6 +23,33 @@ RUSSIAN_ZERO_POINTS = 50
 RUSSIAN_WILD_DRAW_FOUR_BONUS = 50
 
 
+def round_points(game: Game, winner: int) -> list[int]:
+    """P2/P3: what a finished round adds to each seat's total under its ruleset's scoring, seat by seat.
+
+    The one place a round is scored: `Match` adds it to the totals, and a search's playout returns it.
+    """
+    ruleset = game.ruleset
+    seats = game.seats()
+    hand_points = {seat: _hand_points(ruleset, game.hands[seat]) for seat in seats}
+    points = [0] * game.num_players
+    if ruleset.scoring is Scoring.WINNER_TAKES:
+        points[winner] = sum(hand_points.values())
+        for seat in seats:
+            points[seat] -= game.penalty_points[seat]
+    else:
+        for seat in seats:
+            points[seat] = hand_points[seat] + game.penalty_points[seat]
+        if ruleset.russian_scoring and game.discard[-1].rank is Rank.WILD_DRAW_FOUR:
+            points[winner] -= RUSSIAN_WILD_DRAW_FOUR_BONUS
+    return points
+
+
+def _hand_points(ruleset: Ruleset, hand: list[Card]) -> int:
+    if ruleset.russian_scoring and len(hand) == 1 and hand[0].rank is Rank.ZERO:
+        return RUSSIAN_ZERO_POINTS  # P3: a single 0 left in hand
+    return sum(card.points for card in hand)
+
+
 def choose_dealer(
     seats: Sequence[int], rng: random.Random, pile: Sequence[Card] = ()
 ) -> tuple[int, tuple[tuple[int, Card], ...]]:
@@ -105,6 +132,19 @@ class Match:
         if self._game is None:
             raise GameOver("the match has not started")
         return self._game
+
+    def copy(self) -> Match:
+        """An independent copy for bots that search: the round's `Game.copy()`, the scores, and a random
+        stream that continues the same way (so the copy deals its next round as this match would)."""
+        clone = object.__new__(Match)
+        clone.__dict__.update(self.__dict__)
+        clone.rng = random.Random()
+        clone.rng.setstate(self.rng.getstate())
+        clone.totals = list(self.totals)
+        clone.eliminated = set(self.eliminated)
+        clone._decks = list(self._decks)
+        clone._game = None if self._game is None else self._game.copy()
+        return clone
 
     @property
     def is_over(self) -> bool:
@@ -279,19 +319,8 @@ class Match:
 
     def _score_round(self, game: Game, winner: int) -> list[Event]:
         """P2/P3: score the round, eliminate, decide the match or deal the next round."""
-        ruleset = self.ruleset
         seats = game.seats()
-        hand_points = {seat: self._hand_points(game.hands[seat]) for seat in seats}
-        points = [0] * self.num_players
-        if ruleset.scoring is Scoring.WINNER_TAKES:
-            points[winner] = sum(hand_points.values())
-            for seat in seats:
-                points[seat] -= game.penalty_points[seat]
-        else:
-            for seat in seats:
-                points[seat] = hand_points[seat] + game.penalty_points[seat]
-            if ruleset.russian_scoring and game.discard[-1].rank is Rank.WILD_DRAW_FOUR:
-                points[winner] -= RUSSIAN_WILD_DRAW_FOUR_BONUS
+        points = round_points(game, winner)
         for seat in seats:
             self.totals[seat] += points[seat]
         decided = self._decide(seats)  # eliminations (their PlayerEliminated follow the RoundEnded)
@@ -313,11 +342,6 @@ class Match:
         while nxt in self.eliminated:
             nxt = (nxt + 1) % self.num_players
         return nxt
-
-    def _hand_points(self, hand: list[Card]) -> int:
-        if self.ruleset.russian_scoring and len(hand) == 1 and hand[0].rank is Rank.ZERO:
-            return RUSSIAN_ZERO_POINTS  # P3: a single 0 left in hand
-        return sum(card.points for card in hand)
 
     def _decide(self, seats: list[int]) -> list[Event]:
         target = self.ruleset.target_score

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from unonet.engine import Event
-from unonet.host import convert
-from unonet.host.wire import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
+from unonet.host.framing import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.v1 import actions_pb2, events_pb2
+from unonet.wire import convert
 
 # Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
 _PUBLIC = object()

@@ -57,10 +57,11 @@ from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S, LatencyEstimator, PingSample
 from unonet.fairness.races import Reaction, order_reactions
 from unonet.fairness.shuffle import derive_seed
-from unonet.host import convert, journal
+from unonet.host import journal
 from unonet.host.actions_json import dump_action, load_action
 from unonet.host.errors import invalid, precondition
 from unonet.v1 import actions_pb2, events_pb2
+from unonet.wire import convert
 
 if TYPE_CHECKING:
     from unonet.engine import Game, Match, Window

@@ -19,15 +19,15 @@ from typing import Any, TypeVar
 
 import grpc
 
-from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND
+from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, canonical_name, describe, public_names
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
-from unonet.host import convert, journal
+from unonet.host import journal
 from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
 from unonet.host.eventlog import LogEntry
 from unonet.host.fanout import Subscriber
+from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
-from unonet.host.wire import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -43,6 +43,7 @@ from unonet.v1 import (
     watch_service_pb2,
     watch_service_pb2_grpc,
 )
+from unonet.wire import convert
 
 log = logging.getLogger(__name__)
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -110,11 +111,12 @@ def _check_size(request: Any) -> None:
 
 
 def _bot_kind(name: str) -> str:
-    """A bot kind the host has (empty: its default), or UNKNOWN_BOT_KIND."""
-    kind = name or DEFAULT_BOT_KIND
-    if kind not in BOT_KINDS:
-        raise invalid("UNKNOWN_BOT_KIND", f"no bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
-    return kind
+    """The name a public bot kind is seated by (empty: the host's default; ``greedy`` is ``greedy:3``),
+    or UNKNOWN_BOT_KIND."""
+    try:
+        return canonical_name(name or DEFAULT_BOT_KIND)
+    except UnknownBotKind as error:
+        raise invalid("UNKNOWN_BOT_KIND", str(error)) from None
 
 
 def _enum(enum: Any, value: int, field: str, *, default: int | None = None) -> int:
@@ -256,7 +258,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
             number = table.last_number
             for seat in free[:count]:
-                produced = table.record(journal.SeatBot(seat, kind, f"{kind}-bot-{seat}"))
+                produced = table.record(journal.SeatBot(seat, kind, f"{kind.partition(':')[0]}-bot-{seat}"))
                 number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
             return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
@@ -287,8 +289,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def ListBotKinds(  # noqa: N802
         self, request: lobby_service_pb2.ListBotKindsRequest, context: Context
     ) -> lobby_service_pb2.ListBotKindsResponse:
-        kinds = [table_pb2.BotKind(name=name, description=kind.description, is_default=name == DEFAULT_BOT_KIND)
-                 for name, kind in BOT_KINDS.items()]
+        names = sorted(public_names(), key=lambda name: name != DEFAULT_BOT_KIND)  # the default first
+        kinds = [table_pb2.BotKind(name=name, description=describe(name), is_default=name == DEFAULT_BOT_KIND)
+                 for name in names]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
 

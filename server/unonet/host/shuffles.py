@@ -38,10 +38,10 @@ from unonet.fairness import (
     derive_deck,
     verify_seat_entropy,
 )
-from unonet.host import convert
 from unonet.host.errors import IllegalEntropy, MalformedEntropy
-from unonet.host.refs import EventRefs, Ref
 from unonet.v1 import actions_pb2, events_pb2
+from unonet.wire import convert
+from unonet.wire.refs import EventRefs, Ref
 
 SCHEME = "unonet/v1/fair-shuffle"
 """The scheme name ShuffleCommitted announces: docs/fairness.md sections 2 to 7, version 1."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from unonet.host.wire import events_blob
+from unonet.host.framing import events_blob
 from unonet.v1 import watch_service_pb2
 
 # Under load, at most one commit per 5 ms; an idle host does not wait at all. A commit costs ~0.1 ms of

@@ -36,7 +36,7 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
-from unonet.host import convert, journal
+from unonet.host import journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
@@ -48,6 +48,7 @@ from unonet.host.seats import Places, Seat
 from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
+from unonet.wire import convert
 
 MAX_COMMAND_ID = 64  # characters
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
@@ -173,7 +174,9 @@ class Table:
         be told GAME_OVER."""
         seat = self.player_seat(token)
         over = self.match is not None and self.match.is_over
-        if self.seats[seat].taken_over and not over and (command_id is None or (seat, command_id) not in self.commands):
+        worker = self.seats[seat].worker_token == token  # a bot seat's own worker process (bot_workers.py)
+        if (self.seats[seat].taken_over and not over and not worker
+                and (command_id is None or (seat, command_id) not in self.commands)):
             raise precondition("SEAT_TAKEN_OVER", f"seat {seat} was taken over; its player can no longer act")
         return seat
 

@@ -1,4 +1,4 @@
-"""unonet.host.convert: engine objects to protobuf messages and back, without leaking a hidden card.
+"""unonet.wire.convert: engine objects to protobuf messages and back, without leaking a hidden card.
 
 Round-trips for every card and preset; every engine event class converted for its owner, another seat
 and a spectator (found by introspection, so a new engine event cannot be forgotten); seeded random
@@ -47,8 +47,8 @@ from unonet.engine import (
 from unonet.engine import events as ev
 from unonet.engine.events import DrawReason
 from unonet.engine.playout import random_step
-from unonet.host import convert
 from unonet.v1 import actions_pb2, cards_pb2, events_pb2, play_service_pb2, rules_pb2, table_pb2, views_pb2
+from unonet.wire import convert
 
 SEATS = 4
 VIEWERS: tuple[int | None, ...] = (*range(SEATS), None)

@@ -1,7 +1,8 @@
-"""The committed cards of a provably fair round, as the host's other parts read them.
+"""The committed cards of a provably fair round, as they travel from the host's shuffle to the wire.
 
-`shuffles.RoundCards` follows every card by its commitment and attaches these to the engine events it
-follows; `convert` renders them into CardRefs. They live apart from both, so neither imports the other.
+`unonet.host.shuffles.RoundCards` follows every card by its commitment and attaches these to the engine
+events it follows; `convert` renders them into CardRefs. They live apart from both, so neither imports
+the other.
 """
 
 from __future__ import annotations

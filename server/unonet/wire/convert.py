@@ -55,7 +55,6 @@ from unonet.engine.ruleset import (
     find_ruleset,
 )
 from unonet.engine.views import ObligationView, SeatView
-from unonet.host.refs import EventRefs, Ref
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
@@ -65,6 +64,7 @@ from unonet.v1 import (
     table_pb2,
     views_pb2,
 )
+from unonet.wire.refs import EventRefs, Ref
 
 __all__ = [
     "RuledReaction",
@@ -78,12 +78,15 @@ __all__ = [
     "color_from_pb",
     "color_to_pb",
     "deck_committed",
+    "direction_from_pb",
     "direction_to_pb",
     "draw_reason_to_pb",
     "event_to_pb",
     "host_event",
     "legal_actions_to_pb",
     "match_started",
+    "obligation_kind_from_pb",
+    "phase_from_pb",
     "phase_to_pb",
     "player_joined",
     "player_left",
@@ -101,6 +104,7 @@ __all__ = [
     "shuffle_timed_out",
     "turn_timed_out",
     "view_to_pb",
+    "window_from_pb",
     "window_kind_to_pb",
     "window_opened_pb",
     "window_ruled_pb",
@@ -413,6 +417,52 @@ def phase_to_pb(phase: Phase) -> views_pb2.Phase.ValueType:
     return _lookup(_PHASE_TO_PB, phase, "phase")
 
 
+def phase_from_pb(value: int) -> Phase:
+    """The engine phase a SeatView's `phase` names. Raises MalformedAction (reason BAD_POSITION) for the
+    phases that are no round's state in play: waiting, shuffling, a blocking window, the match over."""
+    for phase, number in _PHASE_TO_PB.items():
+        if number == value:
+            return phase
+    raise MalformedAction(f"phase {_enum_name(views_pb2.Phase, value)} is no phase of a round", reason="BAD_POSITION")
+
+
+def direction_from_pb(value: int) -> int:
+    """1 (clockwise) or -1 from a Direction. Raises MalformedAction (UNSPECIFIED_ENUM) otherwise."""
+    if value == views_pb2.DIRECTION_CLOCKWISE:
+        return 1
+    if value == views_pb2.DIRECTION_COUNTERCLOCKWISE:
+        return -1
+    raise MalformedAction(f"direction {value} is no Direction the protocol defines", reason="UNSPECIFIED_ENUM")
+
+
+def obligation_kind_from_pb(value: int) -> Rank:
+    """The rank that set a draw obligation, from its DrawObligationKind. Raises MalformedAction."""
+    for rank, number in _OBLIGATION_KIND.items():
+        if number == value:
+            return rank
+    raise MalformedAction(f"draw obligation kind {value} is not defined", reason="UNSPECIFIED_ENUM")
+
+
+def window_from_pb(msg: views_pb2.ReactionWindow, *, opened_by: int) -> Window:
+    """An engine window from a ReactionWindow (`window_to_pb` read back). `opened_by` is used where the
+    protocol does not say who opened it: a skip escape names the skipped seat, not the Skip's player.
+    Raises MalformedAction for an undefined kind or card."""
+    kind = next((k for k, number in _WINDOW_KIND_TO_PB.items() if number == msg.kind), None)
+    if kind is None:
+        raise MalformedAction(f"window kind {msg.kind} is not defined", reason="UNSPECIFIED_ENUM")
+    subject = msg.subject_seat if msg.HasField("subject_seat") else None
+    target: int | None = None
+    opener = subject if subject is not None else opened_by
+    if kind is WindowKind.SKIP_ESCAPE:  # about the skipped seat, opened by the Skip's player
+        target, opener = subject, opened_by
+    elif kind is WindowKind.UNO_CATCH:  # about, and opened by, the seat down to one card
+        target = subject
+    elif kind is WindowKind.RUN_CUT and msg.eligible_seats:  # the one seat that may cut
+        target = msg.eligible_seats[0]
+    card = card_from_pb(msg.card.card) if msg.card.HasField("card") else None
+    return Window(msg.id, kind, tuple(msg.eligible_seats), opener, msg.blocks_play, target, card)
+
+
 def draw_reason_to_pb(reason: DrawReason) -> events_pb2.DrawReason.ValueType:
     """Why cards were drawn, as the protocol names it."""
     return _lookup(_DRAW_REASON_TO_PB, reason, "draw reason")
@@ -445,7 +495,7 @@ def window_to_pb(window: Window) -> views_pb2.ReactionWindow:
 def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = None) -> events_pb2.Event:
     """The payload of one engine event as `seat` (None: a spectator) may see it.
 
-    With `refs` (the host runs provably fair shuffles, `unonet.host.shuffles`, `unonet.host.refs`), every
+    With `refs` (the host runs provably fair shuffles, `unonet.host.shuffles`, `unonet.wire.refs`), every
     card of the event carries its commitment, pile and position for everyone, and its salt wherever its
     face is shown, so a shown card is an opening anyone can check (docs/fairness.md). Hidden hands then list one CardRef
     per card (SeatHand's rule), with the commitment only. A revealed hand (B2) carries the
@@ -464,7 +514,7 @@ def event_to_pb(event: ev.Event, seat: int | None, *, refs: EventRefs | None = N
     """
     converter = _EVENT_CONVERTERS.get(type(event))
     if converter is None:
-        raise TypeError(f"no protocol event for {type(event).__name__}: add it to unonet.host.convert")
+        raise TypeError(f"no protocol event for {type(event).__name__}: add it to unonet.wire.convert")
     visible = event.visible_to(seat)
     msg = converter(event, visible, seat)
     if refs is not None:

@@ -1,0 +1,190 @@
+"""A seat's knowledge read back from the protocol (`unonet.wire.knowledge`), checked at a real table.
+
+A bot plays a real host over loopback; each time it is asked to decide, it builds the position it
+knows from its view and the events it received, determinizes it, and both are compared with the
+host's true game on everything the seat can see. The cards it claims to know in other hands must
+really be there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+
+import grpc
+import pytest
+
+from unonet.bots.policy import BotState
+from unonet.bots.random_bot import RandomBot
+from unonet.bots.runner import BotRunner
+from unonet.client import commands as cmd
+from unonet.client.table_client import TableClient
+from unonet.engine import Game, MalformedAction, determinize, legal_actions, playout
+from unonet.host.host import Host
+from unonet.host.server import create_server
+from unonet.v1 import events_pb2, views_pb2
+from unonet.wire.knowledge import SeatTracker
+
+MATCH_TIMEOUT = 60.0
+CALL_TIMEOUT = 10.0
+RULES = {"stacking": True, "jump_in": True, "seven_o": True, "five_swap": True, "target_score": 300}
+
+
+def visible(game: Game, seat: int) -> dict[str, object]:
+    """Everything `seat` can see of `game`."""
+    obligation = game.obligation
+    return {
+        "hand": Counter(game.hands[seat]),
+        "discard": list(game.discard),
+        "color": game.color,
+        "direction": game.direction,
+        "to_act": game.to_act,
+        "current": game.current,
+        "phase": game.phase,
+        "hand_sizes": [len(hand) for hand in game.hands],
+        "draw_pile": len(game.draw_pile),
+        "obligation": None
+        if obligation is None
+        else (obligation.amount, obligation.kind, obligation.target, obligation.setter, obligation.skips),
+        "challengeable": obligation is not None and obligation.bluff is not None,
+        "windows": sorted((w.id, w.kind, w.eligible, w.target, w.card) for w in game.windows.values()),
+        "catchable": set(game.catchable),
+        "in_play": game.in_play,
+        "went_out": game.went_out,
+        "silence": game.silence,
+        "skip_next": set(game.skip_next),
+        "penalty_points": list(game.penalty_points),
+        "first_card_on_top": game.first_card_on_top,
+        "pending_swap": None if game.pending_swap is None else game.pending_swap[:2],
+        "legal": legal_actions(game, seat),
+    }
+
+
+class ChallengingBot(RandomBot):
+    """A RandomBot that challenges every Wild Draw Four it may: each fair one tells the table what its
+    player did not hold."""
+
+    def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
+        if view.legal_actions.challenge:
+            return cmd.Challenge()
+        return super().decide(view, state)
+
+
+class KnowingBot(RandomBot):
+    """A RandomBot that, before each decision, reads its position back and checks it against the host."""
+
+    def __init__(self, seed: int, host: Host) -> None:
+        super().__init__(seed)
+        self.host = host
+        self.table_id = ""
+        self.tracker: SeatTracker | None = None
+        self.checked: Counter[str] = Counter()
+        self.recent: list[str] = []  # the last events, for a failure's report
+        self.failures: list[str] = []  # the runner logs and survives what decide() raises: kept for the test
+
+    def on_event(self, event: events_pb2.Event) -> None:
+        assert self.tracker is not None
+        self.tracker.observe(event)
+        self.recent.append(f"{event.number} {event.WhichOneof('payload')} known={dict(self.tracker.known)}")
+
+    def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
+        if not self.failures:
+            try:
+                self.check(view)
+            except Exception as error:  # reported by the test, with the view
+                true = self.host.tables[self.table_id].match.game  # type: ignore[union-attr]
+                self.failures.append("\n".join(self.recent[-30:]) + f"\n{error!r}\n{view}\ntrue hands {true.hands}")
+        return super().decide(view, state)
+
+    def check(self, view: views_pb2.SeatView) -> None:
+        assert self.tracker is not None
+        table = self.host.tables[self.table_id]
+        if not self.tracker.has_round:  # joined mid-round: known from the next round on
+            with pytest.raises(MalformedAction):
+                self.tracker.position(view)
+            self.checked["joined_mid_round"] += 1
+            return
+        if self.tracker.last_event_number != view.event_number or table.last_number != view.event_number:
+            self.checked["stale"] += 1  # the table moved on since this view: nothing to compare
+            return
+        if view.phase not in (views_pb2.PHASE_TURN, views_pb2.PHASE_CHOOSE_COLOR, views_pb2.PHASE_AFTER_DRAW,
+                              views_pb2.PHASE_CHOOSE_SWAP_TARGET, views_pb2.PHASE_FIVE_SWAP,
+                              views_pb2.PHASE_GIVE_CARD):  # fmt: skip
+            with pytest.raises(MalformedAction):
+                self.tracker.position(view)
+            self.checked["refused"] += 1
+            return
+        assert table.match is not None
+        true = table.match.game
+        seat = view.seat
+        known_game, knowledge = self.tracker.position(view)
+        assert visible(known_game, seat) == visible(true, seat)
+        for other, cards in enumerate(knowledge.known):
+            assert not Counter(cards) - Counter(true.hands[other]), f"seat {other} does not hold {cards}"
+        for other, banned in enumerate(knowledge.excluded):
+            unknown = Counter(true.hands[other]) - Counter(knowledge.known[other])
+            assert not set(unknown) & banned, f"seat {other} holds {set(unknown) & banned}, said to be excluded"
+            self.checked["excluded"] += bool(banned)
+        self.checked["known"] += sum(len(cards) for cards in knowledge.known)
+        dealt = determinize(known_game, knowledge, random.Random(view.event_number))
+        assert visible(dealt, seat) == visible(true, seat)
+        assert Counter(dealt.cards_in_play()) == Counter(true.cards_in_play())
+        for other, cards in enumerate(knowledge.known):
+            assert not Counter(cards) - Counter(dealt.hands[other])
+        playout(dealt, random.Random(view.event_number))  # the determinized position plays to its end
+        self.checked["positions"] += 1
+
+
+@pytest.fixture
+async def served():
+    server, port, host = await asyncio.wait_for(create_server("127.0.0.1:0"), CALL_TIMEOUT)
+    await asyncio.wait_for(server.start(), CALL_TIMEOUT)
+    yield f"127.0.0.1:{port}", host
+    await asyncio.wait_for(server.stop(None), CALL_TIMEOUT)
+    await asyncio.wait_for(host.stop(), CALL_TIMEOUT)
+
+
+@pytest.mark.timeout(MATCH_TIMEOUT + 20)
+@pytest.mark.parametrize("seed", [1])
+async def test_a_bot_reads_back_the_position_it_knows_at_a_real_table(served, seed):
+    address, host = served
+    channel = grpc.aio.insecure_channel(address)
+    clients = [TableClient(channel, timeout=CALL_TIMEOUT) for _ in range(3)]
+    try:
+        created = await asyncio.wait_for(clients[0].create_table("standard", RULES, 3, name="knows"), CALL_TIMEOUT)
+        for i, client in enumerate(clients):
+            await asyncio.wait_for(client.join(created.table_id, f"bot-{i}", seat=i), CALL_TIMEOUT)
+        knowing = KnowingBot(seed, host)
+        knowing.table_id = created.table_id
+        knowing.tracker = SeatTracker(0)
+        bots = [knowing, ChallengingBot(seed + 10), ChallengingBot(seed + 20)]
+        runners = [BotRunner(bot) for bot in bots]
+        ended = await asyncio.wait_for(
+            asyncio.gather(
+                *(r.run(c, created.table_id, i) for i, (r, c) in enumerate(zip(runners, clients, strict=True)))
+            ),
+            MATCH_TIMEOUT,
+        )
+        if knowing.failures:
+            print(knowing.failures[0])
+        assert knowing.failures == []
+        assert all(result is not None for result in ended)
+        assert knowing.checked["positions"] >= 20 and knowing.checked["known"] > 0, knowing.checked
+    finally:
+        await asyncio.wait_for(channel.close(), CALL_TIMEOUT)
+
+
+def test_a_position_is_refused_for_a_spectator_a_round_not_followed_or_a_view_ahead_of_the_events():
+    tracker = SeatTracker(1)
+    with pytest.raises(MalformedAction, match="spectator"):
+        tracker.position(views_pb2.SeatView(is_spectator=True))
+    with pytest.raises(MalformedAction, match="not followed"):
+        tracker.position(views_pb2.SeatView(seat=1, phase=views_pb2.PHASE_TURN))
+    tracker.observe(
+        events_pb2.Event(number=4, round_started=events_pb2.RoundStarted(round_number=1, seats_in_play=[0, 1]))
+    )
+    with pytest.raises(MalformedAction, match="event 9"):
+        tracker.position(views_pb2.SeatView(seat=1, event_number=9, phase=views_pb2.PHASE_TURN))
+    with pytest.raises(MalformedAction, match="no phase of a round"):
+        tracker.position(views_pb2.SeatView(seat=1, event_number=4, phase=views_pb2.PHASE_WINDOW))
