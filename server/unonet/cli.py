@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from unonet.client.replay import PointOfView, Replay
     from unonet.lan import HostedSeat
 
 
@@ -31,20 +32,66 @@ def _rules_check(args: argparse.Namespace) -> int:
     return 2 if counts["error"] else 1 if counts["fail"] else 0
 
 
+def _check_db(path: str) -> int:
+    """`unonet serve --check-db`: every stored table replayed and reported, nothing served. Exit 0 when
+    every table is sound, 1 when some table is damaged (it would be quarantined), 2 with no database."""
+    from unonet.host.host import Host
+    from unonet.host.integrity import summary
+    from unonet.host.store import SqliteStore
+
+    if not os.path.exists(path):
+        print(f"no database at {path}", file=sys.stderr)
+        return 2
+    store = SqliteStore(path)
+    try:
+        reports = Host(store).check_tables()
+    finally:
+        store.close()
+    for report in reports:
+        print(report.line())
+    print(summary(reports))
+    return 1 if any(report.is_damaged for report in reports) else 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
+    if args.check_db:
+        return _check_db(args.db)
+
+    from unonet.host.limits import Limits
     from unonet.host.server import serve
 
+    limits = Limits(max_tables=args.max_tables, max_subscribers=args.max_subscribers,
+                    commands_per_s_token=args.commands_per_second, commands_per_s_peer=args.peer_commands_per_second,
+                    joins_per_s_peer=args.joins_per_second)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
                       bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
                       batch_helper_threads=args.helper_threads == "batch",
-                      announce_as=_announce_name(args)))
+                      announce_as=_announce_name(args), limits=limits, synchronous=args.synchronous.upper()))
     return 0
+
+
+def _limit_flags(serve: argparse.ArgumentParser) -> None:
+    """`unonet serve`'s limits on load (unonet.host.limits; docs/protocol.md, "Limits"); 0 is no limit."""
+    from unonet.host import limits
+
+    serve.add_argument("--max-tables", type=int, default=limits.DEFAULT_MAX_TABLES, metavar="N",
+                       help="tables not finished at once; CreateTable beyond is TOO_MANY_TABLES (default %(default)s)")
+    serve.add_argument("--max-subscribers", type=int, default=limits.DEFAULT_MAX_SUBSCRIBERS, metavar="N",
+                       help="event streams open on one table; more is TOO_MANY_SUBSCRIBERS (default %(default)s)")
+    serve.add_argument("--commands-per-second", type=float, default=limits.DEFAULT_COMMANDS_PER_S_TOKEN,
+                       metavar="RATE", help="commands (and chat) per second from one token, twice that in a "
+                                            "burst; beyond is RATE_LIMITED (default %(default)g)")
+    serve.add_argument("--peer-commands-per-second", type=float, default=limits.DEFAULT_COMMANDS_PER_S_PEER,
+                       metavar="RATE", help="commands per second from one IP address, all its tokens together "
+                                            "(default %(default)g)")
+    serve.add_argument("--joins-per-second", type=float, default=limits.DEFAULT_JOINS_PER_S_PEER, metavar="RATE",
+                       help="JoinTable and CreateTable calls per second from one IP address (default %(default)g)")
 
 
 def _announce_name(args: argparse.Namespace) -> str | None:
@@ -84,8 +131,8 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
     calm_garbage_collector()
 
     async def open_seat(seat: HostedSeat) -> None:
-        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat,
-                         notice=f"friends join with: unonet play {seat.address}")
+        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat, owner_token=seat.owner_token,
+                         notice=f"friends join with: unonet play {seat.address} · S starts with bots")
 
     return open_seat
 
@@ -129,7 +176,7 @@ def _local(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """`unonet verify`: 0 PASSED, 1 FAILED, 2 bad usage or an unreadable log, 3 not provably fair."""
-    from unonet.client.audit import RevealClaim, audit, read_log
+    from unonet.client.audit import RevealClaim, audit_status, read_log
     from unonet.client.logchain import parse_head
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
@@ -142,14 +189,7 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"--expect-head / --reveal: {error}", file=sys.stderr)
         return 2
     if args.db:
-        from unonet.host.store import SqliteStore
-        from unonet.v1 import events_pb2
-
-        store = SqliteStore(args.db)
-        try:
-            events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table_id)]
-        finally:
-            store.close()
+        events = _stored_events(args.db, args.table_id)
         table_id = args.table_id
     else:
         try:
@@ -158,7 +198,7 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return audit(table_id, events, sys.stdout, heads, reveals, [_replayed] if args.replay else [])
+    return audit_status(table_id, events, sys.stdout, heads, reveals, [_replayed] if args.replay else [])
 
 
 def _replayed(table_id: str, events: list[Any]) -> str:
@@ -172,7 +212,7 @@ def _replayed(table_id: str, events: list[Any]) -> str:
 
 def _replay(args: argparse.Namespace) -> int:
     """`unonet replay`: exit 0 with the step printed, 1 for a log that fails its audit, 2 for bad usage."""
-    from unonet.client.replay import OPEN, PointOfView, Replay, ReplayRefused, render_text
+    from unonet.client.replay import OPEN, Replay, ReplayRefused, render_text
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
@@ -195,7 +235,7 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"unonet replay: refused: {error}", file=sys.stderr)
         return 2 if error.reason in ("MALFORMED_LOG", "EMPTY_LOG", "UNKNOWN_SEAT") else 1
     if args.step is None and sys.stdin.isatty() and sys.stdout.isatty():
-        return _replay_on_screen(replay.received(pov), None if pov is OPEN else pov, replay.table_id)
+        return _replay_on_screen(replay, pov)
     step = len(snapshots) if args.step is None else args.step
     if not 1 <= step <= len(snapshots):
         print(f"--step {step} is outside 1..{len(snapshots)}", file=sys.stderr)
@@ -204,21 +244,26 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replay_on_screen(events: list[Any], seat: int | None, table_id: str) -> int:
-    """In a terminal, without --step, `unonet replay` steps through the game on the game screen."""
+def _replay_on_screen(replay: Replay, pov: PointOfView) -> int:
+    """In a terminal, without --step, `unonet replay` steps through the game on the game screen (V
+    switches the point of view there)."""
     import asyncio
 
     _quiet_grpc()
     from unonet.client.tui.replay_screen import ReplayScreen
 
-    asyncio.run(ReplayScreen(events, seat, title=table_id).run())
+    asyncio.run(ReplayScreen(replay, pov).run())
     return 0
 
 
 def _stored_events(db: str, table_id: str) -> list[Any]:
-    """A table's public events from a host's SQLite file, oldest first."""
+    """A table's public events from a host's SQLite file, oldest first (or a game's, from a league's)."""
     from unonet.host.store import SqliteStore
+    from unonet.league.results import is_league_db, stored_events
     from unonet.v1 import events_pb2
+
+    if is_league_db(db):
+        return stored_events(db, table_id)
 
     store = SqliteStore(db)
     try:
@@ -280,6 +325,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="announce the host on the LAN over zeroconf (mDNS service _unonet._tcp.local.), so "
                             "`unonet play` lists it")
     serve.add_argument("--name", help="the name the LAN sees with --announce (default: this machine's name)")
+    _limit_flags(serve)
+    serve.add_argument("--synchronous", choices=["full", "normal"], default="full",
+                       help="what an acknowledged command survives: full (the default) fsyncs each group commit, "
+                            "so also a power loss; normal survives a kill of the host but may lose the last "
+                            "commits to a power loss (bench/durability.py measures the difference)")
+    serve.add_argument("--check-db", action="store_true",
+                       help="do not serve: replay every table stored in --db and report its state (exit 1 if "
+                            "some table is damaged: a serving host quarantines it as TABLE_DAMAGED)")
     serve.set_defaults(func=_serve)
     lan = commands.add_parser(
         "host", help="host a game on the LAN: a host in this process, announced, and a seat for you at a new table")
@@ -336,8 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "a reveal it sent was dealt without): checked against the seat's commitment, and fails "
                         "the audit (DROPPED_REVEAL) if the deck did not use it; may be repeated")
     verify.set_defaults(func=_verify)
-    replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view "
-                                                "(prints one step as text)")
+    replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view, "
+                                                "or with every hand open (on the game screen in a terminal, "
+                                                "where V switches the view; one step as text with --step)")
     replay.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     replay.add_argument("--table-id", help="the table id, for a binary log or with --db")
     replay.add_argument("--db", help="read the table straight from a host's SQLite file instead (with --table-id)")
@@ -352,6 +406,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
+    from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
+
+    add_league_parser(commands)
     return parser
 
 

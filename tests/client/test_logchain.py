@@ -168,7 +168,6 @@ def test_a_table_dealt_without_fair_shuffles_is_reported_plainly_not_passed(tmp_
 
 
 @pytest.mark.parametrize(("scheme", "status", "verdict"), [
-    ("unonet/v1/league-seed", 3, "LEAGUE-SEEDED"),
     ("someone/else", 1, "FAILED  UNKNOWN_SCHEME"),
 ])
 def test_a_shuffle_under_another_scheme_is_never_passed(tmp_path, capsys, scheme: str, status: int,

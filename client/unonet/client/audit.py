@@ -12,9 +12,10 @@ rendering of every event (what a spectator sees, with no delay) is stored as the
 
 The audit ends with one verdict line (docs/fairness.md 8.1): `PASSED` (exit 0), `FAILED` (exit 1), or,
 for a log that holds no failure but whose decks were not provably fair, `NOT FAIR-SHUFFLED` (a table
-dealt without committed shuffles, `--no-fair-shuffle`) or `LEAGUE-SEEDED` (decks from a seed a league
-chose, a scheme in `LEAGUE_SCHEMES`), both exit 3. It prints the log's hash-chain head (8.2) and checks
-it against each head another copy showed (`--expect-head N:HASH`).
+dealt without committed shuffles, `--no-fair-shuffle`: exit 3), or `LEAGUE-SEEDED` (a table whose
+settings say a league chose its seed, docs/leagues.md: exit 0, the league vouches for it). It prints
+the log's hash-chain head (8.2) and checks it against each head another copy showed
+(`--expect-head N:HASH`).
 """
 
 from __future__ import annotations
@@ -36,10 +37,6 @@ VERSION = 1
 
 FAIR_SCHEME = "unonet/v1/fair-shuffle"
 """The scheme of docs/fairness.md sections 2 to 7, the one a PASSED log's every shuffle names."""
-
-LEAGUE_SCHEMES = frozenset({"unonet/v1/league-seed"})
-"""Schemes under which a league, not the seats' entropy, chose the decks' seeds: such a log's cards are
-checked against their commitments as usual, but its verdict is LEAGUE-SEEDED, never PASSED."""
 
 NOT_FAIR = 3
 """The exit status of a consistent log whose decks were not provably fair."""
@@ -102,9 +99,16 @@ client may not import): returns the line to print, raises an exception with a `r
 
 def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
           expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = (),
-          extra: Sequence[ExtraCheck] = ()) -> int:
+          extra: Sequence[ExtraCheck] = ()) -> bool:
+    """`audit_status(...) == 0`: True when the log PASSED (or is LEAGUE-SEEDED)."""
+    return audit_status(table_id, events, out, expect_heads, reveals, extra) == 0
+
+
+def audit_status(table_id: str, events: list[events_pb2.Event], out: TextIO,
+                 expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = (),
+                 extra: Sequence[ExtraCheck] = ()) -> int:
     """Check the whole log as a spectator would and print every check; returns the exit status: 0 for
-    PASSED, 1 for FAILED, 3 for a log with no failure whose decks were not provably fair.
+    PASSED (or LEAGUE-SEEDED), 1 for FAILED, 3 for a log with no failure dealt without fair shuffles.
 
     `expect_heads`: heads another copy showed (`--expect-head`); `reveals`: seats' claims that they
     revealed a value the log does not use (`--reveal`); `extra`: further checks, run once the rest
@@ -144,15 +148,13 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
             except Exception as error:  # the check's own failure type: it names its reason
                 print(f"FAILED  {getattr(error, 'reason', type(error).__name__)}: {error}", file=out)
                 return 1
+    if not verifier.rounds and _is_league_seeded(events):  # docs/fairness.md 8.1, "League-seeded tables"
+        print("LEAGUE-SEEDED  the table dealt from a seed a league chose (TableSettings.league_seeded): no "
+              "commit-reveal shuffle and no player entropy, so there is no shuffle to verify", file=out)
+        return 0
     if not verifier.rounds:
         print("NOT FAIR-SHUFFLED  the table was dealt without committed shuffles (--no-fair-shuffle): no "
               "deck, deal, draw or verdict can be checked against a commitment", file=out)
-        return NOT_FAIR
-    league = verifier.schemes & LEAGUE_SCHEMES
-    if league:
-        print(f"LEAGUE-SEEDED  {sum(verifier.checks.values())} checks over {len(verifier.rounds)} round(s) "
-              f"hold, but the decks came from a seed a league chose ({', '.join(sorted(league))}): they are as "
-              "fair as the league", file=out)
         return NOT_FAIR
     others = verifier.schemes - {FAIR_SCHEME}
     if others:
@@ -217,6 +219,12 @@ def _heads_agree(verifier: Verifier, expect_heads: Sequence[tuple[int, bytes]], 
             return False
         print(f"ok      head at event {number} matches the other copy's", file=out)
     return True
+
+
+def _is_league_seeded(events: list[events_pb2.Event]) -> bool:
+    """The log's MatchStarted says the table was league-seeded (dealt from a seed a league chose)."""
+    started = next((event.match_started for event in events if event.HasField("match_started")), None)
+    return started is not None and started.settings.league_seeded
 
 
 def _print_counts(verifier: Verifier, out: TextIO) -> None:
