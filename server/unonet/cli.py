@@ -272,6 +272,19 @@ def _stored_events(db: str, table_id: str) -> list[Any]:
         store.close()
 
 
+def _bot_play(args: argparse.Namespace) -> int:
+    from unonet.bots.cli import run_play
+
+    return run_play(args)
+
+
+def _bot_check(args: argparse.Namespace) -> int:
+    _quiet_grpc()
+    from unonet.botcheck import main as check_main
+
+    return check_main(args.bot, args.exec_command, seed=args.seed, timeout=args.timeout)
+
+
 def _export(args: argparse.Namespace) -> int:
     from unonet.client.audit import write_jsonl
     from unonet.host.store import SqliteStore
@@ -406,10 +419,32 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
+    _add_bot_commands(commands)
     from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
 
     add_league_parser(commands)
     return parser
+
+
+def _add_bot_commands(commands: Any) -> None:
+    """`unonet bot play` and `unonet bot check` (docs/bots.md)."""
+    from unonet.bots.cli import add_play_arguments
+
+    bot = commands.add_parser("bot", help="run a bot at a table, or check one").add_subparsers(
+        dest="bot_command", required=True)
+    play = bot.add_parser("play", help="play a table with a bot: a kind, a Bot subclass, or any program (--exec)",
+                          epilog="exit status: 0 the match ended; 1 the seat could no longer act; 2 bad usage or "
+                                 "a refusal")
+    add_play_arguments(play)
+    play.set_defaults(func=_bot_play)
+    check = bot.add_parser("check", help="put a bot through every kind of decision on an embedded host",
+                           epilog="exit status: 0 all well; 1 the bot got something wrong; 2 bad usage; 3 no "
+                                  "mistake, but some kind of decision did not arise in the matches played")
+    check.add_argument("bot", nargs="?", metavar="KIND[:LEVEL]|module:Class", help="the bot to check")
+    check.add_argument("--exec", dest="exec_command", metavar="CMD", help="check a JSON-lines program instead")
+    check.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    check.add_argument("--timeout", type=float, default=120.0, help="seconds each table may take")
+    check.set_defaults(func=_bot_check)
 
 
 def _default_name() -> str:
