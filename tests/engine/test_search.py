@@ -72,7 +72,8 @@ def test_a_playout_finishes_the_round_with_every_card_accounted_for(ruleset: Rul
     game = Game(ruleset, players, random.Random(seed), dealer=seed % players)
     result = playout(game, random.Random(seed + 1))
     assert game.is_over and result.winner == game.winner
-    assert not game.hands[result.winner]
+    if not (ruleset.russian_scoring and ruleset.seven_o and game.discard[-1].rank is Rank.ZERO):
+        assert not game.hands[result.winner]  # else P3 rotated the hands before counting
     assert result.points == tuple(round_points(game, result.winner))
     assert result.steps > 0
     assert Counter(game.cards_in_play()) == full_deck(ruleset)
