@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from unonet.client.replay import PointOfView, Replay
     from unonet.lan import HostedSeat
 
 
@@ -84,8 +85,8 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
     calm_garbage_collector()
 
     async def open_seat(seat: HostedSeat) -> None:
-        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat,
-                         notice=f"friends join with: unonet play {seat.address}")
+        await play_token(seat.local_address, seat.table_id, seat.token, seat.seat, owner_token=seat.owner_token,
+                         notice=f"friends join with: unonet play {seat.address} · S starts with bots")
 
     return open_seat
 
@@ -134,14 +135,7 @@ def _verify(args: argparse.Namespace) -> int:
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
         return 2
     if args.db:
-        from unonet.host.store import SqliteStore
-        from unonet.v1 import events_pb2
-
-        store = SqliteStore(args.db)
-        try:
-            events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table_id)]
-        finally:
-            store.close()
+        events = _stored_events(args.db, args.table_id)
         table_id = args.table_id
     else:
         try:
@@ -155,7 +149,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     """`unonet replay`: exit 0 with the step printed, 1 for a log that fails its audit, 2 for bad usage."""
-    from unonet.client.replay import OPEN, PointOfView, Replay, ReplayRefused, render_text
+    from unonet.client.replay import OPEN, Replay, ReplayRefused, render_text
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
@@ -178,7 +172,7 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"unonet replay: refused: {error}", file=sys.stderr)
         return 2 if error.reason in ("MALFORMED_LOG", "EMPTY_LOG", "UNKNOWN_SEAT") else 1
     if args.step is None and sys.stdin.isatty() and sys.stdout.isatty():
-        return _replay_on_screen(replay.received(pov), None if pov is OPEN else pov, replay.table_id)
+        return _replay_on_screen(replay, pov)
     step = len(snapshots) if args.step is None else args.step
     if not 1 <= step <= len(snapshots):
         print(f"--step {step} is outside 1..{len(snapshots)}", file=sys.stderr)
@@ -187,21 +181,26 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replay_on_screen(events: list[Any], seat: int | None, table_id: str) -> int:
-    """In a terminal, without --step, `unonet replay` steps through the game on the game screen."""
+def _replay_on_screen(replay: Replay, pov: PointOfView) -> int:
+    """In a terminal, without --step, `unonet replay` steps through the game on the game screen (V
+    switches the point of view there)."""
     import asyncio
 
     _quiet_grpc()
     from unonet.client.tui.replay_screen import ReplayScreen
 
-    asyncio.run(ReplayScreen(events, seat, title=table_id).run())
+    asyncio.run(ReplayScreen(replay, pov).run())
     return 0
 
 
 def _stored_events(db: str, table_id: str) -> list[Any]:
-    """A table's public events from a host's SQLite file, oldest first."""
+    """A table's public events from a host's SQLite file, oldest first (or a game's, from a league's)."""
     from unonet.host.store import SqliteStore
+    from unonet.league.results import is_league_db, stored_events
     from unonet.v1 import events_pb2
+
+    if is_league_db(db):
+        return stored_events(db, table_id)
 
     store = SqliteStore(db)
     try:
@@ -309,8 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
     verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
     verify.set_defaults(func=_verify)
-    replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view "
-                                                "(prints one step as text)")
+    replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view, "
+                                                "or with every hand open (on the game screen in a terminal, "
+                                                "where V switches the view; one step as text with --step)")
     replay.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     replay.add_argument("--table-id", help="the table id, for a binary log or with --db")
     replay.add_argument("--db", help="read the table straight from a host's SQLite file instead (with --table-id)")
@@ -325,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
+    from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
+
+    add_league_parser(commands)
     return parser
 
 

@@ -10,21 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.table_client import TableClient
 from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_joined
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore, Store
 
-__all__ = ["best_bot_kind", "main", "run_local"]
-
-# The bot kinds in the order of how well they play; the first the host offers is seated.
-_STRENGTH = ("expert", "strong", "mcts", "heuristic", "greedy", "random")
-
-
-def best_bot_kind(offered: list[str]) -> str:
-    """The strongest bot kind among `offered` (by `_STRENGTH`), else the host's default (empty)."""
-    return next((kind for kind in _STRENGTH if kind in offered), "")
+__all__ = ["main", "run_local", "seat_against_bots"]
 
 
 async def run_local(
@@ -63,7 +56,8 @@ async def run_local(
 
 async def seat_against_bots(client: TableClient, *, name: str, players: int, preset: str, target_score: int,
                             turn_time: float | None) -> str:
-    """Create the table and take seat 0; return the best bot kind, to fill the other seats with."""
+    """Create the table and take seat 0; return the strongest bot kind the host offers (ListBotKinds,
+    ranked by `unonet.client.bot_kinds`), to fill the other seats with."""
     from unonet.v1 import table_pb2
 
     overrides = {"target_score": target_score} if target_score else None
@@ -74,8 +68,7 @@ async def seat_against_bots(client: TableClient, *, name: str, players: int, pre
     created = await client.create_table(preset, overrides, players, name="local game", manual_start=True,
                                         clock=clock)
     await client.join(created.table_id, name, 0)
-    kinds = [kind.name for kind in await client.list_bot_kinds()]
-    return best_bot_kind(kinds)
+    return best_bot_kind(await client.list_bot_kinds())
 
 
 def main(*, name: str, players: int, preset: str, target_score: int, bot_delay: float, turn_time: float | None,

@@ -1,4 +1,4 @@
-"""Four RandomBots play a whole match against the real host over loopback, until `match_ended`."""
+"""Four BasicBots play a whole match against the real host over loopback, until `match_ended`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import inspect
 import grpc
 import pytest
 
-from unonet.bots.random_bot import RandomBot
+from unonet.bots.basic_bot import BasicBot
 from unonet.bots.runner import BotRunner
 from unonet.client.table_client import TableClient
 from unonet.host.server import create_server
@@ -50,7 +50,7 @@ async def test_four_random_bots_play_a_match_to_the_end(address):
         assert [joined.seat for joined in seats] == [0, 1, 2, 3]
         assert len({joined.token for joined in seats}) == 4
 
-        bots = [BotRunner(RandomBot(seed=i), verify=True) for i in range(4)]
+        bots = [BotRunner(BasicBot(seed=i), verify=True) for i in range(4)]
         ended = await asyncio.wait_for(
             asyncio.gather(
                 *(
@@ -120,7 +120,7 @@ async def test_the_command_line_bot_plays_a_heads_up_match(address, capsys):
         cli = asyncio.create_task(play(args))
         await asyncio.wait_for(opponent.join(created.table_id, "opponent", seat=1), CALL_TIMEOUT)
         opponent_result, status = await asyncio.wait_for(
-            asyncio.gather(BotRunner(RandomBot(seed=8)).run(opponent, created.table_id, 1), cli), MATCH_TIMEOUT
+            asyncio.gather(BotRunner(BasicBot(seed=8)).run(opponent, created.table_id, 1), cli), MATCH_TIMEOUT
         )
         assert status == 0 and opponent_result is not None
         out = capsys.readouterr().out

@@ -11,8 +11,8 @@ import grpc
 import pytest
 from fake_seat_host import TABLE, TIMEOUT, Abort, chat, serve_fake_host
 
+from unonet.bots.basic_bot import BasicBot
 from unonet.bots.policy import Bot
-from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner
 from unonet.v1 import actions_pb2, cards_pb2, events_pb2, views_pb2
 
@@ -57,7 +57,7 @@ async def test_a_bot_survives_a_race_and_stops_when_the_match_ends(host):
         await fake.append(chat(len(fake.log) + 1), match_ended(len(fake.log) + 2))
 
     fake.on_command = finish
-    runner = BotRunner(RandomBot(seed=1))
+    runner = BotRunner(BasicBot(seed=1))
     ended = await asyncio.wait_for(runner.run(client, TABLE, 0), TIMEOUT)
 
     assert list(ended.winner_seats) == [0]
@@ -83,7 +83,7 @@ async def test_a_bot_catches_after_its_injected_reaction_delay(host):
         await fake.append(match_ended(len(fake.log) + 1))
 
     fake.on_command = finish
-    runner = BotRunner(RandomBot(seed=2), reaction_delay=reaction_delay)
+    runner = BotRunner(BasicBot(seed=2), reaction_delay=reaction_delay)
     playing = asyncio.create_task(runner.run(client, TABLE, 0))
 
     window = views_pb2.ReactionWindow(id=9, kind=views_pb2.REACTION_WINDOW_KIND_UNO_CATCH, subject_seat=2)
@@ -109,7 +109,7 @@ async def test_a_bot_stops_when_its_seat_can_no_longer_act(host, reason):
     fake.log = [chat(1)]
     fake.view = turn_view([RED_FIVE, BLUE_TWO, BLUE_TWO], [RED_FIVE])
     fake.answers["PlayCards"] = [Abort(grpc.StatusCode.FAILED_PRECONDITION, reason)]
-    runner = BotRunner(RandomBot(seed=3))
+    runner = BotRunner(BasicBot(seed=3))
     assert await asyncio.wait_for(runner.run(client, TABLE, 0), TIMEOUT) is None
     assert runner.commands_sent == 0 and runner.refusals == 1  # it stopped: no retry after the refusal
 
@@ -135,4 +135,4 @@ async def test_a_bot_falls_back_to_drawing_when_its_policy_fails(host):
 async def test_run_checks_the_client_plays_that_seat(host):
     _, client = host
     with pytest.raises(ValueError):
-        await asyncio.wait_for(BotRunner(RandomBot()).run(client, TABLE, 3), TIMEOUT)
+        await asyncio.wait_for(BotRunner(BasicBot()).run(client, TABLE, 3), TIMEOUT)

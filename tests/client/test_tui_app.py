@@ -85,6 +85,10 @@ async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> 
                     await until(lambda: any(line.text.startswith("ann draws") for line in model.log), "the draw")
                 assert model.event_number > before
                 assert render_hand(model, session.screen.ui, 80)
+                # A dead key's hint lasts until the moment changes: ask at our turn, when nothing moves
+                # until we do (the bot answered our move meanwhile).
+                await until(lambda: model.is_my_turn and not session.screen.ui.pending
+                            and bool(model.legal.plays or model.legal.HasField("draw")), "our next turn")
                 pipe.send_text("z")
                 await until(lambda: "does nothing here" in session.screen.ui.hint, "the hint")
                 pipe.send_text("q")
@@ -133,3 +137,29 @@ def test_a_read_only_screen_takes_its_owners_keys_first_and_q_still_quits() -> N
         from unonet.client.tui.controller import help_lines
 
         assert "  N           next event" in help_lines(model, screen.ui)
+
+
+async def test_the_creator_adds_a_bot_and_starts_early_from_the_game_screen(address: str) -> None:
+    async with await asyncio.wait_for(TableClient.connect(address), TIMEOUT) as client:
+        created = await asyncio.wait_for(client.create_table("standard", None, 4), TIMEOUT)
+        await asyncio.wait_for(client.join(created.table_id, "ann", 0), TIMEOUT)
+        with create_pipe_input() as pipe:
+            session = Session(client, input=pipe, output=DummyOutput(), ping_interval=0.2)
+            model = session.model
+            running = asyncio.create_task(session.run())
+            try:
+                await until(lambda: model.connection == ConnectionState.CONNECTED and len(model.seats) == 4,
+                            "the table")
+                assert "S starts now" in text(render_status(model, session.screen.ui, 0.0))
+                pipe.send_text("a")
+                await until(lambda: model.seats[1].occupied and model.seats[1].is_bot, "a bot at seat 1")
+                assert not model.seats[2].occupied and model.round_number == 0
+                pipe.send_text("s")  # the two empty seats get bots and the match starts
+                await until(lambda: model.round_number == 1 and all(s.occupied for s in model.seats), "the start")
+                assert [s.is_bot for s in model.seats] == [False, True, True, True]
+                pipe.send_text("s")
+                await until(lambda: "started already" in session.screen.ui.hint, "the hint")
+                pipe.send_text("q")
+                await asyncio.wait_for(running, TIMEOUT)
+            finally:
+                running.cancel()

@@ -42,7 +42,7 @@ def test_enter_on_a_card_that_cannot_be_played_hints_and_sends_nothing() -> None
     keys = moment([R5, Y9], actions_pb2.LegalActions(plays=[Play(cards=[Y9])]))
     keys.press("left")
     assert keys.press("enter") == []
-    assert "highlighted cards can" in keys.ui.hint
+    assert "highlighted [bracketed] cards can" in keys.ui.hint
 
 
 def test_a_wild_asks_for_its_colour_and_r_g_b_y_name_it() -> None:
@@ -201,6 +201,10 @@ def test_a_dead_key_hints_and_help_lists_this_moments_keys() -> None:
     assert "P " not in text.split("T  ")[0]  # nothing to pass now: P is not listed
     keys.press("x")
     assert keys.ui.prompt is None
+    keys.press("?")
+    assert keys.press("enter") == [cmd.Play((R5,))] and keys.ui.prompt is None  # the key the help named acts
+    keys.press("?")
+    assert keys.press("?") == [] and keys.press("escape") == [] and keys.ui.prompt is None
 
 
 def test_no_key_means_two_things_and_keys_are_not_case_sensitive() -> None:
@@ -233,3 +237,38 @@ def test_an_open_colour_prompt_sends_nothing_while_reconnecting() -> None:
     assert keys.press("r") == [] and "reconnecting" in keys.ui.hint and keys.ui.prompt is not None
     keys.model.connection = ConnectionState.CONNECTED
     assert keys.press("r") == [cmd.Play((WILD,), color=cards_pb2.COLOR_RED)]
+
+
+def test_s_and_a_start_early_and_add_a_bot_for_the_tables_creator_only() -> None:
+    from unonet.client.tui.controller import AddBot, StartMatch, UiState
+
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED)
+    model._ensure_seats(4)
+    model.seats[0].occupied = True
+    guest = Controller(model, UiState())
+    assert guest.press("s") == [] and "only the table's creator" in guest.ui.hint
+    assert guest.press("A") == [] and "only the table's creator" in guest.ui.hint
+    owner = Controller(model, UiState(is_owner=True))
+    assert owner.press("a") == [AddBot()]
+    assert owner.press("S") == [StartMatch()]
+    assert any(line.startswith("  S ") for line in help_lines(model, owner.ui))
+    for seat in model.seats:
+        seat.occupied = True
+    assert owner.press("a") == [] and "every seat is taken" in owner.ui.hint
+    model.phase, model.round_number = views_pb2.PHASE_TURN, 1
+    assert owner.press("s") == [] and "started already" in owner.ui.hint
+    assert not any(line.startswith("  S ") for line in help_lines(model, owner.ui))
+
+
+def test_help_over_a_question_lists_its_keys_and_the_question_stays() -> None:
+    keys = moment([WILD, R5], actions_pb2.LegalActions(plays=[Play(cards=[WILD], needs_color=True)]))
+    assert keys.press("enter") == [] and keys.ui.prompt is not None and keys.ui.prompt.kind == "color"
+    keys.press("?")
+    assert keys.ui.prompt is not None and keys.ui.prompt.kind == "help"
+    assert any(line.startswith("  R G B Y     name the colour") for line in help_lines(keys.model, keys.ui))
+    assert keys.press("g") == [cmd.Play((WILD,), color=cards_pb2.COLOR_GREEN)]  # the colour, straight from the help
+    assert keys.ui.prompt is None
+    keys.press("enter")
+    keys.press("?")
+    keys.press("escape")  # closes the help only: the colour is still asked
+    assert keys.ui.prompt is not None and keys.ui.prompt.kind == "color"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from unonet.client.tui.lobby import FIXED_ROWS, OPTIONS, LobbyChoice, LobbyState, NewTable, render_lobby
+from unonet.client.tui.lobby import LobbyChoice, LobbyState, render_lobby
 from unonet.client.tui.seats import SavedSeat, SeatStore
-from unonet.v1 import table_pb2
+from unonet.client.tui.table_form import GROUPS, ROWS, NewTable, render_form
+from unonet.v1 import rules_pb2, table_pb2
 
 
 def table(table_id: str, status: int, taken: int, seats: int = 4) -> table_pb2.TableInfo:
@@ -34,21 +35,69 @@ def test_no_table_hints() -> None:
     assert state.choose(watch=False) is None and "N creates one" in state.message
 
 
+def go_to(form: NewTable, key: str) -> None:
+    form.row = 0
+    while form.current.key != key:
+        form.move(1)
+
+
+def standard() -> rules_pb2.RulesetPreset:
+    ruleset = rules_pb2.Ruleset(preset="standard", target_score=500, stacking=False, jump_in=False,
+                                uno_penalty=2, wild_draw_four=rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCHING_COLOR,
+                                bluffing=True, stacking_cumulative=True)
+    return rules_pb2.RulesetPreset(name="standard", ruleset=ruleset)
+
+
 def test_the_form_keeps_bots_below_the_seat_count_and_sends_the_options_chosen() -> None:
-    form = NewTable(seats=3, bots=2)
-    form.row = 1
-    form.change(-1, presets=1)  # 2 seats: one bot at most
+    form = NewTable(presets=[standard()], bot_kinds=["greedy:2", "random"], seats=3, bots=2)
+    go_to(form, "seats")
+    form.change(-1)  # 2 seats: one bot at most
     assert (form.seats, form.bots) == (2, 1)
-    form.row = 2
-    form.change(1, presets=1)
-    form.row = 3
-    form.change(1, presets=1)
-    form.row = FIXED_ROWS + [name for name, _ in OPTIONS].index("jump_in")
+    go_to(form, "target")
+    form.change(1)
+    go_to(form, "turn")
+    for _ in range(5):
+        form.change(1)  # the host's default, none, 10, 15, 30, 60
+    go_to(form, "jump_in")
     form.toggle()
+    go_to(form, "uno_penalty")
+    form.change(1)
+    form.change(1)
+    go_to(form, "wild_draw_four")
+    form.change(1)
+    go_to(form, "bluffing")
+    form.toggle()
+    form.toggle()  # back to the preset's value: not sent
     ruleset = form.ruleset()
     assert ruleset.target_score == 50 and ruleset.jump_in and not ruleset.HasField("stacking")
+    assert ruleset.uno_penalty == 4 and ruleset.wild_draw_four == rules_pb2.WILD_DRAW_FOUR_RULE_NO_MATCH_AT_ALL
+    assert not ruleset.HasField("bluffing")
     clock = form.clock()
-    assert clock is not None and clock.turn_time.seconds == 60
+    assert clock is not None and clock.turn_time.seconds == 60 and clock.takeover_bot_kind == "greedy:2"
+    assert form.kind == "greedy:2"
+
+
+def test_the_form_offers_every_ruleset_option_grouped_with_its_rule() -> None:
+    offered = {row.key for row in ROWS if not row.is_title}
+    options = {f.name for f in rules_pb2.Ruleset.DESCRIPTOR.fields} - {"preset", "target_score"}
+    assert options <= offered  # every option the protocol accepts has a row
+    assert {"preset", "seats", "target", "turn", "bots", "bot_kind"} <= offered
+    grouped = {name for _, rows in GROUPS for name, _, _ in rows}
+    assert grouped == options  # and each has its place and its rule ID (none left to "other")
+    assert all(rule for _, rows in GROUPS for _, rule, _ in rows)
+
+
+def test_the_form_scrolls_to_keep_the_cursor_on_screen() -> None:
+    form = NewTable(presets=[standard()])
+    shown = "".join(text for _, text, *_ in render_form(form, 20))
+    assert "preset" in shown and "silent 2" not in shown and "↓ more" in shown
+    go_to(form, "silent_two")
+    shown = "".join(text for _, text, *_ in render_form(form, 20))
+    assert "silent 2" in shown and "↑ more" in shown and len(shown.splitlines()) <= 20
+    go_to(form, "stacking_mixed")
+    assert "needs stacking" in "".join(text for _, text, *_ in render_form(form, 20))
+    state = LobbyState(["h:1"], form=form)
+    assert len("".join(text for _, text, *_ in render_lobby(state, 24)).splitlines()) <= 24
 
 
 def test_saved_seats_survive_a_restart_of_the_client_and_can_be_forgotten(tmp_path: Path) -> None:

@@ -138,9 +138,13 @@ def test_round_and_match_end_give_the_scoreboard() -> None:
     model.apply(ev(7, round_ended=events_pb2.RoundEnded(round_number=1, winner_seat=0, scores=scores)))
     assert model.scoreboard is not None and not model.scoreboard.final
     assert model.seats[0].score == 10 and model.phase == views_pb2.PHASE_ROUND_OVER
-    model.apply(ev(8, match_ended=events_pb2.MatchEnded(winner_seats=[0], scores=scores)))
+    totals = [events_pb2.SeatScore(seat=s, total=score.total) for s, score in enumerate(scores)]  # no round points
+    model.apply(ev(8, match_ended=events_pb2.MatchEnded(winner_seats=[0], scores=totals)))
     assert model.scoreboard is not None and model.scoreboard.final and model.match_over
     assert "you won" in model.notice
+    # The last round's points stay beside the final totals (MatchEnded carries totals only).
+    assert [(line.hand_points, line.round_points, line.total) for line in model.scoreboard.lines] == [
+        (0, 10, 10), (5, 0, 0), (10, 0, 0)]
 
 
 def test_a_takeover_of_the_own_seat_is_said_plainly() -> None:

@@ -98,3 +98,23 @@ def test_the_status_line_calls_for_a_reaction_or_a_catch() -> None:
     assert "press B" in text(render_status(model, UiState(), 0.0))
     model.legal = actions_pb2.LegalActions(catch_uno_targets=[1])
     assert text(render_status(model, UiState(), 0.0)) == " bob did not call UNO: C catches!"
+
+
+def test_our_turn_with_nothing_offered_yet_says_what_it_waits_for() -> None:
+    from unonet.v1 import views_pb2
+
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED, seat_to_act=0)
+    model.seats = [SeatModel(0, name="me"), SeatModel(1, name="bob")]
+    assert "waiting for the host's options" in text(render_status(model, UiState(), 0.0))  # not "Enter plays"
+    model.windows = {3: views_pb2.ReactionWindow(id=3, blocks_play=True)}
+    assert "once the race above is decided" in text(render_status(model, UiState(), 0.0))
+    model.legal = actions_pb2.LegalActions(draw=actions_pb2.DrawOption(count=1))
+    assert "YOUR TURN" in text(render_status(model, UiState(), 0.0))
+
+
+def test_a_command_on_its_way_says_so_instead_of_offering_the_options_it_used() -> None:
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED, seat_to_act=0)
+    model.seats = [SeatModel(0, name="me"), SeatModel(1, name="bob")]
+    model.legal = actions_pb2.LegalActions(draw=actions_pb2.DrawOption(count=1))
+    assert "sent — waiting for the host" in text(render_status(model, UiState(pending=True), 0.0))
+    assert "YOUR TURN" in text(render_status(model, UiState(), 0.0))

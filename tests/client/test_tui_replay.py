@@ -1,22 +1,38 @@
-"""`unonet replay` on the game screen: the model at step k is the one fed the first k events, and the
-replay's keys step it (the game's own keys send nothing: the screen is read-only)."""
+"""`unonet replay` on the game screen: the model at step k is the one fed the first k events of the
+point of view, the replay's keys step it and V switches the point of view at the same step (the
+game's own keys send nothing: the screen is read-only)."""
 
 from __future__ import annotations
 
-from fair_games import TABLE_ID, play_match, stream
+import pytest
+from fair_games import TABLE_ID, drive, play_match, stream
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from unonet.client.replay import Replay
-from unonet.client.tui.model import GameModel
+from unonet.client.replay import OPEN, Replay
+from unonet.client.tui.controller import help_lines
+from unonet.client.tui.model import GameModel, face_of
+from unonet.client.tui.render import render_card
 from unonet.client.tui.replay_screen import ReplayScreen
+from unonet.host import journal
+from unonet.host.host import Host
+from unonet.host.store import MemoryStore
+from unonet.host.table import Table, TableSettings
 
 
-def test_stepping_a_replayed_seat_forwards_and_backwards() -> None:
-    table = play_match(3, seats=3, preset="house", target_score=100)
-    events = Replay(TABLE_ID, stream(table, None)).received(1)
+@pytest.fixture(scope="module")
+def fair_replay() -> Replay:
+    return Replay(TABLE_ID, stream(play_match(3, seats=3, preset="house", target_score=100), None))
+
+
+def text(fragments: list[tuple[str, str]]) -> str:
+    return "".join(piece for _, piece, *_ in fragments)
+
+
+def test_stepping_a_replayed_seat_forwards_and_backwards(fair_replay: Replay) -> None:
+    events = fair_replay.received(1)
     with create_pipe_input() as pipe:
-        replay = ReplayScreen(events, 1, input=pipe, output=DummyOutput())
+        replay = ReplayScreen(fair_replay, 1, input=pipe, output=DummyOutput())
         assert replay.step == 1
         replay.screen.press("end")
         final = GameModel(seat=1)
@@ -35,3 +51,53 @@ def test_stepping_a_replayed_seat_forwards_and_backwards() -> None:
         assert "step" in replay.model.notice and replay.step == dealt - 1
         replay.screen.press("home")
         assert replay.step == 1 and replay.model.hand == []
+
+
+def test_v_goes_through_every_point_of_view_at_the_same_step(fair_replay: Replay) -> None:
+    dealt = next(i for i, e in enumerate(fair_replay.events, start=1) if e.HasField("first_card_turned"))
+    with create_pipe_input() as pipe:
+        replay = ReplayScreen(fair_replay, None, input=pipe, output=DummyOutput())
+        replay.go(dealt)
+        assert replay.model.is_spectator and replay.render_panel() == []
+        seen = []
+        for _ in range(fair_replay.seat_count + 1):
+            replay.screen.press("v")
+            assert replay.step == dealt
+            seen.append(replay.pov)
+            if isinstance(replay.pov, int):  # that seat's own hand, as the host dealt it
+                assert replay.model.seat == replay.pov and len(replay.model.hand) == 7
+                assert f"seat {replay.pov}" in replay.model.notice
+        assert seen == [0, 1, 2, OPEN]
+        assert "every hand open" in replay.model.notice
+        panel = text(replay.render_panel()).splitlines()
+        assert len(panel) == fair_replay.seat_count
+        truth = fair_replay.snapshots(OPEN)[dealt - 1].seats
+        for line, seat in zip(panel, truth, strict=True):  # each true hand, card by card
+            assert seat.count == 7 and None not in seat.cards and "hidden" not in line
+            assert line.endswith("".join(text(render_card(face_of(card), replay.screen.ui)) for card in seat.cards))
+        replay.screen.press("v")
+        assert replay.pov is None and replay.step == dealt
+        replay.screen.press("?")
+        assert any(line.startswith("  V ") for line in help_lines(replay.model, replay.screen.ui))
+
+
+def test_a_table_without_fair_shuffles_stays_public_and_says_why() -> None:
+    clock = [1_700_000_000_000_000_000]
+    store = MemoryStore()
+    settings = TableSettings(name="t", seat_count=3, preset="standard", overrides={"target_score": 150},
+                             manual_start=True)
+    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "o", "seed": 3,
+                                  "fair_shuffle": False}, 0)
+    host = Host(store, clock_ns=lambda: clock[0], fair_shuffle=False)
+    table = Table(TABLE_ID, settings, owner_token="o", seed=3, created_ns=0, store=store,
+                  clock_ns=lambda: clock[0], fair_shuffle=False)
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    plain = Replay(TABLE_ID, stream(table, None))
+    with create_pipe_input() as pipe:
+        replay = ReplayScreen(plain, OPEN, input=pipe, output=DummyOutput())
+        assert replay.pov is None and replay.model.is_spectator
+        assert "plain seeded shuffle" in text(replay.render_panel())
+        replay.screen.press("v")
+        assert replay.pov is None and "public view only" in replay.screen.ui.hint
+        assert "plain seeded shuffle" in replay.screen.ui.hint

@@ -70,12 +70,12 @@ class Host:
 class Pane:
     """One tmux session on a private socket, running a command in a 100x30 terminal."""
 
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str], size: tuple[int, int] = (100, 30)) -> None:
         self.socket = f"unonet-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{key}={value}" for key, value in env.items())
         shell = f"env {exports} {' '.join(command)}; echo CLIENT-EXITED; sleep 30"
-        subprocess.run(["tmux", "-L", self.socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", shell],
-                       check=True, timeout=10)
+        subprocess.run(["tmux", "-L", self.socket, "new-session", "-d", "-s", "t", "-x", str(size[0]),
+                        "-y", str(size[1]), shell], check=True, timeout=10)
 
     def text(self) -> str:
         result = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "t"],
@@ -182,7 +182,7 @@ def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
     pane = open_client(host, table_id, tmp_path)
     try:
         screen = pane.wait_for(lambda s: "YOUR TURN" in s, "our turn")
-        assert "ann" in screen and "random-bot" in screen
+        assert "ann" in screen and "basic-bot" in screen
         hand = hand_line(screen)
         count = int(hand.split(":")[0].split()[1])
         assert count >= 7 and ">" in hand and "<" in hand, hand  # the dealt hand, a card chosen
@@ -250,8 +250,9 @@ def test_unonet_local_seats_three_bots_and_you_and_quitting_stops_its_host(tmp_p
     env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
     pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--port", str(port)], env)
     try:
-        screen = pane.wait_for(lambda s: "YOUR TURN" in s or ("ann" in s and "bot" in s), "the table")
-        assert sum("bot" in line for line in screen.splitlines()[1:5]) == 3 and "ann" in screen
+        # Before the start (a moment) the seats are empty; then three bots sit beside ann.
+        screen = pane.wait_for(lambda s: sum("bot" in line for line in s.splitlines()[1:5]) == 3, "the bots seated")
+        assert "ann" in "".join(screen.splitlines()[1:5])
         pane.wait_for(lambda s: "fair ✓" in s, "the verified shuffle")
         pane.keys("q")
         pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
@@ -259,3 +260,98 @@ def test_unonet_local_seats_three_bots_and_you_and_quitting_stops_its_host(tmp_p
             assert probe.connect_ex(("127.0.0.1", port)) != 0  # the embedded host is gone
     finally:
         pane.close()
+
+
+# ------------------------------------------------------------------------------ a newcomer's match
+# `make play`'s client driven by someone who knows nothing but what the ? overlay says: at every moment
+# that asks something of the player, open the help, pick the first thing it offers (in the order a
+# newcomer would try them) and press that very key. Following the help must never be refused.
+
+#: What the help lists (a line's start, after the key column) -> the key a newcomer presses, in order.
+HELP_CHOICES = (
+    ("R G B Y     name the colour", "r"),
+    ("B           react!", "b"),
+    ("U           call UNO", "u"),
+    ("C           catch a player", "c"),
+    ("Enter       give the chosen card back", "Enter"),
+    ("Enter       give the chosen card (then a seat number)", "Enter"),
+    ("Enter       play the chosen card", "Enter"),
+    ("Space       accept the draw", "Space"),
+    ("Space       draw a card", "Space"),
+    ("P           keep the card you drew", "p"),
+)
+#: Status lines that ask nothing of the player: no need for help then.
+WAITING = ("to play", "shuffling", "waiting", "round over", "reconnecting")
+#: Hints a newcomer may see without having done anything wrong: a race another player won.
+RACE_HINTS = ("too late", "another player was faster", "race is lost")
+
+
+def choose_from_help(help_screen: str, screen: str) -> str:
+    """The key a newcomer presses, from the help overlay's lines (and, for Enter, the chosen card)."""
+    lines = [line.lstrip("▶ ").strip() for line in help_screen.splitlines()]  # the overlay covers a turn mark
+    seats = next((line for line in lines if line.startswith("0-9         the seat to")), None)
+    if seats is not None:  # swap hands with, give a card to, catch: the first seat offered
+        return seats.rsplit(":", 1)[1].split(",")[0].strip()
+    for start, key in HELP_CHOICES:
+        if not any(line.startswith(start) for line in lines):
+            continue
+        if start.startswith("U") and "with your next play" in next(x for x in lines if x.startswith(start)):
+            continue  # arming UNO for the next play: a newcomer plays and calls when one card is left
+        if start.startswith("Enter       play") and ">[" not in hand_line(screen):
+            # The chosen card cannot be played: the help says Left/Right choose, so look for one that can.
+            return "Right" if "[" in hand_line(screen) else ""
+        return key
+    return ""
+
+
+def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_only_guide(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--target-score", "40"], env, (80, 24))
+    moves: list[str] = []
+    try:
+        pane.wait_for(lambda s: "fair ✓" in s, "the dealt table")
+        end = time.monotonic() + 150
+        while time.monotonic() < end:
+            screen = pane.text()
+            if "FINAL SCORES" in screen:
+                break
+            if "any key closes the scores" in screen:  # a round's scoreboard says how to go on
+                pane.keys("Space")
+                pane.wait_for(lambda s: "any key closes the scores" not in s or "FINAL SCORES" in s,
+                              "the scores closed")
+                continue
+            status = status_line(screen)
+            if any(word in status for word in WAITING) or not status.strip():
+                time.sleep(0.05)
+                continue
+            pane.keys("?")
+            try:
+                help_screen = pane.wait_for(lambda s: " HELP" in s, "the help", deadline=5)
+            except AssertionError:
+                continue  # the moment passed before the help opened (a scoreboard came up, say)
+            key = choose_from_help(help_screen, screen)
+            if not key:
+                pane.keys("Escape")
+                pane.wait_for(lambda s: " HELP" not in s, "the help closed", deadline=5)
+                continue
+            pane.keys(key)
+            moves.append(key)
+            after = pane.wait_for(lambda s, old=screen: " HELP" not in s and moved_on(old, s), f"{key} to go through")
+            hint = hint_line(after)
+            # A refusal also leaves the turn where it was, so the wait above fails first; this names it.
+            assert ("refused" not in hint and "does nothing" not in hint) or any(r in hint for r in RACE_HINTS), (
+                f"the help's {key} was refused:\n{after}")
+        screen = pane.wait_for(lambda s: "FINAL SCORES" in s, "the final scores")
+        assert "won the match" in screen and "ann" in screen
+        assert moves.count("Enter") >= 1, moves
+        pane.keys("q")
+        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
+    finally:
+        pane.close()
+
+
+def hint_line(screen: str) -> str:
+    """The line under the status line: a hint or a refusal, if any."""
+    lines = screen.splitlines()
+    index = next((i for i, line in enumerate(lines) if line.startswith(" hand ")), -1)
+    return lines[index + 2] if 0 <= index < len(lines) - 2 else ""

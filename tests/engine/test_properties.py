@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import fields
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from support.rulesets import full_deck
+from support.rulesets import preset_rulesets as rulesets
 
 from unonet.engine import (
     Card,
@@ -27,30 +28,8 @@ from unonet.engine import (
     UnoError,
     find_ruleset,
     legal_actions,
-    standard_deck,
 )
 from unonet.engine.playout import random_step
-
-BOOL_OPTIONS = [f.name for f in fields(Ruleset) if f.type in ("bool", bool) and f.name != "name"]
-
-
-@st.composite
-def rulesets(draw: st.DrawFn) -> Ruleset:
-    preset = draw(st.sampled_from(["standard", "house", "serbian", "french", "russian", "polish"]))
-    flips = draw(st.dictionaries(st.sampled_from(BOOL_OPTIONS), st.booleans(), max_size=8))
-    ruleset = find_ruleset(preset)
-    for name, value in flips.items():
-        try:
-            ruleset = ruleset.replace(**{name: value})
-        except UnoError:
-            continue  # an impossible combination: keep the previous one
-    return ruleset.replace(target_score=150)
-
-
-def full_deck(ruleset: Ruleset) -> Counter[Card]:
-    return Counter(
-        standard_deck(blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds)
-    )
 
 
 def check_invariants(match: Match, deck: Counter[Card]) -> None:

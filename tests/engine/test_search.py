@@ -9,7 +9,8 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import full_deck, rulesets
+from support.rulesets import full_deck
+from support.rulesets import preset_rulesets as rulesets
 
 from unonet.engine import (
     Action,
@@ -72,8 +73,9 @@ def test_a_playout_finishes_the_round_with_every_card_accounted_for(ruleset: Rul
     game = Game(ruleset, players, random.Random(seed), dealer=seed % players)
     result = playout(game, random.Random(seed + 1))
     assert game.is_over and result.winner == game.winner
-    if not (ruleset.russian_scoring and ruleset.seven_o and game.discard[-1].rank is Rank.ZERO):
-        assert not game.hands[result.winner]  # else P3 rotated the hands before counting
+    rotated_at_the_end = ruleset.russian_scoring and ruleset.seven_o and game.discard[-1].rank is Rank.ZERO
+    if not rotated_at_the_end:  # P3: a final 0 rotates the hands before counting
+        assert not game.hands[result.winner]
     assert result.points == tuple(round_points(game, result.winner))
     assert result.steps > 0
     assert Counter(game.cards_in_play()) == full_deck(ruleset)

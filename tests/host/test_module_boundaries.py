@@ -28,7 +28,8 @@ PACKAGES = {
 }
 # What each package may import of the others (docs/architecture.md): bots simulate with the engine and
 # read their views back through the wire, but reach the host only through the client SDK. The host reads
-# one module of the bots, their registry of kinds (checked below).
+# two modules of the bots: their registry of kinds, and PolicySeat, which feeds a policy what a seat
+# receives (checked below).
 MAY_IMPORT = {
     "engine": set(),
     "wire": {"engine"},
@@ -114,7 +115,7 @@ def test_the_package_graph_sees_the_imports_it_should() -> None:
     assert "wire" in unonet_imports(HOST / "table.py")
 
 
-def test_the_host_reads_only_the_bots_registry_of_kinds() -> None:
+def test_the_host_reads_only_the_bots_registry_and_policy_seat() -> None:
     modules = set()
     for path in HOST.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -122,4 +123,4 @@ def test_the_host_reads_only_the_bots_registry_of_kinds() -> None:
                 modules.add(node.module)
             elif isinstance(node, ast.Import):
                 modules |= {alias.name for alias in node.names if alias.name.startswith("unonet.bots")}
-    assert modules == {"unonet.bots.kinds"}
+    assert modules == {"unonet.bots.kinds", "unonet.bots.policy_seat"}

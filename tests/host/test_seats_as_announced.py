@@ -12,6 +12,7 @@ from typing import Any
 
 from host_stubs import TIMEOUT, create, eventually, join
 
+from unonet.bots.kinds import DEFAULT_BOT_KIND
 from unonet.engine import events as ev
 from unonet.host import journal
 from unonet.host.host import Host
@@ -45,7 +46,8 @@ async def test_start_table_filling_with_bots_announces_each_bot_before_the_match
     kinds = [event.WhichOneof("payload") for event in events]
     assert kinds[-1] == "match_started", "StartTable's event_number names MatchStarted"
     seated = [event.bot_seated for event in events if event.HasField("bot_seated")]
-    assert [(bot.seat, bot.name, bot.bot_kind) for bot in seated] == [(1, "bot-1", "random"), (2, "bot-2", "random")]
+    assert [(bot.seat, bot.name, bot.bot_kind) for bot in seated] == [(1, "bot-1", DEFAULT_BOT_KIND),
+                                                                      (2, "bot-2", DEFAULT_BOT_KIND)]
     named = {seat.seat: seat.name for seat in events[-1].match_started.seats}
     assert all(named[bot.seat] == bot.name for bot in seated), "the names agree with MatchStarted's"
 

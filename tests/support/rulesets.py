@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import fields
 from enum import Enum
 from typing import Any
 
 from hypothesis import strategies as st
 
-from unonet.engine import Ruleset, RulesetError
+from unonet.engine import Card, Ruleset, RulesetError, UnoError, find_ruleset, standard_deck
 
 _DEFAULT = Ruleset()
 # Small values keep random matches short; the values themselves are what RULES.md allows.
@@ -43,3 +44,26 @@ def any_ruleset(draw: st.DrawFn) -> Ruleset:
         except RulesetError:
             continue
     return ruleset
+
+
+BOOL_OPTIONS = [f.name for f in fields(Ruleset) if f.type in ("bool", bool) and f.name != "name"]
+
+
+@st.composite
+def preset_rulesets(draw: st.DrawFn) -> Ruleset:
+    """A preset with up to eight of its on/off options flipped, where the flip is allowed."""
+    preset = draw(st.sampled_from(["standard", "house", "serbian", "french", "russian", "polish"]))
+    flips = draw(st.dictionaries(st.sampled_from(BOOL_OPTIONS), st.booleans(), max_size=8))
+    ruleset = find_ruleset(preset)
+    for name, value in flips.items():
+        try:
+            ruleset = ruleset.replace(**{name: value})
+        except UnoError:
+            continue  # an impossible combination: keep the previous one
+    return ruleset.replace(target_score=150)
+
+
+def full_deck(ruleset: Ruleset) -> Counter[Card]:
+    return Counter(
+        standard_deck(blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds)
+    )

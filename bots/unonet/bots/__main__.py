@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
-from unonet.bots import BOT_KINDS, DEFAULT_BOT_KIND, BotRunner
+from unonet.bots import DEFAULT_BOT_KIND, BotRunner, make_bot
+from unonet.bots.kinds import UnknownBotKind, public_names
 from unonet.client import TableClient, UnonetError
 
 
@@ -21,10 +23,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--address", default="127.0.0.1:50051", help="the host, HOST:PORT (default %(default)s)")
     parser.add_argument("--table", required=True, help="the table id")
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the lowest empty one)")
-    parser.add_argument("--kind", default=DEFAULT_BOT_KIND, choices=sorted(BOT_KINDS), help="the kind of bot")
+    parser.add_argument("--kind", default=DEFAULT_BOT_KIND, metavar="KIND[:LEVEL]",
+                        help=f"the kind of bot: {', '.join(public_names())} (default %(default)s)")
     parser.add_argument("--name", default=None, help="the display name (default: the kind, e.g. 'random-bot')")
     parser.add_argument("--seed", type=int, default=None, help="the bot's random seed")
-    parser.add_argument("--token", default=None, help="a seat token already held (needs --seat): reconnect")
+    parser.add_argument("--token", default=os.environ.get("UNONET_TOKEN"),
+                        help="a seat token already held (needs --seat): reconnect (default: $UNONET_TOKEN)")
     parser.add_argument("--reaction-delay", type=float, default=0.3, help="seconds before optional reactions")
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")
@@ -35,8 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def play(args: argparse.Namespace) -> int:
     """Join (or re-attach), play until the match ends, and report. Returns the exit status."""
+    try:
+        bot = make_bot(args.kind, args.seed, public_only=True)
+    except UnknownBotKind as error:
+        print(error, file=sys.stderr)
+        return 2
     runner = BotRunner(
-        BOT_KINDS[args.kind].factory(args.seed),
+        bot,
         reaction_delay=args.reaction_delay,
         ping_interval=args.ping_interval or None,
         verify=not args.no_verify,

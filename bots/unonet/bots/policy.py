@@ -106,6 +106,13 @@ class Bot:
     def on_event(self, event: events_pb2.Event) -> None:
         """Called for every event, after the state is updated and before the bot acts. Does nothing."""
 
+    def think_seconds(self, view: views_pb2.SeatView) -> float:
+        """How long to wait before sending `decide`'s command, to seem human (a level's pause). None: 0.
+
+        Runners at a real table honour it (`BotRunner`, the host's bot seats); in-process tables do not.
+        """
+        return 0.0
+
 
 def default_command(legal: actions_pb2.LegalActions) -> cmd.Command | None:
     """The host's own default for a timed-out turn: Draw when allowed, else Pass; None otherwise."""

@@ -1,28 +1,34 @@
-"""`RandomBot`: a uniformly random legal choice, with a few habits that make it a fair opponent."""
+"""`RandomBot` (kind `random`): uniform over the legal actions, the baseline the literature measures against.
+
+It is the random agent of RLCard and the UNO papers, whose action space lists a play for each playable
+card (a black card once per colour it may name) and offers drawing only when nothing can be played.
+Here, likewise: when the seat may play, each play (a black card with each colour, a play that leaves one
+card with and without calling UNO, as the rules engine lists them) is equally likely; otherwise each
+other listed command (draw, pass, challenge, ...). It never takes a window it need not: no catches, no
+jump-ins, and UNO only called with the play. (Uniform over every listed command, drawing included when
+a card could be played, is a far weaker player: `greedy` wins about 99% of heads-up rounds against it.)
+The bot that plays whenever it can and keeps good habits is `basic` (`unonet.bots.basic_bot`).
+"""
 
 from __future__ import annotations
 
 import random
-from collections import Counter
+from dataclasses import replace
 
+from unonet.bots.hand import NAMEABLE
+from unonet.bots.options import all_commands
 from unonet.bots.policy import Bot, BotState
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, cards_pb2, views_pb2
 
 __all__ = ["RandomBot"]
 
-_NAMEABLE = (cards_pb2.COLOR_RED, cards_pb2.COLOR_YELLOW, cards_pb2.COLOR_GREEN, cards_pb2.COLOR_BLUE)
-
 
 class RandomBot(Bot):
-    """Plays a uniformly random legal command, seeded, with these habits:
+    """Picks uniformly among the plays `view.legal_actions` allows, else among its other commands; seeded.
 
-    - it plays whenever it can: it picks among the plays when there are any, and only otherwise
-      among drawing, passing and challenging;
-    - it names the colour it holds most of (after the cards it plays; ties broken at random);
-    - it calls UNO with the play that leaves it one card, and calls it on its own if it ever may;
-    - it catches any seat it may catch, and answers every UNO slap and Sound Wild window;
-    - it never jumps in (jump-ins and run cuts are optional; it only plays on its turn).
+    When nothing is required it does nothing, but answer a blocking window (a UNO slap or Sound Wild,
+    where not answering is a choice to draw 2) half the time.
     """
 
     kind = "random"
@@ -32,79 +38,33 @@ class RandomBot(Bot):
         self.rng = random.Random(seed)
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
-        """Choose the command the game waits for; see the class docstring."""
-        legal = view.legal_actions
-        hand = [ref.card for ref in view.hand if ref.HasField("card")]
-        for window_id in legal.react_window_ids:
-            return cmd.React(window_id)
-        if legal.choose_color:
-            return cmd.ChooseColor(self.favourite_color(hand))
-        if legal.swap_target_seats:
-            return cmd.ChooseSwapTarget(self.rng.choice(list(legal.swap_target_seats)))
-        if legal.HasField("five_swap") and legal.five_swap.target_seats and legal.five_swap.cards:
-            return cmd.FiveSwap(
-                self.rng.choice(list(legal.five_swap.target_seats)), self.rng.choice(list(legal.five_swap.cards))
-            )
-        if legal.give_cards:
-            return cmd.GiveCard(self.rng.choice(list(legal.give_cards)))
-        plays = [option for option in legal.plays if option.kind != actions_pb2.PLAY_KIND_JUMP_IN]
+        """One of the plays, each as likely, else one of the other listed commands; None if none is listed."""
+        options = all_commands(view.legal_actions, len(view.hand))
+        plays = [option for option in options if isinstance(option, cmd.Play) and not option.reaction_window_id]
         if plays:
-            return self._play(self.rng.choice(plays), hand, len(view.hand))
-        others: list[cmd.Command] = []
-        if legal.HasField("draw"):
-            others.append(cmd.Draw())
-        if legal.pass_turn:
-            others.append(cmd.Pass())
-        if legal.challenge:
-            others.append(cmd.Challenge())
-        if others:
-            return self.rng.choice(others)
-        if legal.call_uno:
-            return cmd.CallUno()
-        if legal.catch_uno_targets:
-            return self._catch(legal, state)
-        return None
+            return self.rng.choice(_with_colors(plays, view.legal_actions))
+        others = [option for option in options if not isinstance(option, cmd.Play | cmd.CatchUno | cmd.CallUno)]
+        return self.rng.choice(others) if others else None
 
     def respond(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:
-        """Answer slaps and Sound Wilds, catch whoever may be caught, call UNO when it may."""
-        answer = super().respond(legal, state)
-        if answer is not None:
-            return answer
-        if legal.catch_uno_targets:
-            return self._catch(legal, state)
-        if legal.call_uno:
-            return cmd.CallUno()
+        """A blocking window's answer half the time; never a catch, jump-in or early UNO call."""
+        for window_id in legal.react_window_ids:
+            if window_id not in state.answered_windows and self.rng.random() < 0.5:
+                return cmd.React(window_id)
         return None
 
-    def favourite_color(self, hand: list[cards_pb2.Card]) -> cards_pb2.Color.ValueType:
-        """The colour this hand holds most of (black cards do not count); ties, or none, at random."""
-        counts = Counter(card.color for card in hand if card.color in _NAMEABLE)
-        if not counts:
-            return self.rng.choice(_NAMEABLE)
-        most = max(counts.values())
-        return self.rng.choice([color for color in _NAMEABLE if counts[color] == most])
 
-    def _play(self, option: actions_pb2.PlayOption, hand: list[cards_pb2.Card], hand_size: int) -> cmd.Play:
-        cards = tuple(option.cards)
-        color = self.favourite_color(_without(hand, cards)) if option.needs_color else None
-        call_uno = hand_size - len(cards) == 1
-        return cmd.Play(cards, color=color, call_uno=call_uno, reaction_window_id=option.reaction_window_id)
-
-    def _catch(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.CatchUno | None:
-        targets = [seat for seat in legal.catch_uno_targets if seat != state.seat]
-        fresh = [seat for seat in targets if state.catch_window(seat) not in state.answered_windows]
-        if not fresh:
-            return None
-        target = self.rng.choice(fresh)
-        return cmd.CatchUno(target, state.catch_window(target))
+def _with_colors(plays: list[cmd.Play], legal: actions_pb2.LegalActions) -> list[cmd.Play]:
+    """Each play whose last card names a colour, once per colour (RLCard's action space)."""
+    needs = {tuple(map(_key, option.cards)) for option in legal.plays if option.needs_color}
+    out: list[cmd.Play] = []
+    for play in plays:
+        if tuple(map(_key, play.cards)) in needs:
+            out.extend(replace(play, color=color) for color in NAMEABLE)
+        else:
+            out.append(play)
+    return out
 
 
-def _without(hand: list[cards_pb2.Card], played: tuple[cards_pb2.Card, ...]) -> list[cards_pb2.Card]:
-    """The hand after playing `played` (identical cards are interchangeable)."""
-    rest = list(hand)
-    for card in played:
-        for index, held in enumerate(rest):
-            if held.color == card.color and held.rank == card.rank:
-                del rest[index]
-                break
-    return rest
+def _key(card: cards_pb2.Card) -> tuple[int, int]:
+    return card.color, card.rank

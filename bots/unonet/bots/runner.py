@@ -214,6 +214,7 @@ class BotRunner:
                 is_reaction = False
             elif legal.required:
                 command = self._decide_safely(view) if failures < 2 else default_command(legal)
+                await self._think(view)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
             else:
                 command = self.bot.respond(legal, self.state)
@@ -234,6 +235,16 @@ class BotRunner:
                     return True
             view = None
         return True
+
+    async def _think(self, view: views_pb2.SeatView) -> None:
+        """The policy's human-like pause (`Bot.think_seconds`), at most half the time its clock leaves."""
+        pause = self.bot.think_seconds(view)
+        if pause <= 0:
+            return
+        if view.legal_actions.HasField("deadline") and view.HasField("view_time"):
+            left = (view.legal_actions.deadline.ToNanoseconds() - view.view_time.ToNanoseconds()) / 1e9
+            pause = min(pause, max(0.0, left / 2))
+        await asyncio.sleep(pause)
 
     def _entropy_command(self, view: views_pb2.SeatView) -> cmd.Command:
         """This seat's contribution to the shuffle of `view.round_number`: commit first, then reveal."""

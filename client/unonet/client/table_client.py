@@ -226,8 +226,12 @@ class TableClient:
         clock: table_pb2.ClockSettings | None = None,
         spectator_delay: float | None = None,
         manual_start: bool = False,
+        league_seed: int | None = None,
     ) -> CreatedTable:
         """Create a table; `overrides` is a Ruleset or a mapping of its fields (``{"target_score": 50}``).
+
+        `league_seed` makes a league-seeded table: dealt from that seed by the engine's own shuffle,
+        with no fair shuffle (CreateTableRequest.league_seed, docs/leagues.md).
 
         The owner token is also kept in `owner_token`. Not retried: a lost answer may have created it.
 
@@ -248,6 +252,8 @@ class TableClient:
             request.clock.CopyFrom(clock)
         if spectator_delay is not None:
             request.spectator_delay.CopyFrom(_duration(spectator_delay))
+        if league_seed is not None:
+            request.league_seed = league_seed
         response: lobby_service_pb2.CreateTableResponse = await self._unary(self._lobby.CreateTable, request)
         self.owner_token = response.owner_token
         return CreatedTable(response.table.table_id, response.owner_token, response.table)

@@ -1,8 +1,8 @@
-"""The host's own seat-filler: a simple policy the host runs, in process, for bot seats and taken-over
-players, under the names of `unonet.bots.kinds.BOT_KINDS` (the one registry of bot kinds).
+"""The engine-level fallback of a timed-out turn: a reasonable action straight from the engine's list.
 
-Better bots live in `unonet.bots` and play over the network like anyone else; this exists so a table
-never waits for an empty or abandoned seat.
+A timed-out turn draws, then passes (`Table`'s timeout). When the rules allow neither (a colour to name,
+a swap target to choose), `choose_action` picks from the engine's actions without any policy. Bot seats
+are not played here: the `unonet.bots` policy of each seat's kind plays it (`unonet.host.bot_seats`).
 """
 
 from __future__ import annotations

@@ -10,17 +10,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import secrets
 import time
 from collections.abc import Callable
 
-from unonet.engine import UnoError, legal_actions
+from unonet.bots.kinds import runs_in_worker
+from unonet.engine import Draw, Pass, UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
 from unonet.host import journal
 from unonet.host.actions_json import dump_action
-from unonet.host.bots import choose_action, reaction_for
+from unonet.host.bot_seats import HostBots
+from unonet.host.bot_workers import BotWorkers
 from unonet.host.errors import not_found
+from unonet.host.seats import Seat
 from unonet.host.store import MemoryStore, Store, StoredTable
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import table_pb2
@@ -62,6 +64,9 @@ class Host:
         self.keep_finished_s = keep_finished_s
         self.tables: dict[str, Table] = {}  # the tables in memory: every table not archived
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self.bots = HostBots()  # the policies of every table's bot seats
+        self.workers = BotWorkers()  # the processes of the bot seats whose kind searches
+        self.workers.wanted = self._wants_worker
 
     def restore(self) -> int:
         """Load every stored table not archived and replay its journal. Returns how many came back."""
@@ -93,6 +98,8 @@ class Host:
         self.store.archive(table.table_id, table.created_ns, table.info().SerializeToString())
         self.tables.pop(table.table_id, None)
         self._drivers.pop(table.table_id, None)
+        self.bots.forget(table.table_id)
+        self.workers.stop_table(table.table_id)
 
     def start_drivers(self) -> None:
         for table in self.tables.values():
@@ -106,6 +113,7 @@ class Host:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._drivers.clear()
+        await self.workers.close()
 
     def table(self, table_id: str) -> Table:
         """The table in memory, loading an archived one back from its journal."""
@@ -134,14 +142,17 @@ class Host:
         settings.ruleset()  # refuse an impossible ruleset before anything is stored
         table_id = secrets.token_hex(6)
         owner_token = secrets.token_urlsafe(24)
+        if settings.league_seed is not None:  # a league's deal: its seed, the engine's shuffle
+            seed = settings.league_seed
         seed = secrets.randbits(63) if seed is None else seed
+        fair_shuffle = self.fair_shuffle and settings.league_seed is None
         created = self.clock_ns()
         record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
-                  "fair_shuffle": self.fair_shuffle, "window_ids": "table"}
+                  "fair_shuffle": fair_shuffle, "window_ids": "table"}
         self.store.create_table(table_id, record, created)
         table = Table(
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,
-            clock_ns=self.clock_ns, fair_shuffle=self.fair_shuffle,
+            clock_ns=self.clock_ns, fair_shuffle=fair_shuffle,
         )
         self._configure(table)
         self.tables[table_id] = table
@@ -251,29 +262,51 @@ class Host:
         waited = (self.clock_ns() - (table.log[-1].time_ns if table.log else 0)) / 1e9
         if waited < self.bot_delay_s:
             return self.bot_delay_s - waited
-        rng = random.Random(table.seed + table.last_number)
+        now = self.clock_ns()
+        waits: list[float] = []
         for seat in bots:
-            options = legal_actions(game, seat)
-            action = choose_action(game, seat, options, rng) if game.to_act == seat else reaction_for(
-                game, seat, options)
-            if action is None:
+            if runs_in_worker(table.seats[seat].bot_kind):
+                self._ensure_worker(table, table.seats[seat])
                 continue
+            chosen = self.bots.choose(table, table.seats[seat], now)
+            if chosen is None:
+                continue
+            if isinstance(chosen, float):  # a level's pause (bot_seats.py)
+                waits.append(chosen)
+                continue
+            action = chosen[0]
             race = table.races.race_for(game, seat, action)
             if race is not None:  # bots answer races like anyone, at once and with nothing to forgive
                 if race.has_answered(seat):
                     continue
                 table.races.collect(table, race, seat, f"bot-{table.last_number}-w{race.window_id}",
-                                    [dump_action(action)], self.clock_ns(), None)
+                                    [dump_action(a) for a in chosen], self.clock_ns(), None)
                 return 0
             if table.races.holding() is not None:
                 continue
             try:
-                table.record(journal.Command(seat, f"bot-{table.last_number}", [dump_action(action)]))
+                table.record(journal.Command(seat, f"bot-{table.last_number}", [dump_action(a) for a in chosen]))
             except UnoError:
                 log.exception("bot at seat %d of table %s chose a refused action", seat, table.table_id)
-                continue
+                fallback = next((a for a in legal_actions(game, seat) if isinstance(a, Draw | Pass)), None)
+                if fallback is None or game.to_act != seat:
+                    continue
+                table.record(journal.Command(seat, f"bot-{table.last_number}", [dump_action(fallback)]))
             return 0
-        return None
+        return min(waits) if waits else None
+
+
+    def _ensure_worker(self, table: Table, seat: Seat) -> None:
+        """A seat whose kind searches is played by a worker process (bot_workers.py), never here."""
+        if not seat.worker_token:
+            seat.worker_token = BotWorkers.new_token()
+        self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token)
+
+    def _wants_worker(self, table_id: str, seat: int, kind: str) -> bool:
+        table = self.tables.get(table_id)
+        if table is None or table.match is None or table.match.is_over:
+            return False
+        return table.seats[seat].is_bot and table.seats[seat].bot_kind == kind
 
 
 def _wake(wake: asyncio.Future[bool]) -> None:

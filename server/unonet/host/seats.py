@@ -27,6 +27,7 @@ class Seat:
     strikes: int = 0
     taken_over: bool = False
     bank_s: float = 0.0
+    worker_token: str = ""  # a bot seat played by a worker process (host/bot_workers.py): its token, never journalled
 
     @property
     def is_occupied(self) -> bool:
@@ -47,6 +48,8 @@ class Places:
             raise invalid("TOKEN_MISSING", "this call needs the token JoinTable returned")
         for seat in self.seats:
             if seat.token and secrets.compare_digest(seat.token, token):
+                return seat.index
+            if seat.worker_token and secrets.compare_digest(seat.worker_token, token):
                 return seat.index
         if token in self.spectators:
             return None

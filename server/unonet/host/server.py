@@ -57,6 +57,10 @@ async def create_server(
         port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    if tls is None:  # bot worker processes reach the host over loopback (bot_workers.py)
+        bound = address.rpartition(":")[0]
+        near = bound if bound not in ("", "0.0.0.0", "[::]", "localhost") else "127.0.0.1"
+        host.workers.address = f"{near}:{port}"
     return server, port, host
 
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from unonet.bots.kinds import BOT_KINDS, DEFAULT_BOT_KIND
+from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, canonical_name, describe, public_names
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
 from unonet.host import journal
 from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
@@ -111,11 +111,12 @@ def _check_size(request: Any) -> None:
 
 
 def _bot_kind(name: str) -> str:
-    """A bot kind the host has (empty: its default), or UNKNOWN_BOT_KIND."""
-    kind = name or DEFAULT_BOT_KIND
-    if kind not in BOT_KINDS:
-        raise invalid("UNKNOWN_BOT_KIND", f"no bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
-    return kind
+    """The name a public bot kind is seated by (empty: the host's default; ``greedy`` is ``greedy:3``),
+    or UNKNOWN_BOT_KIND."""
+    try:
+        return canonical_name(name or DEFAULT_BOT_KIND)
+    except UnknownBotKind as error:
+        raise invalid("UNKNOWN_BOT_KIND", str(error)) from None
 
 
 def _enum(enum: Any, value: int, field: str, *, default: int | None = None) -> int:
@@ -178,6 +179,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             overrides=_overrides(request.preset, ruleset),
             spectator_delay_s=delay,
             manual_start=request.manual_start,
+            league_seed=request.league_seed if request.HasField("league_seed") else None,
             **(_clock(request.clock) if request.HasField("clock") else {}),
         )
         table = self.host.create_table(settings)
@@ -257,7 +259,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
                 raise exists("TABLE_FULL", f"only {len(free)} seats are free")
             number = table.last_number
             for seat in free[:count]:
-                produced = table.record(journal.SeatBot(seat, kind, f"{kind}-bot-{seat}"))
+                produced = table.record(journal.SeatBot(seat, kind, f"{kind.partition(':')[0]}-bot-{seat}"))
                 number = _number_of(produced, "match_started", "bot_seated")  # the table may have started
             return lobby_service_pb2.AddBotsResponse(seats=free[:count], event_number=number)
 
@@ -288,8 +290,9 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def ListBotKinds(  # noqa: N802
         self, request: lobby_service_pb2.ListBotKindsRequest, context: Context
     ) -> lobby_service_pb2.ListBotKindsResponse:
-        kinds = [table_pb2.BotKind(name=name, description=kind.description, is_default=name == DEFAULT_BOT_KIND)
-                 for name, kind in BOT_KINDS.items()]
+        names = sorted(public_names(), key=lambda name: name != DEFAULT_BOT_KIND)  # the default first
+        kinds = [table_pb2.BotKind(name=name, description=describe(name), is_default=name == DEFAULT_BOT_KIND)
+                 for name in names]
         return lobby_service_pb2.ListBotKindsResponse(bot_kinds=kinds)
 
 

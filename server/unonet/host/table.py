@@ -13,6 +13,7 @@ spectators, tokens), `eventlog.EventLog` (the numbered events and their serializ
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -73,6 +74,8 @@ class TableSettings:
     reaction_time_s: float = DEFAULT_REACTION_TIME_S
     spectator_delay_s: float = 0.0
     manual_start: bool = False
+    # A league-seeded table (CreateTableRequest.league_seed): dealt by the engine from this seed, no fair shuffle.
+    league_seed: int | None = None
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
@@ -174,7 +177,9 @@ class Table:
         be told GAME_OVER."""
         seat = self.player_seat(token)
         over = self.match is not None and self.match.is_over
-        if self.seats[seat].taken_over and not over and (command_id is None or (seat, command_id) not in self.commands):
+        worker = self.seats[seat].worker_token == token  # a bot seat's own worker process (bot_workers.py)
+        if (self.seats[seat].taken_over and not over and not worker
+                and (command_id is None or (seat, command_id) not in self.commands)):
             raise precondition("SEAT_TAKEN_OVER", f"seat {seat} was taken over; its player can no longer act")
         return seat
 
@@ -231,6 +236,9 @@ class Table:
             name=s.name, seat_count=s.seat_count, ruleset=convert.ruleset_to_pb(self.ruleset),
             manual_start=s.manual_start,
         )
+        if s.league_seed is not None:
+            pb.league_seeded = True
+            pb.league_seed_sha256 = hashlib.sha256(s.league_seed.to_bytes(8, "big")).digest()
         pb.clock.turn_time.FromNanoseconds(int(s.turn_time_s * 1e9))
         pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
         pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))

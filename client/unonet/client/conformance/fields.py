@@ -66,6 +66,7 @@ class Game:
     strikes: int = 0
     forfeit: bool = False
     spectator_delay_s: float = 0.0
+    league_seed: int | None = None  # a league-seeded table (CreateTableRequest.league_seed)
 
 
 GAMES = [
@@ -97,6 +98,8 @@ GAMES = [
                                           "h2o_wilds": True, "first_wild": 2}),
     # Players leaving a running match forfeit; the last seat standing wins.
     Game("forfeit", "standard", 3, ["leaver", "leaver", "careful"], {"target_score": 500}, forfeit=True),
+    # A league-seeded table: dealt from the league's seed, no fair shuffle (TableSettings.league_seeded).
+    Game("league", "standard", 3, ["careful", "careless"], {"target_score": 30}, league_seed=2026),
 ]
 
 
@@ -124,7 +127,8 @@ async def play_game(remote: Remote, game: Game, seed: int, coverage: FieldCovera
         takeover_policy=table_pb2.TAKEOVER_POLICY_FORFEIT if game.forfeit else table_pb2.TAKEOVER_POLICY_BOT)
     created = await observed(coverage, lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
         name=game.name, preset=game.preset, seat_count=game.seats, overrides=_ruleset(game.overrides),
-        clock=clock, spectator_delay=_duration(game.spectator_delay_s), manual_start=True)))
+        clock=clock, spectator_delay=_duration(game.spectator_delay_s), manual_start=True,
+        league_seed=game.league_seed)))
     if created is None:
         raise AssertionError(f"{game.name}: CreateTable refused")
     table_id, owner = created.table.table_id, created.owner_token

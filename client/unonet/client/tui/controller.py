@@ -22,12 +22,14 @@ from unonet.v1 import actions_pb2, cards_pb2, rules_pb2, views_pb2
 
 __all__ = [
     "COLOR_KEYS",
+    "AddBot",
     "Controller",
     "Effect",
     "LeaveSeat",
     "Prompt",
     "QuitApp",
     "SendChat",
+    "StartMatch",
     "UiState",
     "board_is_open",
     "help_lines",
@@ -58,7 +60,17 @@ class LeaveSeat:
     """Give the seat up (LeaveTable), then close the client."""
 
 
-Effect = cmd.Command | SendChat | QuitApp | LeaveSeat
+@dataclass(frozen=True, slots=True)
+class StartMatch:
+    """Start the match now, bots taking the empty seats (StartTable; the table's creator only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    """Seat one bot in the lowest empty seat (AddBots; the table's creator only)."""
+
+
+Effect = cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +80,8 @@ class Prompt:
     kind: "color" (r/g/b/y names the colour of `cards`), "five_target" (a digit names whom to give
     `cards[0]`), "catch" (a digit names whom to catch; C challenges when `challenge`), "chat" (a line
     of text), "confirm_chat" (y sends `text` although the silence costs cards), "confirm_leave" (y
-    leaves), "help" (any key closes it).
+    leaves), "help" (Esc or ? closes it; any other key closes it and does what it does; `under` is the
+    question it was opened over, asked again when it closes).
     """
 
     kind: str
@@ -78,6 +91,8 @@ class Prompt:
     targets: tuple[int, ...] = ()
     challenge: bool = False
     text: str = ""
+    #: For "help": the question the help was opened over, asked again when the help closes.
+    under: Prompt | None = None
 
 
 @dataclass(slots=True)
@@ -97,6 +112,10 @@ class UiState:
     board_closed_for: int = 0
     #: Help lines for keys the screen's owner added (a replay's stepping keys).
     extra_help: list[str] = field(default_factory=list)
+    #: This client holds the table's owner token: before the match it may start it early and add bots.
+    is_owner: bool = False
+    #: A command is on its way to the host and not answered yet: what the screen offers may be stale.
+    pending: bool = False
 
 
 def board_is_open(model: GameModel, ui: UiState) -> bool:
@@ -277,7 +296,7 @@ class Controller:
             return f"not your turn: {self.model.name_of(self.model.seat_to_act)} plays now"
         if len(chosen) > 1:
             return "those marked cards cannot be played together (Esc clears the marks)"
-        return "that card cannot be played now: the highlighted cards can"
+        return "that card cannot be played now: the highlighted [bracketed] cards can"
 
     def _names_colour(self, chosen: tuple[CardFace, ...], option: actions_pb2.PlayOption) -> bool:
         if len(chosen) == len(option.cards):
@@ -378,6 +397,11 @@ class Controller:
         self.ui.prompt = Prompt("help")
         return []
 
+    def asked(self) -> Prompt | None:
+        """The question open now, the help aside (the one the help was opened over)."""
+        prompt = self.ui.prompt
+        return prompt.under if prompt is not None and prompt.kind == "help" else prompt
+
     def _quit(self) -> list[Effect]:
         return [QuitApp()]
 
@@ -392,6 +416,34 @@ class Controller:
         state = "on: each card shows its colour's letter" if self.ui.colour_blind else "off"
         self.ui.hint = f"colour-blind mode {state}"
         return []
+
+    def _lobby_refusal(self) -> str:
+        """Why S and A (start early, add a bot) cannot be used now, or "" when they can."""
+        if self.model.phase != views_pb2.PHASE_WAITING_FOR_PLAYERS or self.model.round_number:
+            return "the match has started already"
+        if not self.ui.is_owner:
+            return "only the table's creator can start it early or add bots; it starts when every seat is taken"
+        if self.model.connection != ConnectionState.CONNECTED:
+            return "reconnecting to the host: wait a moment"
+        return ""
+
+    def _start(self) -> list[Effect]:
+        why = self._lobby_refusal()
+        if why:
+            self.ui.hint = why
+            return []
+        self.ui.hint = "starting: bots take the empty seats…"
+        return [StartMatch()]
+
+    def _add_bot(self) -> list[Effect]:
+        why = self._lobby_refusal()
+        if why:
+            self.ui.hint = why
+            return []
+        if self.model.seats and all(seat.occupied for seat in self.model.seats):
+            self.ui.hint = "every seat is taken: the match starts by itself"
+            return []
+        return [AddBot()]
 
     def _scroll(self, step: int) -> list[Effect]:
         self.ui.log_scroll = max(0, self.ui.log_scroll + step)
@@ -419,7 +471,13 @@ class Controller:
         return [SendChat(text)]
 
     def _in_prompt(self, prompt: Prompt, key: str) -> list[Effect]:
-        if key == "escape" or prompt.kind == "help":
+        if prompt.kind == "help":  # read the help, press the key it named: it closes and does its thing
+            self.ui.prompt = prompt.under
+            return [] if key in ("escape", "?") else self.press(key)
+        if key == "?":  # help over a question: it lists the question's keys, and the question stays
+            self.ui.prompt = Prompt("help", under=prompt)
+            return []
+        if key == "escape":
             self.ui.prompt = None
             return []
         if prompt.kind in ("color", "five_target", "catch") and not self._can_act():
@@ -477,22 +535,41 @@ _KEYS: Final[dict[str, Callable[[Controller], list[Effect]]]] = {
     "p": Controller._pass, "u": Controller._uno, "c": Controller._catch_or_challenge,
     "r": lambda c: c._color("r"), "g": lambda c: c._color("g"), "b": lambda c: c._color("b"),
     "y": lambda c: c._color("y"), "t": Controller._chat, "?": Controller._help, "q": Controller._quit,
-    "l": Controller._leave, "k": Controller._colour_blind,
+    "l": Controller._leave, "k": Controller._colour_blind, "s": Controller._start, "a": Controller._add_bot,
     "pageup": lambda c: c._scroll(5), "pagedown": lambda c: c._scroll(-5),
+}
+
+
+#: The keys of each question the screen asks ({} is the seats it offers).
+_QUESTION_KEYS: Final = {
+    "color": ["  R G B Y     name the colour of the card you play: red, green, blue, yellow"],
+    "five_target": ["  0-9         the seat to give the card to: {}"],
+    "catch": ["  0-9         the seat to catch: {}"],
+    "confirm_chat": ["  Y           send it anyway (a silence is on: it costs you 2 cards)",
+                     "  N           do not send it"],
+    "confirm_leave": ["  Y           leave the table for good (your seat goes to a bot or is forfeited)",
+                      "  N           stay"],
 }
 
 
 def help_lines(model: GameModel, ui: UiState) -> list[str]:
     """Every key of the current moment, each with what it does now (the ? overlay)."""
     legal = model.legal
-    lines = ["Keys now (not case-sensitive; Esc or any key closes this help):"]
+    lines = ["Keys now (not case-sensitive; Esc closes this help, a key below also acts):"]
+    asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
+    if asked is not None and asked.kind in _QUESTION_KEYS:
+        lines += [line.format(", ".join(map(str, asked.targets))) for line in _QUESTION_KEYS[asked.kind]]
+        if asked.kind == "catch" and asked.challenge:
+            lines.append("  C           challenge the Wild Draw Four instead")
+        lines += ["  Esc         cancel", "  ?           this help"]
+        return lines
     if model.is_spectator:
         lines.append("  you are watching this table as a spectator")
     if legal.plays:
-        lines.append("  Left/Right  choose a card (highlighted cards can be played)")
+        lines.append("  Left/Right  choose a card (the highlighted [bracketed] ones can be played)")
         lines.append("  Enter       play the chosen card" + (" (or the marked cards)" if ui.marks else ""))
         if legal.plays and any(p.kind != actions_pb2.PLAY_KIND_TURN for p in legal.plays):
-            lines.append("  Enter       on a highlighted card out of turn: jump in / cut the run / escape")
+            lines.append("  Enter       on a [bracketed] card out of turn: jump in / cut the run / escape")
         if model.settings.ruleset.multi_play or model.settings.ruleset.runs:
             lines.append("  M           mark a card for a group or a run, then Enter plays them in order")
     if legal.choose_color:
@@ -519,7 +596,12 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
     if not any((legal.plays, legal.choose_color, legal.HasField("draw"), legal.pass_turn, legal.call_uno,
                 legal.catch_uno_targets, legal.challenge, legal.react_window_ids, legal.swap_target_seats,
                 legal.give_cards)):
-        lines.append("  (nothing to play now: wait for your turn)")
+        waiting = model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number
+        lines.append("  (nothing to play now: wait for the match to start)" if waiting
+                     else "  (nothing to play now: wait for your turn)")
+    if ui.is_owner and model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
+        lines.append("  S           start the match now: bots take the empty seats")
+        lines.append("  A           seat one bot in an empty seat")
     lines += ui.extra_help
     lines += [
         "  T           write in the chat" + (" (a silence is on: it costs 2 cards)" if model.is_silenced else ""),

@@ -26,82 +26,19 @@ from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HS
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import TextArea
 
+from unonet.client.bot_kinds import by_strength
 from unonet.client.discovery import HostBrowser
 from unonet.client.errors import UnonetError
 from unonet.client.table_client import TableClient
 from unonet.client.tui.render import STYLE
 from unonet.client.tui.seats import SeatStore
+from unonet.client.tui.table_form import NewTable, render_form
 from unonet.v1 import rules_pb2, table_pb2
 
 __all__ = ["LobbyChoice", "LobbyState", "NewTable", "run_lobby"]
 
-#: The house rules the form offers as switches (RULES.md names them), in the order shown.
-OPTIONS: Final = (
-    ("stacking", "stack Draw Twos / Fours (H1)"), ("jump_in", "jump-ins (H6)"), ("seven_o", "7-0 swaps (H10)"),
-    ("five_swap", "5 swaps a card (H11)"), ("multi_play", "play several cards (H5)"), ("runs", "runs (H4)"),
-    ("draw_to_match", "draw until playable (T4)"), ("uno_slap", "UNO slap (U5)"), ("silent_two", "silent 2 (H14)"),
-    ("skip_escape", "escape a Skip (H8)"), ("deflecting", "deflect draws (H3)"), ("bluffing", "bluff the +4 (B)"),
-)
-SEAT_COUNTS: Final = tuple(range(2, 11))
-#: The form's fixed rows (preset, seats, target, clock, bots); one row per option follows.
-FIXED_ROWS: Final = 5
-TARGETS: Final = (0, 50, 100, 200, 300, 500, 1000)
-TURN_TIMES: Final = (0, 10, 15, 30, 60, 120)
 _STATUS: Final = {table_pb2.TABLE_STATUS_WAITING: "waiting", table_pb2.TABLE_STATUS_PLAYING: "playing",
                   table_pb2.TABLE_STATUS_FINISHED: "finished"}
-
-
-@dataclass(slots=True)
-class NewTable:
-    """The create-a-table form: every field has a value to send."""
-
-    preset: int = 0
-    seats: int = 4
-    target: int = 0
-    turn_time: int = 3
-    bots: int = 3
-    options: set[str] = field(default_factory=set)
-    row: int = 0
-
-
-    def change(self, step: int, presets: int) -> None:
-        """Left/Right on the current row."""
-        match self.row:
-            case 0:
-                self.preset = (self.preset + step) % max(1, presets)
-            case 1:
-                self.seats = min(10, max(2, self.seats + step))
-                self.bots = min(self.bots, self.seats - 1)
-            case 2:
-                self.target = (self.target + step) % len(TARGETS)
-            case 3:
-                self.turn_time = (self.turn_time + step) % len(TURN_TIMES)
-            case 4:
-                self.bots = min(self.seats - 1, max(0, self.bots + step))
-            case _:
-                self.toggle()
-
-    def toggle(self) -> None:
-        if self.row >= FIXED_ROWS:
-            name = OPTIONS[self.row - FIXED_ROWS][0]
-            self.options ^= {name}
-
-    def ruleset(self) -> rules_pb2.Ruleset:
-        """The overrides to send: the target score (when chosen) and each switched-on option."""
-        ruleset = rules_pb2.Ruleset()
-        if TARGETS[self.target]:
-            ruleset.target_score = TARGETS[self.target]
-        for name in self.options:
-            setattr(ruleset, name, True)
-        return ruleset
-
-    def clock(self) -> table_pb2.ClockSettings | None:
-        seconds = TURN_TIMES[self.turn_time]
-        if not seconds:
-            return None
-        clock = table_pb2.ClockSettings()
-        clock.turn_time.FromSeconds(seconds)
-        return clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +48,8 @@ class LobbyChoice:
     address: str
     table_id: str
     watch: bool = False
+    #: The owner token of a table this player just created ("" otherwise).
+    owner_token: str = ""
 
 
 @dataclass(slots=True)
@@ -121,7 +60,8 @@ class LobbyState:
     host: int = 0
     tables: list[table_pb2.TableInfo] = field(default_factory=list)
     selected: int = 0
-    presets: list[str] = field(default_factory=lambda: ["standard"])
+    presets: list[rules_pb2.RulesetPreset] = field(default_factory=list)
+    bot_kinds: list[str] = field(default_factory=list)
     form: NewTable | None = None
     message: str = ""
     mine: set[str] = field(default_factory=set)
@@ -135,7 +75,7 @@ class LobbyState:
 
     def move(self, step: int) -> None:
         if self.form is not None:
-            self.form.row = max(0, min(FIXED_ROWS + len(OPTIONS) - 1, self.form.row + step))
+            self.form.move(step)
         else:
             self.selected = max(0, min(len(self.tables) - 1, self.selected + step))
 
@@ -154,12 +94,12 @@ class LobbyState:
         return LobbyChoice(self.address, table.table_id, watch)
 
 
-def render_lobby(state: LobbyState) -> StyleAndTextTuples:
-    """The lobby as text: the hosts, then the table list or the form, then the keys."""
+def render_lobby(state: LobbyState, height: int = 24) -> StyleAndTextTuples:
+    """The lobby as text in `height` lines: the hosts, then the table list or the form, then the keys."""
     hosts = "  ".join(f"[{h}]" if i == state.host else h for i, h in enumerate(state.hosts)) or "(none: A adds one)"
     out: StyleAndTextTuples = [("class:header", f" unonet lobby · host {hosts} \n")]
     if state.form is not None:
-        out += _render_form(state, state.form)
+        out += render_form(state.form, height - 1 - (2 if state.message else 0))
     else:
         out += _render_tables(state)
     if state.message:
@@ -181,20 +121,6 @@ def _render_tables(state: LobbyState) -> StyleAndTextTuples:
         out.append(("class:turn" if i == state.selected else "", line + table.settings.ruleset.preset + mine + "\n"))
     out.append(("class:dim", "\n ↑↓ choose · Enter join (or rejoin your seat) · W watch · N new table · "
                              "R refresh · Tab next host · A add a host · Q quit"))
-    return out
-
-
-def _render_form(state: LobbyState, form: NewTable) -> StyleAndTextTuples:
-    preset = state.presets[form.preset % len(state.presets)] if state.presets else "standard"
-    target = TARGETS[form.target] or "preset's"
-    clock = f"{TURN_TIMES[form.turn_time]} s a turn" if TURN_TIMES[form.turn_time] else "the host's default"
-    rows = [f"preset      ‹ {preset} ›", f"seats       ‹ {form.seats} ›", f"target      ‹ {target} ›",
-            f"clock       ‹ {clock} ›", f"bots        ‹ {form.bots} › (you take a seat too)"]
-    rows += [f"[{'x' if name in form.options else ' '}] {words}" for name, words in OPTIONS]
-    out: StyleAndTextTuples = [("class:score", " NEW TABLE\n")]
-    for i, row in enumerate(rows):
-        out.append(("class:cursor" if i == form.row else "", f"  {row}\n"))
-    out.append(("class:dim", "\n ↑↓ field · ←→ change · Space switch an option · Enter create and sit · Esc back"))
     return out
 
 
@@ -220,11 +146,17 @@ class _LobbyApp:
         bindings.add(Keys.Any, filter=idle)(self._letter)
         self.app: Application[None] = Application(
             layout=Layout(HSplit([
-                Window(FormattedTextControl(lambda: render_lobby(self.state))),
+                Window(FormattedTextControl(lambda: render_lobby(self.state, self._rows()))),
                 ConditionalContainer(self.address_input, filter=Condition(lambda: self.typing)),
             ])),
             key_bindings=bindings, style=Style.from_dict(STYLE), full_screen=True,
         )
+
+    def _rows(self) -> int:
+        try:
+            return self.app.output.get_size().rows
+        except Exception:  # no terminal (a dummy output): the 24 rows the screen is made for
+            return 24
 
     def _do(self, action: Callable[[], None]) -> None:
         action()
@@ -232,7 +164,7 @@ class _LobbyApp:
 
     def _change(self, step: int) -> None:
         if self.state.form is not None:
-            self.state.form.change(step, len(self.state.presets))
+            self.state.form.change(step)
 
     def _letter(self, event: KeyPressEvent) -> None:
         key = event.key_sequence[0].data.lower()
@@ -247,7 +179,7 @@ class _LobbyApp:
         elif key == "r":
             self._spawn(self.refresh())
         elif key == "n":
-            state.form, state.message = NewTable(), ""
+            state.form, state.message = NewTable(presets=list(state.presets), bot_kinds=list(state.bot_kinds)), ""
         elif key == "w":
             self._go(state.choose(watch=True))
         elif key == "a":
@@ -311,7 +243,8 @@ class _LobbyApp:
         try:
             async with await self._client() as client:
                 state.tables = await client.list_tables(page_size=50)
-                state.presets = [p.name for p in await client.list_presets()] or ["standard"]
+                state.presets = await client.list_presets()
+                state.bot_kinds = [kind.name for kind in by_strength(await client.list_bot_kinds())]
             state.mine = self.store.tables(state.address)
             state.selected = min(state.selected, max(0, len(state.tables) - 1))
             state.message = f"{len(state.tables)} table(s) on {state.address}"
@@ -323,19 +256,19 @@ class _LobbyApp:
         """Create the form's table, seat its bots, and go and sit at it."""
         state, form = self.state, self.state.form
         assert form is not None
-        preset = state.presets[form.preset % len(state.presets)]
         try:
             async with await self._client() as client:
-                created = await client.create_table(preset, form.ruleset(), form.seats, clock=form.clock(),
-                                                    name=f"{self.name}'s table"[:64])
+                created = await client.create_table(form.preset_name, form.ruleset(), form.seats, clock=form.clock(),
+                                                    name=f"{self.name}'s table"[:64], manual_start=form.manual_start,
+                                                    spectator_delay=form.spectator_delay)
                 if form.bots:
-                    await client.add_bots(form.bots, table_id=created.table_id)
+                    await client.add_bots(form.bots, form.kind, table_id=created.table_id)
         except UnonetError as error:
             state.message = f"the host refused the table: {error}"
             self.app.invalidate()
             return
         state.form = None
-        self._go(LobbyChoice(state.address, created.table_id))
+        self._go(LobbyChoice(state.address, created.table_id, owner_token=created.owner_token))
 
 
 async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colour_blind: bool = False,
@@ -387,7 +320,7 @@ async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, colour_blind: 
             return
         try:
             await play_table(lobby.choice.address, lobby.choice.table_id, name=name, watch=lobby.choice.watch,
-                             tls=tls, colour_blind=colour_blind, store=store)
+                             tls=tls, colour_blind=colour_blind, store=store, owner_token=lobby.choice.owner_token)
             state.message = "back in the lobby"
         except UnonetError as error:
             state.message = f"could not sit there: {error}"

@@ -629,7 +629,14 @@ def _eliminated(m: GameModel, e: events_pb2.Event, p: events_pb2.PlayerEliminate
 
 def _match_ended(m: GameModel, e: events_pb2.Event, p: events_pb2.MatchEnded) -> None:
     hands = m.scoreboard.hands if m.scoreboard else ()
-    m.scoreboard = Scoreboard(m.round_number, tuple(p.winner_seats), _scores(m, p.scores), True, hands)
+    lines = _scores(m, p.scores)
+    last = m.scoreboard
+    if last is not None and not last.final and last.round_number == m.round_number:
+        # The match ended with this round: its hand and round points stay beside the final totals.
+        rounds = {line.seat: line for line in last.lines}
+        lines = tuple(ScoreLine(line.seat, rounds[line.seat].hand_points, rounds[line.seat].round_points, line.total,
+                                line.eliminated) if line.seat in rounds else line for line in lines)
+    m.scoreboard = Scoreboard(m.round_number, tuple(p.winner_seats), lines, True, hands)
     m.match_over, m.winners, m.seat_to_act = True, tuple(p.winner_seats), None
     m.phase = views_pb2.PHASE_MATCH_OVER
     m.legal = actions_pb2.LegalActions()
@@ -696,6 +703,7 @@ _OWN_WORDS: Final = frozenset({
     "reaction_window_closed", "chat_message", "turn_started", "seat_entropy_committed",
     "seat_entropy_revealed", "shuffle_committed", "deck_committed", "shuffle_revealed",
     "reaction_window_opened", "seat_connection_changed",
+    "dealer_chosen",  # the round's own line names the dealer too
 })
 
 _STYLES: Final = {

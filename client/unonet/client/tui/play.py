@@ -13,6 +13,7 @@ import asyncio
 import gc
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from unonet.client.discovery import discover_hosts
 from unonet.client.errors import PermissionDenied, UnonetError
@@ -41,17 +42,29 @@ def log_to_file() -> None:
 
 
 async def play_joined(client: TableClient, *, colour_blind: bool = False, store: SeatStore | None = None,
-                      address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None) -> None:
+                      address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None,
+                      **screen_args: Any) -> None:
     """Run the game screen for `client`'s seat until the player quits or leaves.
 
-    `on_stream_open` is awaited once the seat's event stream is open (to start the match then).
+    With a `store`, the seat's shuffle shares are saved in it (under `address`) and read back from it,
+    so a restarted client reveals what it committed to. `on_stream_open` is awaited once the seat's
+    event stream is open (to start the match then). `screen_args` go to the game screen (a test's
+    pipe input and dummy output).
     """
+
+    table_id = client.table_id
 
     def forget() -> None:
         if store is not None:
-            store.forget(address, client.table_id)
+            store.forget(address, table_id)
 
-    await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open).run()
+    def keep(round_no: int, value: bytes) -> None:
+        if store is not None:
+            store.keep_entropy(address, table_id, round_no, value)
+
+    saved = store.entropy(address, table_id) if store is not None else {}
+    await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open,
+                  entropy=saved, keep_entropy=keep, **screen_args).run()
 
 
 async def play_table(
@@ -64,8 +77,12 @@ async def play_table(
     tls: bool = False,
     colour_blind: bool = False,
     store: SeatStore | None = None,
+    owner_token: str = "",
 ) -> None:
     """Join `table_id` at `address` (or rejoin the saved seat) and play it on the game screen.
+
+    `owner_token` (the table was just created by this user) is saved with the seat, so this client,
+    restarted or not, can start the match early and add bots from the game screen.
 
     Raises:
         UnonetError: the host is unreachable, or refused the join (the table is full or started...).
@@ -73,36 +90,42 @@ async def play_table(
     store = store if store is not None else SeatStore()
     client = await TableClient.connect(address, tls=tls)
     try:
-        await _take_place(client, store, address, table_id, name=name, seat=seat, watch=watch)
+        await _take_place(client, store, address, table_id, name=name, seat=seat, watch=watch,
+                          owner_token=owner_token)
         await play_joined(client, colour_blind=colour_blind, store=store, address=address)
     finally:
         await client.close()
 
 
 async def _take_place(client: TableClient, store: SeatStore, address: str, table_id: str, *, name: str,
-                      seat: int | None, watch: bool) -> None:
-    """Attach the saved seat when it still works, else join (saving the new seat's token)."""
+                      seat: int | None, watch: bool, owner_token: str = "") -> None:
+    """Attach the saved seat when it still works, else join (saving the new seat's token and the
+    table's owner token when known)."""
     saved = None if watch else store.get(address, table_id)
     if saved is not None:
         client.attach(table_id, saved.token, saved.seat)
         try:
             await client.get_view()
+            client.owner_token = owner_token or saved.owner_token
             return
         except PermissionDenied:
             store.forget(address, table_id)  # the host no longer knows it (a new database, say)
     joined = await client.join(table_id, name, seat, spectator=watch)
+    client.owner_token = owner_token
     if not joined.is_spectator:
-        store.put(address, table_id, SavedSeat(joined.token, joined.seat, name))
+        store.put(address, table_id, SavedSeat(joined.token, joined.seat, name, owner_token))
 
 
 async def play_token(address: str, table_id: str, token: str, seat: int | None, *, tls: bool = False,
-                     colour_blind: bool = False, notice: str = "") -> None:
+                     colour_blind: bool = False, notice: str = "", owner_token: str = "") -> None:
     """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`).
 
-    `notice` is shown on the screen until something more urgent is (the address friends dial, say).
+    `notice` is shown on the screen until something more urgent is (the address friends dial, say);
+    `owner_token` lets the screen start the match early and add bots.
     """
     async with await TableClient.connect(address, tls=tls) as client:
         client.attach(table_id, token, seat)
+        client.owner_token = owner_token
         session = Session(client, colour_blind=colour_blind)
         session.model.notice = notice
         await session.run()

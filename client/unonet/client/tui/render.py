@@ -24,6 +24,7 @@ from unonet.v1 import cards_pb2, views_pb2
 __all__ = [
     "STYLE",
     "card_label",
+    "render_card",
     "render_hand",
     "render_header",
     "render_help",
@@ -96,6 +97,11 @@ def _card(face: CardFace, ui: UiState, *, legal: bool = False, chosen: bool = Fa
             ("class:cursor" if chosen else "", right)]
 
 
+def render_card(face: CardFace, ui: UiState) -> StyleAndTextTuples:
+    """One card as the hand draws an unplayable one (a replay's open hands use it)."""
+    return _card(face, ui)
+
+
 def _seconds_left(deadline: float | None, now: float) -> str:
     if deadline is None:
         return ""
@@ -115,6 +121,8 @@ def render_header(model: GameModel, now: float) -> StyleAndTextTuples:
         parts.append(("class:alert", f" FAIRNESS CHECK FAILED: {model.fairness_failure} "))
     elif model.fairness_on:
         parts.append(("class:ok", f" fair ✓{model.fairness_checks} "))
+    elif model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
+        parts.append(("class:dim", " not started "))  # whether the deal will be verifiable is not known yet
     else:
         parts.append(("class:dim", " shuffle not verifiable "))
     if model.connection == ConnectionState.CONNECTED and model.round_trip is not None:
@@ -132,7 +140,7 @@ def render_players(model: GameModel, now: float) -> StyleAndTextTuples:
         tags = []
         if seat.is_bot:
             tags.append("bot")
-        if not seat.connected and not seat.is_bot:
+        if not seat.connected and not seat.is_bot and seat.occupied:
             tags.append("offline")
         if seat.taken_over:
             tags.append("taken over")
@@ -233,7 +241,7 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
 
 def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTuples:
     """One line saying what this moment (or the open prompt) asks of the player."""
-    prompt = ui.prompt
+    prompt = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
     if model.connection != ConnectionState.CONNECTED and (prompt is None or prompt.kind != "chat"):
         return [("class:alert", " " + _moment(model, ui, now))]  # what the link's state allows comes first
     if prompt is not None:
@@ -248,6 +256,8 @@ def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTupl
         }.get(prompt.kind, "")
         if text:
             return [("class:turn", " " + text)]
+    if ui.pending:  # the options on screen may be the ones the command just used up
+        return [("class:dim", " sent — waiting for the host's answer…")]
     return [("class:turn" if model.is_my_turn else "", " " + _moment(model, ui, now))]
 
 
@@ -283,6 +293,11 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
     if legal.catch_uno_targets and not model.is_my_turn:
         who = " and ".join(model.name_of(s) for s in legal.catch_uno_targets)
         return f"{who} did not call UNO: C catches!"
+    if model.is_my_turn and not (legal.plays or legal.HasField("draw") or legal.pass_turn):
+        # The turn is ours but nothing is offered yet: a race blocks play, or the options are on their way.
+        if any(window.blocks_play for window in model.windows.values()):
+            return "your turn comes once the race above is decided"
+        return "your turn: waiting for the host's options…"
     if model.is_my_turn:
         left = ""
         if legal.HasField("deadline"):
@@ -303,6 +318,11 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
         return "round over — the next one starts shortly"
     if model.seat_to_act is not None:
         return f"{model.name_of(model.seat_to_act)} to play · ? help"
+    if model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number and model.seats:
+        seated = f"waiting for players ({sum(s.occupied for s in model.seats)}/{len(model.seats)})"
+        if ui.is_owner:
+            return f"{seated} · S starts now with bots · A adds a bot"
+        return f"{seated}: the match starts when every seat is taken · ? help"
     return "waiting · ? help"
 
 

@@ -1,65 +1,145 @@
-"""`unonet replay` on the game screen: a finished game stepped through forwards and backwards.
+"""`unonet replay` on the game screen: a finished game stepped through, from any point of view.
 
 The game screen's model is a pure function of the events a point of view received, so step k of a
 replay is simply the model fed `Replay.received(pov)[:k]` (`unonet.client.replay`): the same screen a
 player saw, read-only (no command can leave), with the replay's own keys bound first: Left/Right step
-one event, PgUp/PgDn ten, Home/End to the first and the last. Countdowns show what was left at the
+one event, PgUp/PgDn ten, Home/End to the first and the last, and V switches the point of view
+(public, each seat in turn, every hand open) at the same step. Countdowns show what was left at the
 step's own time.
+
+Every point of view has one event per step, so switching keeps the step. The every-hand-open view
+shows each seat's cards in a panel above the log, from `Replay.snapshots(OPEN)`: the hands rebuilt
+from the revealed seeds' openings and checked by the `Verifier` when the replay was built. A table
+dealt without fair shuffles has nothing to rebuild: the screen stays on the public view and says why,
+and a round whose seed never came says so in the panel.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from unonet.client.tui.model import ConnectionState, GameModel
+from unonet.client.replay import OPEN, PointOfView, Replay, Snapshot
+from unonet.client.tui.model import ConnectionState, GameModel, face_of
+from unonet.client.tui.render import render_card
 from unonet.client.tui.screen import GameScreen
-from unonet.v1 import events_pb2
 
-__all__ = ["ReplayScreen"]
+__all__ = ["ReplayScreen", "pov_words"]
 
 _HELP = [
     "  Left/Right  step back / forward one event (PgUp/PgDn: ten; Home/End: first / last)",
+    "  V           switch the point of view: public, each seat, every hand open",
 ]
 
 
-class ReplayScreen:
-    """A read-only game screen over recorded events (one point of view's), at a step the keys move."""
+def pov_words(pov: PointOfView, names: list[str]) -> str:
+    """A point of view in a few words, for the replay's status line."""
+    if pov is OPEN:
+        return "every hand open"
+    if pov is None:
+        return "public view"
+    name = names[pov] if pov < len(names) and names[pov] else ""
+    return f"seat {pov}" + (f" ({name})" if name else "") + "'s view"
 
-    def __init__(self, events: Sequence[events_pb2.Event], seat: int | None, *, title: str = "",
-                 colour_blind: bool = False, input: Input | None = None, output: Output | None = None) -> None:
-        self.events = list(events)
-        self.seat = seat
-        self.title = title
-        self.model = GameModel(seat=seat, connection=ConnectionState.CONNECTED)
+
+class ReplayScreen:
+    """A read-only game screen over an audited replay, at a step and a point of view the keys move.
+
+    Args:
+        replay: the audited game (`unonet.client.replay.Replay`).
+        pov: the point of view to start from: None (public), a seat, or `OPEN`. A table without fair
+            shuffles starts on the public view whatever is asked (there is no hand to show).
+    """
+
+    def __init__(self, replay: Replay, pov: PointOfView = None, *, title: str = "", colour_blind: bool = False,
+                 input: Input | None = None, output: Output | None = None) -> None:
+        self.replay = replay
+        self.title = title or replay.table_id
+        #: The points of view V goes through, in order: only the public one without fair shuffles.
+        self.povs: list[PointOfView] = [None]
+        if replay.is_fair:
+            self.povs += [*range(replay.seat_count), OPEN]
+        self.pov: PointOfView = pov if pov in self.povs else None
+        self.refused_pov = self.pov != pov  # asked for hands a plain shuffle cannot show
+        self.model = GameModel(seat=self._seat(), connection=ConnectionState.CONNECTED)
         self.step = 0
         self.screen = GameScreen(
             self.model, host_clock=self._time_of_step, colour_blind=colour_blind, input=input, output=output,
             extra_keys={"left": lambda: self.go(self.step - 1), "right": lambda: self.go(self.step + 1),
                         "pageup": lambda: self.go(self.step - 10), "pagedown": lambda: self.go(self.step + 10),
-                        "home": lambda: self.go(1), "end": lambda: self.go(len(self.events))},
-            extra_help=_HELP,
+                        "home": lambda: self.go(1), "end": lambda: self.go(len(self.replay)),
+                        "v": self.next_view},
+            extra_help=_HELP, extra_panel=self.render_panel,
         )
         self.go(1)
 
+    def _seat(self) -> int | None:
+        return self.pov if isinstance(self.pov, int) else None
+
+    def next_view(self) -> None:
+        """V: the next point of view (public, seat 0, 1, ..., every hand open), at the same step."""
+        if len(self.povs) == 1:
+            self.screen.ui.hint = "public view only: " + (self.replay.hidden_reason(0) or "")
+            return
+        self.pov = self.povs[(self.povs.index(self.pov) + 1) % len(self.povs)]
+        self.refused_pov = False
+        self.go(self.step)
+        self.screen.ui.hint = f"now: {pov_words(self.pov, self.replay.names)}"
+
     def go(self, step: int) -> None:
         """Show the table after event `step` (clamped to the log), rebuilt from the first event."""
-        self.step = max(1, min(len(self.events), step))
-        fresh = GameModel(seat=self.seat, connection=ConnectionState.CONNECTED)
-        for event in self.events[: self.step]:
+        received = self.replay.received(self.pov)
+        self.step = max(1, min(len(received), step))
+        fresh = GameModel(seat=self._seat(), connection=ConnectionState.CONNECTED)
+        for event in received[: self.step]:
             fresh.apply(event)
         for item in dataclasses.fields(GameModel):  # in place: the screen renders this very object
             setattr(self.model, item.name, getattr(fresh, item.name))
-        where = f"{self.title} · " if self.title else ""
-        self.model.notice = f"replay {where}step {self.step}/{len(self.events)} · ←/→ step · ? keys · Q quits"
+        # The whole log passed the Verifier when the replay was built: the header says how many checks.
+        self.model.fairness_on = self.replay.is_fair
+        self.model.fairness_checks = sum(self.replay.verifier.checks.values())
+        self.model.table_name = self.model.table_name or self.title
+        self.model.notice = (f"replay step {self.step}/{len(received)} · {pov_words(self.pov, self.replay.names)}"
+                             " · ←→ step · V view · ? keys · Q quits")
+
+    def snapshot(self) -> Snapshot:
+        """The replay's own fold of the current step for the current point of view."""
+        return self.replay.snapshots(self.pov)[self.step - 1]
+
+    def render_panel(self) -> StyleAndTextTuples:
+        """Above the log: every seat's cards in the open view, and why a view hides what it does."""
+        lines: list[StyleAndTextTuples] = []
+        snapshot = self.snapshot()
+        if self.pov is OPEN:
+            for seat in snapshot.seats:
+                line: StyleAndTextTuples = [("class:turn" if seat.is_turn else "",
+                                             f" {'▶' if seat.is_turn else ' '}{seat.seat:>2} {seat.name[:12]:<12} ")]
+                known = [card for card in seat.cards if card is not None]
+                if not known:
+                    line.append(("class:dim", f"{seat.count} hidden card(s)" if seat.count else "(no cards)"))
+                for card in known:
+                    line += render_card(face_of(card), self.screen.ui)
+                if 0 < len(known) < seat.count:
+                    line.append(("class:dim", f" +{seat.count - len(known)} hidden"))
+                lines.append(line)
+        reason = snapshot.hidden_reason if self.pov is not None else None
+        if self.refused_pov or len(self.povs) == 1:
+            reason = self.replay.hidden_reason(0)
+        if reason:
+            lines.append([("class:alert", " " + reason)])
+        out: StyleAndTextTuples = []
+        for line in lines:
+            out += [*line, ("", "\n")]
+        return out[:-1]
 
     def _time_of_step(self) -> float:
-        if not self.events:
+        received = self.replay.received(self.pov)
+        if not received:
             return 0.0
-        stamp = self.events[self.step - 1].time
+        stamp = received[self.step - 1].time
         return stamp.seconds + stamp.nanos / 1e9
 
     async def run(self) -> None:

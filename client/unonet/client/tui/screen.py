@@ -20,6 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    DynamicContainer,
     Float,
     FloatContainer,
     FormattedTextControl,
@@ -61,6 +62,8 @@ class GameScreen:
         extra_keys: keys (lower-case characters or names such as "left") handled before the key map,
             for a screen that drives its own model: a replay binds stepping forwards and backwards here.
         extra_help: lines the ? overlay adds for `extra_keys`.
+        extra_panel: lines the owner shows between the table and the log (a replay's open hands), or
+            nothing; the panel takes as many rows as they need and the log the rest.
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class GameScreen:
         colour_blind: bool = False,
         extra_keys: Mapping[str, Callable[[], None]] | None = None,
         extra_help: Sequence[str] = (),
+        extra_panel: Callable[[], StyleAndTextTuples] | None = None,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
@@ -81,6 +85,7 @@ class GameScreen:
         self.on_effect = on_effect
         self.extra_keys = dict(extra_keys or {})
         self.ui.extra_help = list(extra_help)
+        self.extra_panel = extra_panel
         self.host_clock = host_clock
         self.chat_input = TextArea(height=1, prompt=" say: ", multiline=False, accept_handler=self._chat_entered)
         self.application: Application[None] = Application(
@@ -95,6 +100,7 @@ class GameScreen:
             input=input,
             output=output,
         )
+        self.application.before_render += self._place_scoreboard
 
     # ------------------------------------------------------------------------------- feeding
 
@@ -106,7 +112,8 @@ class GameScreen:
         """Handle a key as the key map would (tests and the bindings both come here)."""
         self.controller.follow_model()
         extra = self.extra_keys.get(key.lower() if len(key) == 1 else key)
-        if extra is not None and self.ui.prompt is None:
+        if extra is not None and (self.ui.prompt is None or self.ui.prompt.kind == "help"):
+            self.ui.prompt = None  # the help named this key: it closes and the key acts
             extra()
             self.invalidate()
             return
@@ -172,18 +179,22 @@ class GameScreen:
             FormattedTextControl(table_part, focusable=True, show_cursor=False),
             height=lambda: Dimension.exact(max(2, len(m.seats)) + 7), wrap_lines=False,
         )
+        # The log takes whatever height is left: a preferred height given up front, so the layout never
+        # renders the whole log only to ask how tall it would like to be (that was a third of a redraw).
         log = Window(self._text(lambda: render.render_log(m, self._log_height(), ui.log_scroll,
                                                           with_chat=not self._wide())),
-                     wrap_lines=False)
-        chat = ConditionalContainer(
-            VSplit([Window(width=1, char="│", style="class:dim"),
-                    Window(self._text(lambda: render.render_chat(m, self._log_height())), wrap_lines=True,
-                           width=Dimension(preferred=40, max=50))]),
-            filter=Condition(self._wide),
-        )
+                     wrap_lines=False, height=Dimension(min=1, preferred=1000), width=Dimension(min=20, preferred=1000))
+        chat = Window(self._text(lambda: render.render_chat(m, self._log_height())), wrap_lines=True,
+                      width=Dimension(preferred=40, max=50))
+        # Narrow, the log is the whole width: no VSplit to share out column by column on every redraw.
+        beside = VSplit([log, Window(width=1, char="│", style="class:dim"), chat])
+        bottom = DynamicContainer(lambda: beside if self._wide() else log)
+        panel = Window(self._text(self._panel), height=lambda: Dimension.exact(self._panel_rows()),
+                       wrap_lines=True)
         body = HSplit([
             self._hand_window, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open)),
-            VSplit([log, chat]),
+            ConditionalContainer(panel, filter=Condition(lambda: self._panel_rows() > 0)),
+            bottom,
         ])
         # Overlays are single windows on a background of their own, not Frames: a Frame is nine more
         # containers to lay out on every redraw while the scores stay open.
@@ -192,6 +203,14 @@ class GameScreen:
                    width=Dimension(preferred=50), height=Dimension(max=14), style="class:overlay"),
             top=3,
         )
+
+        def place_scoreboard(app: object) -> None:
+            # Below the table part, so the hand, the turn and its clock stay in sight while the scores are
+            # read (the next round is already dealt); higher only when the screen is too short for that.
+            board_rows = len(m.seats) + 3
+            scoreboard.top = max(1, min(max(2, len(m.seats)) + 7, self._height() - board_rows))
+
+        self._place_scoreboard = place_scoreboard
         helpbox = Float(Window(self._text(lambda: render.render_help(m, ui)), width=Dimension(preferred=76),
                                style="class:overlay"), top=1)
         return Layout(
@@ -201,6 +220,19 @@ class GameScreen:
             ]),
             focused_element=self._hand_window,
         )
+
+    def _panel(self) -> StyleAndTextTuples:
+        return self.extra_panel() if self.extra_panel is not None else []
+
+    def _panel_rows(self) -> int:
+        """The rows the owner's panel takes, its long lines wrapped at the screen's width."""
+        if self.extra_panel is None:
+            return 0
+        text = "".join(fragment[1] for fragment in self.extra_panel())
+        if not text:
+            return 0
+        width = max(1, self._width())
+        return sum(max(1, -(-len(line) // width)) for line in text.split("\n"))
 
     def _width(self) -> int:
         try:
@@ -218,7 +250,7 @@ class GameScreen:
         return self._width() >= WIDE
 
     def _log_height(self) -> int:
-        return max(3, self._height() - len(self.model.seats) - 8)
+        return max(3, self._height() - len(self.model.seats) - 8 - self._panel_rows())
 
     # ------------------------------------------------------------------------------ key map
 

@@ -13,7 +13,10 @@
 - a one-second tick that redraws the countdowns.
 
 The seat's shares of each fair shuffle (commit, then reveal) are sent for the player as soon as the
-legal actions ask for them. A refused command's reason is told in words on the status line.
+legal actions ask for them; each share is handed to `keep_entropy` (the seat store on disk) before its
+commitment leaves, so a client restarted between the commit and the reveal, given the saved shares
+back as `entropy`, reveals the value it committed to. A refused command's reason is told in words on
+the status line.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from unonet.client import commands as cmd
+from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.errors import (
     Cancelled,
     DeadlineExceeded,
@@ -37,7 +41,7 @@ from unonet.client.errors import (
     UnonetError,
 )
 from unonet.client.table_client import TableClient
-from unonet.client.tui.controller import Effect, LeaveSeat, QuitApp, SendChat
+from unonet.client.tui.controller import AddBot, Effect, LeaveSeat, QuitApp, SendChat, StartMatch
 from unonet.client.tui.model import ConnectionState, GameModel
 from unonet.client.tui.screen import GameScreen
 from unonet.client.verify import Verifier
@@ -99,6 +103,8 @@ class Session:
         on_stream_open: awaited once, when the first event arrived: the host now counts this seat as
             connected, so a match started from here asks it for its share of the shuffle.
         ping_interval: seconds between pings (and table fetches).
+        entropy: the seat's shuffle shares saved by an earlier run, by round number.
+        keep_entropy: called with (round, share) before a share's commitment is sent, to save it.
     """
 
     def __init__(
@@ -112,6 +118,8 @@ class Session:
         on_stream_open: Callable[[], Awaitable[None]] | None = None,
         ping_interval: float = PING_INTERVAL,
         max_backoff: float = 5.0,
+        entropy: dict[int, bytes] | None = None,
+        keep_entropy: Callable[[int, bytes], None] | None = None,
         **screen_args: object,
     ) -> None:
         self.client = client
@@ -125,7 +133,11 @@ class Session:
         self.ping_interval = ping_interval
         self.max_backoff = max_backoff
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
-        self._entropy: dict[int, bytes] = {}
+        self.screen.ui.is_owner = bool(client.owner_token)
+        self._bot_kind: str | None = None
+        self._in_flight = 0  # the player's commands sent and not answered yet
+        self._entropy: dict[int, bytes] = dict(entropy or {})
+        self._keep_entropy = keep_entropy
         self._entropy_sent: set[tuple[int, str]] = set()
         self._live_from = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -188,8 +200,21 @@ class Session:
                 return
             elif isinstance(effect, QuitApp):
                 self.screen.application.exit()
+            elif isinstance(effect, StartMatch):
+                await self.client.start_table(fill_with_bots=True, bot_kind=await self._best_bot_kind())
+                self.screen.ui.hint = "the match starts"
+            elif isinstance(effect, AddBot):
+                seats = await self.client.add_bots(1, await self._best_bot_kind())
+                self.screen.ui.hint = f"a bot sits at seat {seats[0]}" if seats else ""
             else:
-                result = await self.client.send(effect)
+                shown = not isinstance(effect, (cmd.CommitEntropy, cmd.RevealEntropy))  # the player's own
+                self._in_flight += shown
+                self.screen.ui.pending = self._in_flight > 0
+                try:
+                    result = await self.client.send(effect)
+                finally:
+                    self._in_flight -= shown
+                    self.screen.ui.pending = self._in_flight > 0
                 if result.outcome == 3:  # COMMAND_OUTCOME_RACE_LOST
                     self.screen.ui.hint = "another player was faster: that race is lost (no cost)"
         except UnonetError as error:
@@ -198,6 +223,12 @@ class Session:
             log.exception("command %r failed", effect)
             self.screen.ui.hint = f"that did not work: {error}"
         self.screen.invalidate()
+
+    async def _best_bot_kind(self) -> str:
+        """The strongest bot kind the host lists (asked once), for the bots the owner seats."""
+        if self._bot_kind is None:
+            self._bot_kind = best_bot_kind(await self.client.list_bot_kinds())
+        return self._bot_kind
 
     # -------------------------------------------------------------------------------- stream
 
@@ -277,7 +308,14 @@ class Session:
         if key in self._entropy_sent:
             return
         self._entropy_sent.add(key)
-        value = self._entropy.setdefault(round_no, secrets.token_bytes(32))
+        value = self._entropy.get(round_no)
+        if value is None:
+            value = self._entropy[round_no] = secrets.token_bytes(32)
+            if self._keep_entropy is not None:
+                try:  # on disk before the commitment leaves: a crash after it can still reveal
+                    self._keep_entropy(round_no, value)
+                except OSError:
+                    log.exception("could not save the shuffle share of round %d", round_no)
         command: cmd.Command
         if step == "commit":
             commitment = commit_seat_entropy(seat, value, table_id=self.client.table_id, round_no=round_no)

@@ -1,0 +1,210 @@
+"""How strong and how fast the shipped bots are: pairings of bot kinds over whole rounds, in-process.
+
+One game is one round on the standard rules, from the deal to the first player out. A pairing
+``A_vs_B_Np`` seats one A and N-1 Bs. Deals are duplicated with the seats rotated so luck cancels:
+each deal (its seed and dealer) is played N times, with A at each seat in turn and the same cards
+dealt each time, so a pairing of D deals is N x D games. Every policy is the code that plays at a real
+table and sees exactly what a networked seat would: the host's converter builds each seat's events and
+protobuf `SeatView` with its legal actions, and its command goes back through the PlayService
+conversion (`unonet.bots.arena`). No network, clock or journal: races go to the first seat in turn
+order that answers (the arena's docstring).
+
+Figures, per pairing: A's win rate and A's points per game (the round's winner scores the cards left
+in the other hands, P2), each with a 95% interval over deals (a deal's N rotations are one sample, so
+the interval reflects what the duplicate design cancels), and B's points per game per seat; per kind,
+the time its policy took per decision (p50, p99; the view's construction is not included), over every
+decision of every pairing it played in; and for each kind measured against ``greedy`` heads-up, the
+share of the gap between ``greedy`` and the ``oracle`` it closes on the same deals (``KIND_gap_closed``:
+(KIND_vs_greedy - 50%) / (oracle_vs_greedy - 50%)).
+
+Pairings: every kind registered in `unonet.bots.kinds` is measured against the baselines: ``random``,
+``basic`` and ``greedy``, heads-up and (against ``random``) at four; the ``oracle`` (it sees every
+hand) against ``greedy`` heads-up. A kind registered later (``strong``) is paired the same way with
+no change here; its ``--quick`` budget is what its registry entry gives the bench (`quick_level`).
+
+Usage:
+    python bench/bots.py                   # the full run: 1,000 deals per pairing (about an hour)
+    python bench/bots.py --quick --json    # 150 deals per pairing (under 10 minutes); JSON last
+    python bench/bots.py --deals 300 --pairings greedy_vs_basic_2p
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+
+from unonet.bots import Bot
+from unonet.bots.arena import play_round
+from unonet.bots.kinds import bench_kinds, make_bot
+from unonet.engine import find_ruleset
+
+SEED = 20261202
+DEALS = {"full": 1000, "quick": 150}
+Z95 = statistics.NormalDist().inv_cdf(0.975)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One A against N-1 Bs."""
+
+    a: str
+    b: str
+    players: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.a.split(':')[0]}_vs_{self.b.split(':')[0]}_{self.players}p"
+
+
+@dataclass
+class Outcome:
+    """What a pairing's games gave: per deal, A's mean win and points over the rotations."""
+
+    pairing: Pairing
+    deal_wins: list[float] = field(default_factory=list)
+    deal_points: list[float] = field(default_factory=list)
+    b_points: list[float] = field(default_factory=list)
+    games: int = 0
+    seconds: float = 0.0
+
+
+def pairings(kinds: dict[str, str]) -> list[Pairing]:
+    """The pairings of the module docstring, for `kinds` (family -> the name to seat it by)."""
+    out: list[Pairing] = []
+    for family, name in kinds.items():
+        if family in ("random", "oracle"):
+            continue
+        for baseline in ("random", "basic", "greedy"):
+            if baseline != family and baseline in kinds and not (family == "basic" and baseline == "greedy"):
+                out.append(Pairing(name, kinds[baseline], 2))
+        out.append(Pairing(name, kinds["random"], 4))
+    if "oracle" in kinds:
+        out.append(Pairing(kinds["oracle"], kinds["greedy"], 2))
+        out.append(Pairing(kinds["oracle"], kinds["random"], 2))
+    return out
+
+
+def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]]) -> Outcome:
+    """Play `deals` duplicated deals of `pairing`; each kind's decision times are added to `times`."""
+    ruleset = find_ruleset("standard")
+    n = pairing.players
+    outcome = Outcome(pairing)
+    start = time.perf_counter()
+    for deal in range(deals):
+        seed = SEED + deal
+        wins = points = others = 0.0
+        for a_seat in range(n):
+            names = [pairing.a if seat == a_seat else pairing.b for seat in range(n)]
+            bots: list[Bot] = [make_bot(name, seed=seed * 97 + a_seat * 11 + seat) for seat, name in enumerate(names)]
+            result = play_round(ruleset, bots, seed, dealer=deal % n)
+            wins += result.winner == a_seat
+            points += result.points[a_seat]
+            others += sum(result.points) - result.points[a_seat]
+            for seat, name in enumerate(names):
+                times.setdefault(name, []).extend(result.decision_ns[seat])
+        outcome.deal_wins.append(wins / n)
+        outcome.deal_points.append(points / n)
+        outcome.b_points.append(others / n / (n - 1))
+        outcome.games += n
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def interval(samples: list[float]) -> tuple[float, float, float]:
+    """The mean and its 95% normal interval (samples are independent deals)."""
+    mean = statistics.fmean(samples)
+    half = Z95 * statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else math.inf
+    return mean, mean - half, mean + half
+
+
+def percentile_ms(values: list[int], q: float) -> float:
+    """The q-th quantile (0..1) of nanosecond samples, in milliseconds (nearest rank)."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[index] / 1e6
+
+
+def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mode: str) -> dict[str, object]:
+    out: dict[str, object] = {"mode": mode, "deals": deals, "rules": "standard", "one_game": "one round"}
+    games: dict[str, int] = {}
+    for outcome in outcomes:
+        key = outcome.pairing.key
+        win, lo, hi = interval(outcome.deal_wins)
+        pts, plo, phi = interval(outcome.deal_points)
+        out[key] = round(win, 4)
+        out[f"{key}_ci95"] = [round(lo, 4), round(hi, 4)]
+        out[f"{key}_points_per_game"] = round(pts, 2)
+        out[f"{key}_points_per_game_ci95"] = [round(plo, 2), round(phi, 2)]
+        out[f"{key}_opponent_points_per_game"] = round(statistics.fmean(outcome.b_points), 2)
+        out[f"{key}_seats"] = f"{outcome.pairing.a} x1, {outcome.pairing.b} x{outcome.pairing.players - 1}"
+        games[key] = outcome.games
+    for name, values in sorted(times.items()):
+        family = name.split(":")[0]
+        if values:
+            out[f"{family}_decision_p50_ms"] = round(percentile_ms(values, 0.5), 3)
+            out[f"{family}_decision_p99_ms"] = round(percentile_ms(values, 0.99), 3)
+            out[f"{family}_decisions"] = len(values)
+            out[f"{family}_seated_as"] = name
+    oracle = out.get("oracle_vs_greedy_2p")
+    for key in [k for k in games if k.endswith("_vs_greedy_2p") and not k.startswith("oracle_")]:
+        if isinstance(oracle, float) and oracle > 0.5:  # how much of greedy's gap to the oracle it closes
+            win = interval(next(o for o in outcomes if o.pairing.key == key).deal_wins)[0]
+            out[f"{key.split('_vs_')[0]}_gap_closed"] = round((win - 0.5) / (oracle - 0.5), 3)
+    out["games"] = min(games.values()) if games else 0
+    out["games_by_pairing"] = games
+    out["python"] = platform.python_version()
+    return out
+
+
+def print_table(outcomes: list[Outcome], data: dict[str, object]) -> None:
+    print(f"standard rules, one game = one round, {data['deals']} duplicated deals per pairing "
+          f"({data['mode']} run), 95% intervals over deals\n")
+    print(f"{'pairing':<24}{'games':>7}{'A wins':>9}{'95% interval':>18}{'A pts/game':>12}{'95% interval':>18}"
+          f"{'B pts/game':>12}{'s':>8}")
+    for outcome in outcomes:
+        key = outcome.pairing.key
+        win, lo, hi = interval(outcome.deal_wins)
+        pts, plo, phi = interval(outcome.deal_points)
+        print(f"{key:<24}{outcome.games:>7}{win:>9.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
+              f"{pts:>12.1f}{f'{plo:.1f} - {phi:.1f}':>18}"
+              f"{data[f'{key}_opponent_points_per_game']:>12.1f}{outcome.seconds:>8.1f}")
+    print(f"\n{'kind':<16}{'decisions':>10}{'p50 ms':>10}{'p99 ms':>10}")
+    for key in sorted(k for k in data if k.endswith("_decisions")):
+        family = key[: -len("_decisions")]
+        print(f"{data[f'{family}_seated_as']!s:<16}{data[key]:>10}{data[f'{family}_decision_p50_ms']:>10.3f}"
+              f"{data[f'{family}_decision_p99_ms']:>10.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help=f"{DEALS['quick']} deals per pairing, not "
+                        f"{DEALS['full']}; kinds at their quick budget")
+    parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    parser.add_argument("--deals", type=int, default=None, help="deals per pairing (overrides the mode)")
+    parser.add_argument("--pairings", default="", help="comma-separated pairing keys to play (default: all)")
+    args = parser.parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    deals = args.deals or DEALS[mode]
+    kinds = bench_kinds(quick=args.quick)
+    wanted = {key for key in args.pairings.split(",") if key}
+    chosen = [p for p in pairings(kinds) if not wanted or p.key in wanted]
+    times: dict[str, list[int]] = {}
+    outcomes: list[Outcome] = []
+    for pairing in chosen:
+        outcomes.append(play_pairing(pairing, deals, times))
+        print(f"{pairing.key}: {outcomes[-1].games} games in {outcomes[-1].seconds:.0f} s", file=sys.stderr, flush=True)
+    data = figures(outcomes, times, deals, mode)
+    print_table(outcomes, data)
+    if args.json:
+        print(json.dumps(data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""League throughput: the same 4-bot league in-process, over real gRPC, and on a 2-worker LocalCluster.
+
+The league: four bots of one kind (`--kind`, default `greedy` when the bots' registry has it, else
+`random`), one 4-seat table, duplicate deals, one round per game, fixed seeds. Each path plays the same
+scheduled games into a fresh results database:
+
+  * in-process (`--inprocess`): the policies straight on the engine, in this process;
+  * gRPC (the default path): an embedded host on 127.0.0.1 in this process, the bots in a process of
+    their own (`unonet.league.seats`), one TableClient and BotRunner per seat, 8 games at a time;
+  * Dask: a LocalCluster of two worker processes on 127.0.0.1 (no dashboard), batches of 8 games, each
+    batch with its own embedded host (the gRPC path on the worker). Cluster start-up is not counted.
+
+Games per second is games recorded over wall-clock seconds, database writes included. Then a cProfile of
+the gRPC league says where its time goes, by the module that spent it (own time, not cumulative):
+the host (`unonet.host`, `unonet.engine`), the bots (`unonet.bots`, the policies), the client SDK
+(`unonet.client`), gRPC and protobuf (`grpc`, `google.protobuf`, and grpc.aio's Cython callbacks,
+which the profiler sees only as the `Context.run` that calls them), asyncio's loop, the league runner
+(`unonet.league`, SQLite) and the rest. The profile plays the bots on the host's event loop
+(`bot_processes=0`), so one profiler sees the host, the bots and their clients side by side; only the
+runner's thread and that loop's thread are profiled.
+
+    .venv/bin/python bench/league.py                  # 96 games per path, a readable report
+    .venv/bin/python bench/league.py --quick --json   # 32 games per path; the last line is one JSON object
+
+Loopback only; the cluster and the host are stopped at the end, on error too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from unonet.bots import BOT_KINDS
+from unonet.league.cluster import dask_player
+from unonet.league.config import load
+from unonet.league.network import NetworkOptions, play_networked
+from unonet.league.runner import Player, play_inprocess, run_league
+
+BUCKETS = (
+    ("host", ("unonet/host/", "unonet/engine/")),
+    ("bots", ("unonet/bots/",)),
+    ("client SDK", ("unonet/client/",)),
+    ("grpc + protobuf", ("grpc", "google/protobuf", "google/rpc")),
+    ("asyncio", ("asyncio/", "selectors.py")),
+    ("league runner", ("unonet/league/", "sqlite3")),
+)
+
+
+def league_file(folder: Path, kind: str, games: int) -> Path:
+    lines = ["[league]", 'name = "bench"', "seed = 2026", f"games = {games}", "table_size = 4", ""]
+    for index in range(4):
+        lines += ["[[bot]]", f'name = "{kind}-{index}"', f'kind = "{kind}"', f"seed = {index}", ""]
+    path = folder / f"bench-{time.monotonic_ns()}.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def timed(path: Path, player: Player) -> tuple[int, float]:
+    config = load(path)
+    started = time.perf_counter()
+    summary = run_league(config, player)
+    return summary.played, time.perf_counter() - started
+
+
+def profile_grpc(path: Path) -> dict[str, float]:
+    """Share of the gRPC league's busy Python time by bucket, over the runner's thread and the host's
+    event loop thread (which runs the host, the bots and their clients); built-in waits (the loop's epoll,
+    the runner waiting for results) are idle, reported apart as `idle_of_all_threads`."""
+    import threading
+
+    profiles: list[cProfile.Profile] = []
+    original = threading.Thread.run
+
+    def run_profiled(self: threading.Thread) -> None:
+        if self.name != "league-host":  # gRPC's and SQLite's own helper threads: not the league's Python
+            original(self)
+            return
+        profile = cProfile.Profile()
+        profiles.append(profile)
+        profile.runcall(original, self)
+
+    threading.Thread.run = run_profiled  # type: ignore[method-assign]
+    try:
+        main = cProfile.Profile()
+        profiles.append(main)
+        main.runcall(timed, path, lambda config, specs: play_networked(config, specs, NetworkOptions(bot_processes=0)))
+    finally:
+        threading.Thread.run = original  # type: ignore[method-assign]
+    totals = dict.fromkeys([name for name, _ in BUCKETS] + ["other", "idle"], 0.0)
+    for profile in profiles:
+        stats = pstats.Stats(profile)
+        for (filename, _, function), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+            if filename == "~":  # a built-in: waiting (the loop's epoll, a lock, a queue) is idle time
+                idle = any(word in function for word in ("poll", "acquire", "wait", "sleep", "select"))
+                # grpc.aio is Cython: its callbacks' own time shows as the Context.run that called them
+                bucket = "idle" if idle else "grpc + protobuf" if "_contextvars.Context" in function else "other"
+            else:
+                bucket = next((name for name, keys in BUCKETS if any(key in filename for key in keys)), "other")
+            totals[bucket] += own
+    idle = totals.pop("idle")
+    busy = sum(totals.values()) or 1.0
+    shares = {name: value / busy for name, value in totals.items()}
+    shares["idle_of_all_threads"] = idle / (idle + busy)
+    return shares
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="32 games per path instead of 96")
+    parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    parser.add_argument("--kind", default="greedy" if "greedy" in BOT_KINDS else "random")
+    parser.add_argument("--no-profile", action="store_true", help="skip the gRPC profile")
+    args = parser.parse_args(argv)
+    games = 32 if args.quick else 96
+    out: dict[str, Any] = {"bot_kind": args.kind, "games": games}
+    with tempfile.TemporaryDirectory(prefix="unonet-bench-league-") as scratch:
+        folder = Path(scratch)
+        runs: dict[str, Callable[[], tuple[int, float]]] = {
+            "inprocess": lambda: timed(league_file(folder, args.kind, games), play_inprocess),
+            "grpc": lambda: timed(league_file(folder, args.kind, games), play_networked),
+        }
+        for name, run in runs.items():
+            played, seconds = run()
+            out[f"games_per_s_{name}"] = played / seconds
+            print(f"{name:10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
+        from distributed import LocalCluster
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None) as cluster:
+            played, seconds = timed(league_file(folder, args.kind, games), dask_player(cluster.scheduler_address))
+        out["games_per_s_dask"] = played / seconds
+        print(f"{'dask':10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
+        out["ratio_grpc_to_inprocess"] = out["games_per_s_grpc"] / out["games_per_s_inprocess"]
+        if not args.no_profile:
+            shares = profile_grpc(league_file(folder, args.kind, max(16, games // 2)))
+            out["grpc_time_share"] = shares
+            print("where the gRPC league's busy time goes (profiled own time):", file=sys.stderr)
+            for name, share in sorted(shares.items(), key=lambda item: -item[1]):
+                print(f"  {name:16s} {100 * share:5.1f}%", file=sys.stderr)
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    else:
+        print(json.dumps(out, indent=2, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

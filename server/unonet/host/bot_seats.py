@@ -1,0 +1,123 @@
+"""The policies behind a host's own bot seats (`AddBots`, fills, a seat taken over after its strikes).
+
+Each bot seat is played by the `unonet.bots` policy its kind names (`unonet.bots.kinds.make_bot`,
+``greedy:2``), wrapped in a `PolicySeat`: it is fed the seat's own events as a stream would render them
+(`Table.render`) and, when the seat may act, the very `SeatView` GetView returns (`Table.view`); its
+command goes back through the PlayService conversion. The driver (`unonet.host.host`) records the
+chosen actions as a journalled command, so a replay never runs a policy again.
+
+Only cheap policies run here, on the host's event loop: every public kind (random, basic, greedy) takes
+well under a millisecond per decision. A kind the registry marks `in_worker` (a search bot) is never
+run here: `unonet.host.bot_workers` plays it in a process of its own over loopback.
+
+A level's human-like pause (`Bot.think_seconds`) is honoured with the host's clock: the decision is
+taken at once and held until its moment, and dropped if anything happened at the table meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, make_bot
+from unonet.bots.policy_seat import PolicySeat
+from unonet.engine import Action, UnoError, legal_actions
+from unonet.host.seats import Seat
+from unonet.host.table import Table
+
+__all__ = ["HostBots"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Held:
+    """A decision waiting out its level's pause: valid only while the table is at `number`."""
+
+    number: int
+    due_ns: int
+    actions: tuple[Action, ...]
+
+
+@dataclass
+class _BotSeat:
+    kind: str
+    policy: PolicySeat
+    fed: int = 0  # the last event number the policy was fed
+    idle_at: int = -1  # the event number at which it last chose to let an optional chance go
+    held: _Held | None = None
+
+
+class HostBots:
+    """One policy per bot seat of every table of a host, created on first use."""
+
+    def __init__(self) -> None:
+        self._seats: dict[tuple[str, int], _BotSeat] = {}
+
+    def forget(self, table_id: str) -> None:
+        """Drop a table's policies (it was archived or closed)."""
+        for key in [key for key in self._seats if key[0] == table_id]:
+            del self._seats[key]
+
+    def choose(self, table: Table, seat: Seat, now_ns: int) -> tuple[Action, ...] | float | None:
+        """What the bot at `seat` does now: the actions to record, seconds to wait, or None (nothing).
+
+        A required decision always gives actions (the host's default, Draw else Pass, if the policy has
+        none or sends one that cannot be converted); an optional one may give None.
+        """
+        assert table.match is not None
+        bot = self._bot(table, seat)
+        self._feed(table, bot)
+        number = table.last_number
+        held = bot.held
+        if held is not None and held.number == number:
+            if now_ns >= held.due_ns:
+                bot.held = None
+                return held.actions
+            return (held.due_ns - now_ns) / 1e9
+        bot.held = None
+        game = table.match.game
+        if not legal_actions(game, seat.index):
+            return None
+        view = table.view(seat.index)
+        legal = view.legal_actions
+        if legal.required:
+            command = bot.policy.decide(view)
+            pause = bot.policy.bot.think_seconds(view)
+        else:
+            if bot.idle_at == number:
+                return None
+            command = bot.policy.respond(legal)
+            pause = 0.0
+        if command is None:
+            bot.idle_at = number
+            return None
+        try:
+            actions = bot.policy.actions(command)
+        except (UnoError, TypeError):
+            log.exception("bot %s at seat %d of table %s sent %r", bot.kind, seat.index, table.table_id, command)
+            return None
+        if pause > 0:
+            bot.held = _Held(number, now_ns + int(pause * 1e9), actions)
+            return pause
+        return actions
+
+    def _bot(self, table: Table, seat: Seat) -> _BotSeat:
+        key = (table.table_id, seat.index)
+        bot = self._seats.get(key)
+        if bot is None or bot.kind != seat.bot_kind:
+            seed = table.seed * 31 + seat.index
+            try:
+                policy = make_bot(seat.bot_kind or DEFAULT_BOT_KIND, seed, public_only=True)
+            except UnknownBotKind:  # a kind a later host no longer has, from a restored journal
+                log.warning("seat %d of table %s: no bot kind %r; playing %s", seat.index, table.table_id,
+                            seat.bot_kind, DEFAULT_BOT_KIND)
+                policy = make_bot(DEFAULT_BOT_KIND, seed)
+            bot = self._seats[key] = _BotSeat(seat.bot_kind, PolicySeat(policy, seat.index))
+        return bot
+
+    def _feed(self, table: Table, bot: _BotSeat) -> None:
+        """Every event since the last call, as this seat's stream would render it."""
+        for entry in table.log[bot.fed:]:
+            bot.policy.follow(table.render(entry, bot.policy.seat))
+        bot.fed = table.last_number

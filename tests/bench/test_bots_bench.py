@@ -1,0 +1,63 @@
+"""`bench/bots.py --json` keeps its contract: the last line is one JSON object with the figures the
+issue names, and a kind registered later gets its pairings and decision times without any change to
+the bench (the `strong` slot). Tiny runs (a few deals), so the suite stays fast."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+
+from unonet.bots import kinds
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bots.py"
+REQUIRED = ("greedy_vs_random_2p", "greedy_vs_basic_2p", "oracle_vs_greedy_2p", "games",
+            "greedy_decision_p99_ms")
+
+
+def _bench_module():
+    spec = importlib.util.spec_from_file_location("bots_bench", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_tiny_run_prints_the_named_figures_last() -> None:
+    run = subprocess.run([sys.executable, str(BENCH), "--json", "--deals", "3"], capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    for key in REQUIRED:
+        assert isinstance(out[key], int | float), key
+    assert out["games"] == 6 and out["games_by_pairing"]["greedy_vs_random_4p"] == 12
+    lo, hi = out["greedy_vs_random_2p_ci95"]
+    assert lo <= out["greedy_vs_random_2p"] <= hi
+    assert not any(key.startswith("strong") for key in out)  # nothing hard-coded for a kind not registered
+
+
+def test_a_kind_registered_later_is_measured_like_the_others(monkeypatch) -> None:
+    strong = dataclasses.replace(kinds.BOT_KINDS["greedy"], name="strong")
+    monkeypatch.setattr(kinds, "BOT_KINDS", MappingProxyType({**kinds.BOT_KINDS, "strong": strong}))
+    bench = _bench_module()
+    keys = {pairing.key for pairing in bench.pairings(kinds.bench_kinds(quick=True))}
+    assert {"strong_vs_random_2p", "strong_vs_random_4p", "strong_vs_greedy_2p"} <= keys
+    times: dict[str, list[int]] = {}
+    outcomes = [bench.play_pairing(bench.Pairing("strong", "greedy", 2), 2, times),
+                bench.play_pairing(bench.Pairing("oracle", "greedy", 2), 2, times)]
+    data = bench.figures(outcomes, times, 2, "quick")
+    assert data["strong_decision_p99_ms"] >= data["strong_decision_p50_ms"] > 0
+    assert "strong_vs_greedy_2p" in data
+
+
+@pytest.mark.parametrize(("samples", "expected"), [([1.0, 0.0, 1.0, 0.0], (0.5, 0.5 - 1.96 * 0.57735 / 2))])
+def test_the_interval_is_the_normal_one_over_deals(samples, expected) -> None:
+    mean, lo, hi = _bench_module().interval(samples)
+    assert mean == expected[0]
+    assert lo == pytest.approx(expected[1], abs=1e-3) and hi == pytest.approx(1 - expected[1], abs=1e-3)

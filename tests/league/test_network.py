@@ -1,0 +1,188 @@
+"""The gRPC league path: real bot connections to an embedded host on 127.0.0.1, league-seeded tables,
+the same results as --inprocess, and bot failures recorded as the host judged them."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import io
+
+import pytest
+
+from unonet.bots import Bot, RandomBot
+from unonet.client.audit import audit
+from unonet.engine import Match, Scoring
+from unonet.league.config import GameUnit
+from unonet.league.network import NetworkedLeague, NetworkOptions
+from unonet.league.outcome import read_outcome
+from unonet.league.results import decode_log
+from unonet.league.runner import play_inprocess
+from unonet.league.schedule import schedule
+from unonet.v1 import events_pb2, table_pb2
+
+GAME_TIMEOUT = 60.0
+ON_LOOP = NetworkOptions(bot_processes=0)  # the bots on the host's event loop (test-only bots are not importable)
+
+# The events the engine decides (not the host's clocks, seats or connections): both paths must agree.
+ENGINE_KINDS = {
+    "dealer_chosen", "round_started", "cards_dealt", "first_card_turned", "first_card_returned", "cards_played",
+    "color_chosen", "cards_drawn", "drawn_card_kept", "turn_skipped", "direction_reversed", "pile_reshuffled",
+    "uno_called", "uno_caught", "challenge_resolved", "round_ended", "match_ended",
+}
+
+
+def engine_events(log: bytes) -> list[bytes]:
+    out = []
+    for blob in decode_log(log):
+        event = events_pb2.Event.FromString(blob)
+        kind = event.WhichOneof("payload")
+        if kind in ENGINE_KINDS:
+            out.append(getattr(event, kind).SerializeToString())
+    return out
+
+
+async def play(config, specs, options=None, league_class=NetworkedLeague):
+    async with league_class(config, options) as league:
+        return await asyncio.wait_for(asyncio.gather(*(league.play(spec) for spec in specs)), GAME_TIMEOUT)
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_grpc_games_match_inprocess_game_for_game(make_league):
+    config = make_league(games=8, size=3, bots=3)
+    specs = schedule(config)[:6]
+    networked = await play(config, specs)  # the bots in their own process (the default)
+    on_loop = await play(config, specs, ON_LOOP)
+    inprocess = list(play_inprocess(config, specs))
+    for net, loop in zip(networked, on_loop, strict=True):
+        assert (net.ranks, net.points) == (loop.ranks, loop.points)
+        assert engine_events(net.log) == engine_events(loop.log)
+    for net, local in zip(networked, inprocess, strict=True):
+        assert net.path == "grpc" and local.path == "inprocess"
+        assert (net.ranks, net.points, net.outcomes) == (local.ranks, local.points, local.outcomes), net.game_id
+        assert engine_events(net.log) == engine_events(local.log), net.game_id
+        events = [events_pb2.Event.FromString(blob) for blob in decode_log(net.log)]
+        settings = next(e.match_started.settings for e in events if e.HasField("match_started"))
+        # a league-seeded table: the log says so and commits to the seed; no fair shuffle was run
+        assert settings.league_seeded
+        assert settings.league_seed_sha256 == hashlib.sha256(net.seed.to_bytes(8, "big")).digest()
+        assert not any(e.HasField("shuffle_committed") for e in events)
+        out = io.StringIO()
+        assert audit(net.game_id, events, out) and "LEAGUE-SEEDED" in out.getvalue()
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_a_league_seeded_table_deals_the_engines_deal(make_league):
+    import random
+
+    config = make_league(games=4)
+    spec = schedule(config)[0]
+    [result] = await play(config, [spec])
+    match = Match(config.game_ruleset(), 4, random.Random(spec.seed))
+    from unonet.wire import convert
+
+    expected = next(convert.event_to_pb(e, None) for e in match.start() if type(e).__name__ == "Dealt")
+    dealt = next(events_pb2.Event.FromString(b) for b in decode_log(result.log)
+                 if events_pb2.Event.FromString(b).HasField("cards_dealt"))
+    assert dealt.cards_dealt == expected.cards_dealt
+
+
+class FlakyBot(RandomBot):
+    """Its runner fails (on_event raises) the first `failures` times it sees a turn start."""
+
+    def __init__(self, seed: int | None = None, failures: int = 1) -> None:
+        super().__init__(seed)
+        self.failures = failures
+
+    def on_event(self, event: events_pb2.Event) -> None:
+        if self.failures and event.HasField("turn_started"):
+            self.failures -= 1
+            raise RuntimeError("the bot's process died")
+
+
+class FlakyLeague(NetworkedLeague):
+    """Seat 1's bot is replaced by a FlakyBot failing `failures` times; `silent` makes seat 1 never act."""
+
+    failures = 1
+    silent = False
+
+    def _bot(self, name, spec) -> Bot:
+        bot = super()._bot(name, spec)
+        if name == spec.seats[1]:
+            return FlakyBot(7, self.failures)
+        return bot
+
+    async def _seat(self, client, bot, table_id, seat):
+        if self.silent and seat == 1:
+            await asyncio.Event().wait()  # joined, never plays: only the host's clock can end its wait
+        await super()._seat(client, bot, table_id, seat)
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_a_crashed_bot_is_restarted_and_the_game_played_out(make_league):
+    config = make_league(games=3, size=3, bots=3)
+    [result] = await play(config, schedule(config)[:1], ON_LOOP, league_class=FlakyLeague)
+    assert result.outcomes == ("played",) * 3
+    assert sorted(result.ranks)[0] == 1
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_a_bot_that_keeps_crashing_forfeits(make_league):
+    class AlwaysFailing(FlakyLeague):
+        failures = 100
+
+    config = make_league(games=3, size=3, bots=3)
+    options = NetworkOptions(max_restarts=2, bot_processes=0)
+    [result] = await play(config, schedule(config)[:1], options, league_class=AlwaysFailing)
+    assert result.outcomes[1] == "forfeit"
+    assert result.ranks[1] == 3
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_a_silent_bot_loses_on_time(make_league):
+    class Silent(FlakyLeague):
+        silent = True
+
+    config = make_league(games=3, size=3, bots=3)
+    options = NetworkOptions(turn_time_s=0.2, strikes_before_takeover=1, bot_processes=0)
+    [result] = await play(config, schedule(config)[:1], options, league_class=Silent)
+    assert result.outcomes[1] == "time_loss"
+    assert result.ranks[1] == 3
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_a_stalled_game_is_ended_and_recorded_as_a_stall(make_league):
+    class Silent(FlakyLeague):
+        silent = True
+
+    config = make_league(games=3, size=3, bots=3)
+    options = NetworkOptions(turn_time_s=0.0, game_timeout_s=1.0, bot_processes=0)
+    [result] = await play(config, schedule(config)[:1], options, league_class=Silent)
+    assert result.outcomes == ("stall",) * 3
+    events = [events_pb2.Event.FromString(blob) for blob in decode_log(result.log)]
+    assert any(e.HasField("match_ended") for e in events)  # ended, never left hanging
+
+
+def test_outcomes_read_from_the_hosts_events():
+    def taken(seat, reason):
+        return events_pb2.Event(seat_taken_over=events_pb2.SeatTakenOver(
+            seat=seat, policy=table_pb2.TAKEOVER_POLICY_FORFEIT, reason=reason))
+
+    ended = events_pb2.Event(round_ended=events_pb2.RoundEnded(
+        winner_seat=0, scores=[events_pb2.SeatScore(seat=s, hand_points=p) for s, p in enumerate([0, 30, 12])]))
+    log = [taken(1, events_pb2.TAKEOVER_REASON_STRIKES), ended]
+    outcome = read_outcome(log, 3, GameUnit.ROUND, Scoring.WINNER_TAKES)
+    assert outcome.outcomes == ("played", "time_loss", "played") and outcome.ranks == (1, 3, 2)
+    log = [taken(2, events_pb2.TAKEOVER_REASON_LEFT), ended]
+    assert read_outcome(log, 3, GameUnit.ROUND, Scoring.WINNER_TAKES).outcomes[2] == "forfeit"
+    assert dataclasses.is_dataclass(outcome)
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_match_games_agree_across_paths(make_league):
+    config = make_league(games=3, size=3, bots=3, extra='game = "match"\n[league.rules]\ntarget_score = 60')
+    specs = schedule(config)[:3]
+    networked = await play(config, specs)
+    for net, local in zip(networked, play_inprocess(config, specs), strict=True):
+        assert (net.ranks, net.points) == (local.ranks, local.points), net.game_id
+        assert max(net.points) >= 60  # match totals
