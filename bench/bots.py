@@ -13,9 +13,11 @@ Figures, per pairing: A's win rate and A's points per game (the round's winner s
 in the other hands, P2), each with a 95% interval over deals (a deal's N rotations are one sample, so
 the interval reflects what the duplicate design cancels), and B's points per game per seat; per kind,
 the time its policy took per decision (p50, p99; the view's construction is not included), over every
-decision of every pairing it played in; and for each kind measured against ``greedy`` heads-up, the
-share of the gap between ``greedy`` and the ``oracle`` it closes on the same deals (``KIND_gap_closed``:
-(KIND_vs_greedy - 50%) / (oracle_vs_greedy - 50%)).
+decision of every pairing it played in, by the wall clock and as this thread's CPU time (on a machine
+busy with other work the wall clock's p99 catches the moments this process was not running); and for
+each kind measured against ``greedy`` heads-up, the share of the gap between ``greedy`` and the
+``oracle`` it closes on the same deals (``KIND_gap_closed``: (KIND_vs_greedy - 50%) /
+(oracle_vs_greedy - 50%)).
 
 Pairings: every kind registered in `unonet.bots.kinds` is measured against the baselines: ``random``,
 ``basic`` and ``greedy``, heads-up and (against ``random``) at four; the ``oracle`` (it sees every
@@ -90,8 +92,10 @@ def pairings(kinds: dict[str, str]) -> list[Pairing]:
     return out
 
 
-def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]]) -> Outcome:
-    """Play `deals` duplicated deals of `pairing`; each kind's decision times are added to `times`."""
+def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
+                 cpu_times: dict[str, list[int]] | None = None) -> Outcome:
+    """Play `deals` duplicated deals of `pairing`; each kind's decision times are added to `times` (wall
+    clock) and `cpu_times` (this thread's CPU time)."""
     ruleset = find_ruleset("standard")
     n = pairing.players
     outcome = Outcome(pairing)
@@ -108,6 +112,8 @@ def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]]) -> O
             others += sum(result.points) - result.points[a_seat]
             for seat, name in enumerate(names):
                 times.setdefault(name, []).extend(result.decision_ns[seat])
+                if cpu_times is not None:
+                    cpu_times.setdefault(name, []).extend(result.decision_cpu_ns[seat])
         outcome.deal_wins.append(wins / n)
         outcome.deal_points.append(points / n)
         outcome.b_points.append(others / n / (n - 1))
@@ -130,7 +136,8 @@ def percentile_ms(values: list[int], q: float) -> float:
     return ordered[index] / 1e6
 
 
-def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mode: str) -> dict[str, object]:
+def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mode: str,
+            cpu_times: dict[str, list[int]] | None = None) -> dict[str, object]:
     out: dict[str, object] = {"mode": mode, "deals": deals, "rules": "standard", "one_game": "one round"}
     games: dict[str, int] = {}
     for outcome in outcomes:
@@ -150,6 +157,10 @@ def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mo
             out[f"{family}_decision_p50_ms"] = round(percentile_ms(values, 0.5), 3)
             out[f"{family}_decision_p99_ms"] = round(percentile_ms(values, 0.99), 3)
             out[f"{family}_decisions"] = len(values)
+            cpu = (cpu_times or {}).get(name)
+            if cpu:
+                out[f"{family}_decision_cpu_p50_ms"] = round(percentile_ms(cpu, 0.5), 3)
+                out[f"{family}_decision_cpu_p99_ms"] = round(percentile_ms(cpu, 0.99), 3)
             out[f"{family}_seated_as"] = name
     oracle = out.get("oracle_vs_greedy_2p")
     for key in [k for k in games if k.endswith("_vs_greedy_2p") and not k.startswith("oracle_")]:
@@ -174,11 +185,13 @@ def print_table(outcomes: list[Outcome], data: dict[str, object]) -> None:
         print(f"{key:<24}{outcome.games:>7}{win:>9.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
               f"{pts:>12.1f}{f'{plo:.1f} - {phi:.1f}':>18}"
               f"{data[f'{key}_opponent_points_per_game']:>12.1f}{outcome.seconds:>8.1f}")
-    print(f"\n{'kind':<16}{'decisions':>10}{'p50 ms':>10}{'p99 ms':>10}")
+    print(f"\n{'kind':<16}{'decisions':>10}{'p50 ms':>10}{'p99 ms':>10}{'cpu p50':>10}{'cpu p99':>10}")
     for key in sorted(k for k in data if k.endswith("_decisions")):
         family = key[: -len("_decisions")]
         print(f"{data[f'{family}_seated_as']!s:<16}{data[key]:>10}{data[f'{family}_decision_p50_ms']:>10.3f}"
-              f"{data[f'{family}_decision_p99_ms']:>10.3f}")
+              f"{data[f'{family}_decision_p99_ms']:>10.3f}{data.get(f'{family}_decision_cpu_p50_ms', 0):>10.3f}"
+              f"{data.get(f'{family}_decision_cpu_p99_ms', 0):>10.3f}")
+    print("(wall clock; cpu: this thread's CPU time, which other work on the machine does not inflate)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,11 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {key for key in args.pairings.split(",") if key}
     chosen = [p for p in pairings(kinds) if not wanted or p.key in wanted]
     times: dict[str, list[int]] = {}
+    cpu_times: dict[str, list[int]] = {}
     outcomes: list[Outcome] = []
     for pairing in chosen:
-        outcomes.append(play_pairing(pairing, deals, times))
+        outcomes.append(play_pairing(pairing, deals, times, cpu_times))
         print(f"{pairing.key}: {outcomes[-1].games} games in {outcomes[-1].seconds:.0f} s", file=sys.stderr, flush=True)
-    data = figures(outcomes, times, deals, mode)
+    data = figures(outcomes, times, deals, mode, cpu_times)
     print_table(outcomes, data)
     if args.json:
         print(json.dumps(data))

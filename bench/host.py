@@ -20,7 +20,13 @@ Measured through the host, in three runs, each with a fresh host:
   * the latency run (`--latency-tables` 100, each seat thinking `--latency-think-ms` 500 ms on average
     before it acts: the issue's "100 active tables"): `p50_ms`, `p99_ms` from sending a command to the
     arrival of its CommandResult.last_event_number at EVERY seat's stream of that table (the slowest
-    seat), measured in the client process.
+    seat), measured in the client process;
+  * the flooded run: the latency run again on a fresh host that keeps its default rate per token
+    (100 commands/s), with one more client process whose one token sends CallUno from 64 concurrent
+    callers flat out: `flood_p99_ms` and its ratio to the latency run's (`flood_p99_ratio`), the other
+    tables' commands/s ratio, and the flood's answers by status (`flood_by_status`). All clients dial
+    from 127.0.0.1, so every run lifts the host's limits per IP address (they would count every client
+    as one peer), and all but the flooded run the rate per token too.
 The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf, stock
 thread scheduling; `--ceiling-helper-threads batch` gives it the host's SCHED_BATCH helper threads, a
 stricter like-for-like ceiling), with the same client processes, tables and seats:
@@ -34,6 +40,10 @@ stricter like-for-like ceiling), with the same client processes, tables and seat
     soon as its own stream has the message. Latency to every seat is measured as for the host;
   * stricter figures beside it: no-op unary calls/s alone (one caller per table), and server-streamed
     messages/s (200-byte messages) on as many streams as there are seats.
+Stalled streams: a fresh host, 200 raw HTTP/2 WatchEvents streams stalled by flow control (a 1 KiB
+window never reopened, on connections that stay healthy) while 1,000 chat events of 280 characters
+reach their table: `stall_kb_per_stream`, the host's RSS growth beyond what the same events cost on
+a table nobody watches, per stream, before the write timeout cuts them.
 Memory: a fresh host, 1,000 tables of 4 seats, each with 4 players joined (so each match is dealt and
 waiting for its first move; nobody plays), then VmRSS of the host process from /proc/PID/status.
 
@@ -343,6 +353,8 @@ class Protos:
         from google.protobuf.duration_pb2 import Duration
 
         from unonet.v1 import (
+            chat_service_pb2,
+            chat_service_pb2_grpc,
             lobby_service_pb2,
             lobby_service_pb2_grpc,
             play_service_pb2,
@@ -358,6 +370,7 @@ class Protos:
         self.rules, self.table = rules_pb2, table_pb2
         self.lobby_grpc, self.play_grpc, self.watch_grpc = (
             lobby_service_pb2_grpc, play_service_pb2_grpc, watch_service_pb2_grpc)
+        self.chat, self.chat_grpc = chat_service_pb2, chat_service_pb2_grpc
 
 
 class Stubs:
@@ -413,6 +426,111 @@ async def role_host_client(args: argparse.Namespace) -> None:
         "cpu_s": sum(os.times()[:2]),
         "setup_ms_p50": statistics.median(stats.lobby_s) * 1e3 if stats.lobby_s else None,
     })
+
+
+# ============================================================================ role: flood client
+
+
+FLOOD_CONCURRENCY = 64
+
+
+async def role_flood_client(args: argparse.Namespace) -> None:
+    """One seat's token sending CallUno as fast as 64 concurrent callers can, for the whole window:
+    a misbehaving client. Its answers are counted by status (RATE_LIMITED once past its burst)."""
+    import grpc
+
+    pb = Protos()
+    async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
+        stubs = Stubs(channel, pb)
+        created = await stubs.lobby.CreateTable(pb.lobby.CreateTableRequest(
+            name="flood", preset="standard", seat_count=2, manual_start=True), timeout=RPC_TIMEOUT_S)
+        table_id = created.table.table_id
+        token = (await stubs.lobby.JoinTable(pb.lobby.JoinTableRequest(
+            table_id=table_id, name="flood", role=pb.lobby.JOIN_ROLE_PLAYER), timeout=RPC_TIMEOUT_S)).token
+        emit({"ready": True})
+        await wait_for_go()
+        stop_at = time.perf_counter() + args.warmup + args.duration
+        codes: collections.Counter[str] = collections.Counter()
+        serial = 0
+
+        async def flood() -> None:
+            nonlocal serial
+            while time.perf_counter() < stop_at:
+                serial += 1
+                try:
+                    await stubs.play.CallUno(pb.play.CallUnoRequest(
+                        table_id=table_id, token=token, command_id=f"f{serial}"), timeout=RPC_TIMEOUT_S)
+                    codes["OK"] += 1
+                except grpc.aio.AioRpcError as error:
+                    codes[error.code().name] += 1
+
+        await asyncio.gather(*(flood() for _ in range(FLOOD_CONCURRENCY)))
+    emit({"calls": sum(codes.values()), "calls_per_s": sum(codes.values()) / (args.warmup + args.duration),
+          "by_status": dict(codes), "cpu_s": sum(os.times()[:2])})
+
+
+# ============================================================================ role: stall client
+
+
+async def role_stall_client(args: argparse.Namespace) -> None:
+    """Memory per stalled stream: K chat events on a table nobody watches (the control), then N raw
+    HTTP/2 streams on another table, each stalled by flow control (window 1 KiB, frames read, the window
+    never reopened), and K chat events there. The orchestrator reads the host's RSS at each step."""
+    import grpc
+    import h2.config
+    import h2.connection
+    import h2.settings
+
+    pb = Protos()
+    async with grpc.aio.insecure_channel(f"{LOOPBACK}:{args.port}", options=CHANNEL_OPTIONS) as channel:
+        stubs = Stubs(channel, pb)
+        chat = pb.chat_grpc.ChatServiceStub(channel)
+        tables = []
+        for name in ("control", "stalled"):
+            created = await stubs.lobby.CreateTable(pb.lobby.CreateTableRequest(
+                name=name, preset="standard", seat_count=2, manual_start=True), timeout=RPC_TIMEOUT_S)
+            token = (await stubs.lobby.JoinTable(pb.lobby.JoinTableRequest(
+                table_id=created.table.table_id, name="eve", role=pb.lobby.JOIN_ROLE_SPECTATOR),
+                timeout=RPC_TIMEOUT_S)).token
+            tables.append((created.table.table_id, token))
+
+        async def chats(table_id: str, token: str) -> None:
+            for i in range(args.stall_events):
+                await chat.SendChat(pb.chat.SendChatRequest(table_id=table_id, token=token, command_id=f"c{i}",
+                                                            text="x" * 280), timeout=RPC_TIMEOUT_S)
+
+        emit({"ready": True})
+        await wait_for_go()
+        await chats(*tables[0])
+        emit({"phase": "control"})
+        await wait_for_go()
+        streams = []
+        body = pb.watch.WatchEventsRequest(table_id=tables[1][0], token=tables[1][1]).SerializeToString()
+
+        async def keep_reading(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: Any) -> None:
+            while data := await reader.read(65536):
+                conn.receive_data(data)  # frames read, pings answered, the window never reopened
+                writer.write(conn.data_to_send())
+
+        for _ in range(args.stall_streams):
+            reader, writer = await asyncio.open_connection(LOOPBACK, args.port)
+            conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+            conn.initiate_connection()
+            conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 1024})
+            conn.send_headers(1, [(":method", "POST"), (":scheme", "http"),
+                                  (":path", "/unonet.v1.WatchService/WatchEvents"),
+                                  (":authority", f"{LOOPBACK}:{args.port}"), ("content-type", "application/grpc"),
+                                  ("te", "trailers")])
+            conn.send_data(1, b"\0" + len(body).to_bytes(4, "big") + body, end_stream=True)
+            writer.write(conn.data_to_send())
+            streams.append(asyncio.create_task(keep_reading(reader, writer, conn)))
+        await asyncio.sleep(0.5)
+        t0 = time.perf_counter()
+        await chats(*tables[1])
+        emit({"phase": "stalled", "seconds": time.perf_counter() - t0})
+        await wait_for_go()
+        for task in streams:
+            task.cancel()
 
 
 # ============================================================================ role: memory client
@@ -703,11 +821,19 @@ def go(clients: list[asyncio.subprocess.Process]) -> None:
         proc.stdin.write(b"go\n")
 
 
+# Every client process of this bench dials from 127.0.0.1, so the host's limits per IP address would
+# count them all as one flooding peer: they are lifted (0), and so is the rate per token, whose default
+# a seat played flat out on a tiny run can exceed. The flood run keeps the per-token rate (its default).
+NO_RATE_LIMITS = ("--peer-commands-per-second", "0", "--joins-per-second", "0", "--commands-per-second", "0")
+
+
 async def start_host(procs: Procs, name: str, db: Path, commit_interval_ms: float | None = None,
-                     helper_threads: str = "batch") -> tuple[asyncio.subprocess.Process, int]:
+                     helper_threads: str = "batch", limits: tuple[str, ...] = NO_RATE_LIMITS,
+                     ) -> tuple[asyncio.subprocess.Process, int]:
     interval = [] if commit_interval_ms is None else ["--commit-interval", str(commit_interval_ms)]
     proc = await procs.start(name, sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
-                             "--db", str(db), "--bot-delay", "0", "--helper-threads", helper_threads, *interval)
+                             "--db", str(db), "--bot-delay", "0", "--helper-threads", helper_threads, *interval,
+                             *limits)
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), READY_TIMEOUT_S)
     text = line.decode().strip()
@@ -727,13 +853,22 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str = "games") -> dict[str, Any]:
+async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str = "games",
+                    flood: bool = False) -> dict[str, Any]:
+    """The games; with `flood`, one more client process floods one token's commands all along (on a
+    host that keeps its default rate per token), and its answers by status are in `flood`."""
+    limits = ("--peer-commands-per-second", "0", "--joins-per-second", "0") if flood else NO_RATE_LIMITS
+    if flood and args.flood_token_rate is not None:
+        limits += ("--commands-per-second", str(args.flood_token_rate))
     host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms,
-                                  args.helper_threads)
+                                  args.helper_threads, limits)
     clients = []
     for i, tables in enumerate(split(args.tables, args.clients)):
         clients.append(await procs.start(f"{name}-client{i}",
                                          *client_argv("host-client", port, tables, args, 1000 + i), stdin=True))
+    if flood:
+        clients.append(await procs.start(f"{name}-flood", *client_argv("flood-client", port, 1, args, 999),
+                                         stdin=True))
     for i, proc in enumerate(clients):
         await read_json_line(proc, f"{name}-client{i}", READY_TIMEOUT_S, procs)
     profiler = None
@@ -744,12 +879,12 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
                                      "--duration", str(int(args.warmup + args.duration)), "--format", "raw",
                                      "--output", str(tmp / "host.folded"))
     cpu0 = cpu_s(host.pid)
-    client_cpu0 = sum(cpu_s(proc.pid) for proc in clients)
+    client_cpu0 = sum(cpu_s(proc.pid) for proc in clients[:len(clients) - flood])
     go(clients)
     results = [await read_json_line(proc, f"{name}-client{i}", args.warmup + args.duration + 90, procs)
                for i, proc in enumerate(clients)]
     host_cpu = cpu_s(host.pid) - cpu0
-    client_cpu = sum(r["cpu_s"] for r in results) - client_cpu0
+    client_cpu = sum(r["cpu_s"] for r in results[:len(results) - flood]) - client_cpu0
     host_rss = rss_mb(host.pid)
     hotspots: list[tuple[str, float]] = []
     if profiler is not None:
@@ -761,6 +896,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     for proc in clients:
         await procs.stop(proc)
     await procs.stop(host)
+    flooded = results.pop() if flood else None
     latencies = [x for r in results for x in r["latencies_ms"]]
     commands = commands_total = sum(r["commands"] for r in results)
     return {
@@ -785,6 +921,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
         / max(1, sum(r["messages"] for r in results)),
         "host_rss_mb_after_games": host_rss,
         "hotspots": hotspots,
+        "flood": flooded,
     }
 
 
@@ -882,6 +1019,30 @@ async def run_memory(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[
             "idle_setup_s": result["seconds"], "idle_failures": result["failures"]}
 
 
+async def run_stalls(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Host memory per stream stalled by HTTP/2 flow control (role_stall_client), before the host's
+    write timeout (10 s) cuts them: what the host holds for a stalled stream at most."""
+    host, port = await start_host(procs, "stallhost", tmp / "stalls.db")
+    client = await procs.start("stall-client", sys.executable, str(Path(__file__).resolve()), "--role",
+                               "stall-client", "--port", str(port), "--stall-streams", str(args.stall_streams),
+                               "--stall-events", str(args.stall_events), stdin=True)
+    await read_json_line(client, "stall-client", 60, procs)
+    rss0 = rss_mb(host.pid)
+    go([client])
+    await read_json_line(client, "stall-client", 120, procs)
+    rss1 = rss_mb(host.pid)
+    go([client])
+    stalled = await read_json_line(client, "stall-client", 120, procs)
+    rss2 = rss_mb(host.pid)
+    go([client])
+    await procs.stop(client)
+    await procs.stop(host)
+    per_stream_kb = ((rss2 - rss1) - (rss1 - rss0)) * 1024 / args.stall_streams
+    return {"stall_streams": args.stall_streams, "stall_events": args.stall_events,
+            "stall_kb_per_stream": round(per_stream_kb, 1), "stall_events_mb": round(rss1 - rss0, 2),
+            "stall_total_mb": round(rss2 - rss1, 2), "stall_seconds": round(stalled["seconds"], 2)}
+
+
 async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="unonet-bench-"))
     procs = Procs(tmp)
@@ -905,8 +1066,13 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
                                            "think_ms": args.latency_think_ms, "profile": False})
         paced = await run_games(procs, tmp, paced_args, name="paced")
         say(f"  paced games done: p99 {paced['p99_ms']:.1f} ms at {args.latency_tables} tables")
+        flooded = await run_games(procs, tmp, paced_args, name="flooded", flood=True)
+        say(f"  flooded games done: p99 {flooded['p99_ms']:.1f} ms while one token floods "
+            f"{flooded['flood']['calls_per_s']:.0f} calls/s")
         memory = await run_memory(procs, tmp, args)
         say(f"  memory done: {memory['mem_mb_1000_tables']:.0f} MB")
+        stalls = await run_stalls(procs, tmp, args)
+        say(f"  stalls done: {stalls['stall_kb_per_stream']:.0f} KB per stalled stream")
     finally:
         await procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -929,10 +1095,22 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "latency_tables": args.latency_tables, "latency_think_ms": args.latency_think_ms,
         "latency_commands_per_s": round(paced["commands_per_s"], 1),
         "latency_host_cpu_share": round(paced["host_cpu_share"], 2),
+        # The same paced games while one more client floods one token's commands (64 callers flat
+        # out): what a flood costs the other tables, as ratios to the paced run before it.
+        "flood_p50_ms": round(flooded["p50_ms"], 2),
+        "flood_p99_ms": round(flooded["p99_ms"], 2),
+        "flood_p99_ratio": round(flooded["p99_ms"] / paced["p99_ms"], 2) if paced["p99_ms"] else None,
+        "flood_commands_per_s_ratio": round(flooded["commands_per_s"] / paced["commands_per_s"], 3)
+        if paced["commands_per_s"] else None,
+        "flood_calls_per_s": round(flooded["flood"]["calls_per_s"], 1),
+        "flood_by_status": flooded["flood"]["by_status"],
         # Latency with the host saturated (the throughput run): queueing, not service time.
         "p50_ms_flat_out": round(games["p50_ms"], 2),
         "p99_ms_flat_out": round(games["p99_ms"], 2),
         "mem_mb_1000_tables": round(memory["mem_mb_1000_tables"], 1),
+        # Host memory per stream stalled by HTTP/2 flow control, while the events keep coming: the
+        # growth with N stalled streams beyond the same events' growth on a table nobody watches.
+        **stalls,
         "ceiling_p50_ms": round(relay["p50_ms"], 2),
         "ceiling_p99_ms": round(relay["p99_ms"], 2),
         "ceiling_message_bytes": ceiling["message_bytes"],
@@ -992,8 +1170,14 @@ def report(out: dict[str, Any]) -> None:
           f"commands/s, host {out['latency_host_cpu_share']:.2f} cores; target: p99 under 20 ms)")
     print(f"  flat out         p50 {out['p50_ms_flat_out']:.2f} ms, p99 {out['p99_ms_flat_out']:.2f} ms over "
           f"{out['latency_samples']} commands (saturated: a queue of {out['tables']} tables)")
+    print(f"  under a flood    p50 {out['flood_p50_ms']:.2f} ms, p99 {out['flood_p99_ms']:.2f} ms (p99 x"
+          f"{out['flood_p99_ratio']}, commands/s x{out['flood_commands_per_s_ratio']}) while one token sends "
+          f"{out['flood_calls_per_s']:.0f} calls/s: {out['flood_by_status']}")
     print(f"host memory        {out['mem_mb_1000_tables']:.0f} MB RSS with 1,000 idle 4-seat tables "
           f"({out['mem_mb_empty_host']:.0f} MB empty; {out['mem_idle_tables_note']})")
+    print(f"stalled streams    {out['stall_kb_per_stream']:.1f} KB of host memory per stream stalled by flow "
+          f"control ({out['stall_streams']} streams, {out['stall_events']} events of 280 characters: "
+          f"{out['stall_total_mb']:.1f} MB with them, {out['stall_events_mb']:.1f} MB for the same events unwatched)")
     print(f"refused / errors   {out['refused']} / {out['errors']}")
     for frame, share in out.get("hotspots", []):
         print(f"  {share:6.1%}  {frame}")
@@ -1027,10 +1211,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--latency-think-ms", type=float, default=500.0,
                         help="mean thinking time per command in the latency run")
     parser.add_argument("--idle-tables", type=int, default=1000)
+    parser.add_argument("--stall-streams", type=int, default=200,
+                        help="streams stalled by flow control in the stall run (stall_kb_per_stream)")
+    parser.add_argument("--stall-events", type=int, default=1000, help="chat events sent during the stall run")
+    parser.add_argument("--flood-token-rate", type=float, default=None, metavar="RATE",
+                        help="the flooded run's rate per token (default: the host's default); a tiny run on a slow "
+                        "machine may not outrun the default, so a test sets a low one")
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.
-    parser.add_argument("--role", default="main", choices=["main", "host-client", "memory-client",
-                                                            "ceiling-server", "ceiling-client"],
+    parser.add_argument("--role", default="main", choices=["main", "host-client", "memory-client", "flood-client",
+                                                            "stall-client", "ceiling-server", "ceiling-client"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
@@ -1051,7 +1241,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    roles = {"host-client": role_host_client, "memory-client": role_memory_client,
+    roles = {"host-client": role_host_client, "memory-client": role_memory_client, "flood-client": role_flood_client,
+             "stall-client": role_stall_client,
              "ceiling-server": role_ceiling_server, "ceiling-client": role_ceiling_client}
     if args.role in roles:
         asyncio.run(roles[args.role](args))

@@ -32,20 +32,66 @@ def _rules_check(args: argparse.Namespace) -> int:
     return 2 if counts["error"] else 1 if counts["fail"] else 0
 
 
+def _check_db(path: str) -> int:
+    """`unonet serve --check-db`: every stored table replayed and reported, nothing served. Exit 0 when
+    every table is sound, 1 when some table is damaged (it would be quarantined), 2 with no database."""
+    from unonet.host.host import Host
+    from unonet.host.integrity import summary
+    from unonet.host.store import SqliteStore
+
+    if not os.path.exists(path):
+        print(f"no database at {path}", file=sys.stderr)
+        return 2
+    store = SqliteStore(path)
+    try:
+        reports = Host(store).check_tables()
+    finally:
+        store.close()
+    for report in reports:
+        print(report.line())
+    print(summary(reports))
+    return 1 if any(report.is_damaged for report in reports) else 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
+    if args.check_db:
+        return _check_db(args.db)
+
+    from unonet.host.limits import Limits
     from unonet.host.server import serve
 
+    limits = Limits(max_tables=args.max_tables, max_subscribers=args.max_subscribers,
+                    commands_per_s_token=args.commands_per_second, commands_per_s_peer=args.peer_commands_per_second,
+                    joins_per_s_peer=args.joins_per_second)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
                       bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
                       batch_helper_threads=args.helper_threads == "batch",
-                      announce_as=_announce_name(args)))
+                      announce_as=_announce_name(args), limits=limits, synchronous=args.synchronous.upper()))
     return 0
+
+
+def _limit_flags(serve: argparse.ArgumentParser) -> None:
+    """`unonet serve`'s limits on load (unonet.host.limits; docs/protocol.md, "Limits"); 0 is no limit."""
+    from unonet.host import limits
+
+    serve.add_argument("--max-tables", type=int, default=limits.DEFAULT_MAX_TABLES, metavar="N",
+                       help="tables not finished at once; CreateTable beyond is TOO_MANY_TABLES (default %(default)s)")
+    serve.add_argument("--max-subscribers", type=int, default=limits.DEFAULT_MAX_SUBSCRIBERS, metavar="N",
+                       help="event streams open on one table; more is TOO_MANY_SUBSCRIBERS (default %(default)s)")
+    serve.add_argument("--commands-per-second", type=float, default=limits.DEFAULT_COMMANDS_PER_S_TOKEN,
+                       metavar="RATE", help="commands (and chat) per second from one token, twice that in a "
+                                            "burst; beyond is RATE_LIMITED (default %(default)g)")
+    serve.add_argument("--peer-commands-per-second", type=float, default=limits.DEFAULT_COMMANDS_PER_S_PEER,
+                       metavar="RATE", help="commands per second from one IP address, all its tokens together "
+                                            "(default %(default)g)")
+    serve.add_argument("--joins-per-second", type=float, default=limits.DEFAULT_JOINS_PER_S_PEER, metavar="RATE",
+                       help="JoinTable and CreateTable calls per second from one IP address (default %(default)g)")
 
 
 def _announce_name(args: argparse.Namespace) -> str | None:
@@ -262,6 +308,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="announce the host on the LAN over zeroconf (mDNS service _unonet._tcp.local.), so "
                             "`unonet play` lists it")
     serve.add_argument("--name", help="the name the LAN sees with --announce (default: this machine's name)")
+    _limit_flags(serve)
+    serve.add_argument("--synchronous", choices=["full", "normal"], default="full",
+                       help="what an acknowledged command survives: full (the default) fsyncs each group commit, "
+                            "so also a power loss; normal survives a kill of the host but may lose the last "
+                            "commits to a power loss (bench/durability.py measures the difference)")
+    serve.add_argument("--check-db", action="store_true",
+                       help="do not serve: replay every table stored in --db and report its state (exit 1 if "
+                            "some table is damaged: a serving host quarantines it as TABLE_DAMAGED)")
     serve.set_defaults(func=_serve)
     lan = commands.add_parser(
         "host", help="host a game on the LAN: a host in this process, announced, and a seat for you at a new table")

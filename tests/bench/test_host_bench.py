@@ -19,6 +19,8 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     run = subprocess.run(
         [sys.executable, str(BENCH), "--json", "--tables", "2", "--duration", "1", "--warmup", "0.3",
          "--latency-tables", "2", "--latency-think-ms", "20", "--idle-tables", "8",
+         "--stall-streams", "10", "--stall-events", "100",
+         "--flood-token-rate", "10",  # so a 1 s flood outruns the token's rate on any machine
          "--ceiling-helper-threads", "batch"],  # the like-for-like ceiling's path too
         capture_output=True, text=True, timeout=300, check=False,
     )
@@ -27,6 +29,10 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     for key in REQUIRED:
         assert isinstance(out[key], int | float) and out[key] > 0, key
     assert out["errors"] == 0
+    # The flooded run: the other tables' latency beside it, and the flood refused by its token's rate.
+    assert out["flood_p99_ms"] > 0 and out["flood_calls_per_s"] > 0
+    assert out["flood_by_status"].get("RESOURCE_EXHAUSTED", 0) > 0
+    assert out["stall_streams"] == 10 and isinstance(out["stall_kb_per_stream"], int | float)
     assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
     assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2
     # The ratio is of the means, each side the mean of its two runs (figures rounded as printed).

@@ -89,3 +89,18 @@ def test_each_kind_plays_whole_matches_from_a_fill_and_a_low_level_takes_its_tim
         assert pause == 0
     else:
         assert pause > 0.25
+
+
+def test_a_seat_taken_over_after_its_strikes_is_played_by_the_takeover_kind_and_level():
+    host, table, clock = new_table(5, seats=3, target_score=60)
+    table.settings.turn_time_s = 5.0
+    table.settings.strikes_before_takeover = 1
+    table.settings.takeover_bot_kind = "greedy:2"
+    table.record(journal.Join(0, "ann", "tok-0"))  # ann never plays: her clock runs out
+    table.record(journal.Start(fill=True, bot_kind="basic", version=2))
+    drive(host, table, clock)
+    seat = table.seats[0]
+    assert seat.taken_over and seat.is_bot and seat.bot_kind == "greedy:2"
+    assert table.match is not None and table.match.is_over
+    # The takeover kind played: seat 0 sent commands after its one timeout, as the host's bot.
+    assert any(key[0] == 0 and key[1].startswith("bot-") for key in table.commands)

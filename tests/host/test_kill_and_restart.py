@@ -1,132 +1,23 @@
 """Nothing lost: a real `unonet serve` process killed with SIGKILL mid-game and started again on its database.
 
-Each test runs the host as a subprocess (`python -m unonet.cli serve --listen 127.0.0.1:0`), reads the
-port from the first line it prints, and talks to it over real gRPC. After the kill, the restarted host
-must have the table back, accept the same tokens, continue the event numbering with no gap and no
-duplicate, answer a retried command id with the first result (not apply it again), and go on playing.
+Each test runs the host as a subprocess (tests/support/host_process.py) and talks to it over real
+gRPC. After the kill, the restarted host must have the table back, accept the same tokens, continue
+the event numbering with no gap and no duplicate, answer a retried command id with the first result
+(not apply it again), and go on playing.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
 
-import grpc
+from host_process import TIMEOUT, Running, host_process, new_table, play_one, read_until, view
 
 from unonet.v1 import (
-    cards_pb2,
     lobby_service_pb2,
-    lobby_service_pb2_grpc,
     play_service_pb2,
-    play_service_pb2_grpc,
     watch_service_pb2,
-    watch_service_pb2_grpc,
 )
-
-TIMEOUT = 10
-START_TIMEOUT = 30
-LISTENING = re.compile(r"unonet host listening on 127\.0\.0\.1:(\d+) \((\d+) tables restored\)")
-
-
-@dataclass
-class Running:
-    process: asyncio.subprocess.Process
-    port: int
-    restored: int
-    channel: grpc.aio.Channel
-    lobby: lobby_service_pb2_grpc.LobbyServiceStub
-    play: play_service_pb2_grpc.PlayServiceStub
-    watch: watch_service_pb2_grpc.WatchServiceStub
-
-
-@asynccontextmanager
-async def host_process(db: Path, log: Path) -> AsyncIterator[Running]:
-    """A host process on 127.0.0.1:0 serving `db`; killed at exit if the test has not ended it."""
-    with log.open("ab") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "unonet.cli", "serve", "--listen", "127.0.0.1:0", "--db", str(db),
-            "--bot-delay", "0", stdout=asyncio.subprocess.PIPE, stderr=stderr,
-        )
-    channel = None
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)).decode()
-        found = LISTENING.search(line)
-        assert found, f"unexpected first line {line!r}; host log:\n{log.read_text(errors='replace')}"
-        port, restored = int(found.group(1)), int(found.group(2))
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        yield Running(
-            process, port, restored, channel,
-            lobby_service_pb2_grpc.LobbyServiceStub(channel),
-            play_service_pb2_grpc.PlayServiceStub(channel),
-            watch_service_pb2_grpc.WatchServiceStub(channel),
-        )
-    finally:
-        if channel is not None:
-            await channel.close()
-        if process.returncode is None:
-            process.kill()
-            await asyncio.wait_for(process.wait(), TIMEOUT)
-
-
-async def view(host: Running, table_id: str, token: str):
-    response = await host.watch.GetView(
-        watch_service_pb2.GetViewRequest(table_id=table_id, token=token), timeout=TIMEOUT)
-    return response.view
-
-
-async def a_legal_command(host: Running, table_id: str, tokens: list[str], command_id: str):
-    """The (rpc, request) for one legal move of the seat to act, chosen from its legal actions."""
-    v = await view(host, table_id, tokens[0])
-    assert v.HasField("seat_to_act"), "a two-seat table without reactions always has a seat to act"
-    token = tokens[v.seat_to_act]
-    legal = (await view(host, table_id, token)).legal_actions
-    common = {"table_id": table_id, "token": token, "command_id": command_id}
-    if legal.choose_color:
-        return host.play.ChooseColor, play_service_pb2.ChooseColorRequest(**common, color=cards_pb2.COLOR_RED)
-    if legal.pass_turn:
-        return host.play.Pass, play_service_pb2.PassRequest(**common)
-    if legal.HasField("draw"):
-        return host.play.Draw, play_service_pb2.DrawRequest(**common)
-    option = legal.plays[0]
-    request = play_service_pb2.PlayCardsRequest(**common, cards=option.cards)
-    if option.needs_color:
-        request.color = cards_pb2.COLOR_RED
-    return host.play.PlayCards, request
-
-
-async def play_one(host: Running, table_id: str, tokens: list[str], command_id: str):
-    rpc, request = await a_legal_command(host, table_id, tokens, command_id)
-    response = await rpc(request, timeout=TIMEOUT)
-    return rpc, request, response.result
-
-
-async def read_until(stream, last: int, into: list) -> None:
-    """Read events from `stream` into `into` until event `last` has arrived."""
-    async with asyncio.timeout(TIMEOUT):
-        async for response in stream:
-            into.append(response.event)
-            if response.event.number == last:
-                return
-    raise AssertionError(f"the stream ended before event {last}")
-
-
-async def new_table(host: Running) -> tuple[str, list[str]]:
-    created = await host.lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
-        name="survivor", preset="standard", seat_count=2), timeout=TIMEOUT)
-    table_id = created.table.table_id
-    tokens = []
-    for name in ("ann", "bob"):
-        joined = await host.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
-            table_id=table_id, name=name, role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
-        tokens.append(joined.token)
-    return table_id, tokens
 
 
 async def test_sigkill_mid_game_loses_nothing_and_applies_nothing_twice(tmp_path) -> None:

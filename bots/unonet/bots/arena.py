@@ -62,7 +62,9 @@ class RoundResult:
     Attributes:
         winner: the seat that went out.
         points: what each seat scored this round (P2: the winner scores the others' cards).
-        decision_ns: for each seat, how long each of its policy's calls took, in nanoseconds.
+        decision_ns: for each seat, how long each of its policy's calls took, in nanoseconds (wall clock).
+        decision_cpu_ns: the same calls' CPU time in this thread, which a machine busy with other work
+            does not inflate (its wall time includes the moments the process was not running).
         commands: how many commands the seats sent.
         refused: how many of them the rules refused (each followed by the default action).
     """
@@ -70,6 +72,7 @@ class RoundResult:
     winner: int
     points: tuple[int, ...]
     decision_ns: list[list[int]] = field(default_factory=list)
+    decision_cpu_ns: list[list[int]] = field(default_factory=list)
     commands: int = 0
     refused: int = 0
 
@@ -106,7 +109,8 @@ class _Arena:
             table_pb2.SeatState(seat=seat.seat, occupied=True, is_bot=True, bot_kind=seat.bot.kind, connected=True)
             for seat in seats
         ]
-        self.result = RoundResult(winner=-1, points=(), decision_ns=[[] for _ in seats])
+        self.result = RoundResult(winner=-1, points=(), decision_ns=[[] for _ in seats],
+                                  decision_cpu_ns=[[] for _ in seats])
         self.ended: ev.RoundEnded | None = None
 
     def feed(self, events: Sequence[Event]) -> None:
@@ -143,8 +147,9 @@ class _Arena:
         policy = self.seats[seat]
         if isinstance(policy.bot, OmniscientBot):
             policy.bot.reveal(self.match.game)
-        start = self.clock_ns()
+        start, cpu = self.clock_ns(), time.thread_time_ns()
         command = call(policy)
+        self.result.decision_cpu_ns[seat].append(time.thread_time_ns() - cpu)
         self.result.decision_ns[seat].append(self.clock_ns() - start)
         return command
 

@@ -6,7 +6,8 @@ Here, likewise: when the seat may play, each play (a black card with each colour
 card with and without calling UNO, as the rules engine lists them) is equally likely; otherwise each
 other listed command (draw, pass, challenge, ...). It never takes a window it need not: no catches, no
 jump-ins, and UNO only called with the play. (Uniform over every listed command, drawing included when
-a card could be played, is a far weaker player: `greedy` wins about 99% of heads-up rounds against it.)
+a card could be played, is a far weaker player: `greedy` won 99% of 600 heads-up rounds against it,
+300 duplicated deals.)
 The bot that plays whenever it can and keeps good habits is `basic` (`unonet.bots.basic_bot`).
 """
 

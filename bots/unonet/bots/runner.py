@@ -25,6 +25,7 @@ import contextlib
 import enum
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
 from unonet.bots.policy import Bot, BotState, default_command
@@ -116,6 +117,8 @@ class BotRunner:
         self._entropy: dict[int, bytes] = {}
         self.commands_sent = 0
         self.refusals = 0
+        #: How many refusals of each reason (errors.proto) the host sent this runner.
+        self.refusal_reasons: Counter[str] = Counter()
 
     # ----------------------------------------------------------------------------------- the loop
 
@@ -270,6 +273,7 @@ class BotRunner:
             result = await client.send(command)
         except FailedPrecondition as error:
             self.refusals += 1
+            self.refusal_reasons[error.reason] += 1
             if error.reason in _TERMINAL_REASONS:
                 log.info("seat %d can no longer act: %s", self.state.seat, error)
                 return _Outcome.DONE
@@ -277,6 +281,7 @@ class BotRunner:
             return _Outcome.REFUSED
         except (InvalidArgument, AlreadyExists, Unimplemented) as error:
             self.refusals += 1
+            self.refusal_reasons[error.reason] += 1
             log.warning("seat %d: %r refused as malformed (%s)", self.state.seat, command, error)
             return _Outcome.REFUSED
         except ResourceExhausted as error:

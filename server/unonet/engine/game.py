@@ -184,6 +184,8 @@ class MidPlay:
     `pending_swap` = giver, target, the card held aside; `current` is then the giver) giving a card
     back. `windows` are the open non-blocking windows (UNO catches, jump-ins, skip escapes): a
     blocking one cannot be set up. `next_window_id` is above every window id the round has used.
+    With a MidPlay, the position's draw obligation may be back at its own setter (H3: a Reverse sent
+    it back).
     """
 
     phase: Phase = Phase.TURN
@@ -355,22 +357,23 @@ class Game:
         game.current = current
         game.first_card_on_top = False
         if obligation is not None:
-            game._check_position_obligation(obligation)
+            game._check_position_obligation(obligation, back_at_setter=mid_play is not None)
             game._set_obligation(dataclasses.replace(obligation))
         if mid_play is not None:
             game._set_mid_play(mid_play)
         game._emit(ev.TurnStarted(current))
         return game
 
-    def _check_position_obligation(self, obligation: Obligation) -> None:
-        """`from_position`: an open obligation falls on the seat to act and was set by another seat."""
+    def _check_position_obligation(self, obligation: Obligation, *, back_at_setter: bool) -> None:
+        """`from_position`: an open obligation falls on the seat to act and was set by another seat, or
+        (`back_at_setter`, a position mid-play) by that seat itself, a Reverse having sent it back (H3)."""
         if obligation.target != self.current:
             raise MalformedAction(
                 f"the obligation's target {obligation.target} must be the seat to act ({self.current})",
                 reason="BAD_POSITION",
             )
         setter = obligation.setter
-        if not (0 <= setter < self.num_players) or setter == obligation.target:
+        if not (0 <= setter < self.num_players) or (setter == obligation.target and not back_at_setter):
             raise MalformedAction(f"the obligation's setter {setter} is not another seat", reason="BAD_POSITION")
         if obligation.amount < 1 or obligation.kind not in (DRAW_TWO, WILD_DRAW_FOUR, BLANK):
             raise MalformedAction(

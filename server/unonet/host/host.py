@@ -14,6 +14,8 @@ import secrets
 import time
 from collections.abc import Callable
 
+import grpc
+
 from unonet.bots.kinds import runs_in_worker
 from unonet.engine import Draw, Pass, UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
@@ -21,7 +23,9 @@ from unonet.host import journal
 from unonet.host.actions_json import dump_action
 from unonet.host.bot_seats import HostBots
 from unonet.host.bot_workers import BotWorkers
-from unonet.host.errors import not_found
+from unonet.host.errors import HostError, not_found, precondition
+from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check_rows
+from unonet.host.limits import Guard, Limits
 from unonet.host.seats import Seat
 from unonet.host.store import MemoryStore, Store, StoredTable
 from unonet.host.table import Table, TableSettings
@@ -45,6 +49,7 @@ class Host:
         max_forgiven_s: float = DEFAULT_MAX_FORGIVEN_S,
         fair_shuffle: bool = True,
         keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
+        limits: Limits | None = None,
     ) -> None:
         """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
         buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
@@ -62,7 +67,13 @@ class Host:
         self.write_timeout_s = write_timeout_s
         self.clock_ns = clock_ns
         self.keep_finished_s = keep_finished_s
+        self.guard = Guard(limits if limits is not None else Limits(), lambda: self.clock_ns() / 1e9)
         self.tables: dict[str, Table] = {}  # the tables in memory: every table not archived
+        self.damaged: dict[str, TableDamaged] = {}  # tables whose journal does not replay (integrity.py)
+        # Each table rebuilt from the store: the last event its journal gave back, and the highest
+        # number a client has since said it saw beyond that (`lost_events`).
+        self._restored_end: dict[str, int] = {}
+        self._claimed_lost: dict[str, int] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self.bots = HostBots()  # the policies of every table's bot seats
         self.workers = BotWorkers()  # the processes of the bot seats whose kind searches
@@ -72,7 +83,10 @@ class Host:
         """Load every stored table not archived and replay its journal. Returns how many came back."""
         count = 0
         for stored in self.store.tables(live_only=True):
-            table = self._load(stored)
+            try:
+                table = self._load(stored)
+            except TableDamaged:
+                continue  # quarantined: every other table is served
             if table.status == table_pb2.TABLE_STATUS_FINISHED:
                 self._archive(table)  # finished before any host archived it
             else:
@@ -81,18 +95,72 @@ class Host:
         return count
 
     def _load(self, stored: StoredTable) -> Table:
+        """The table rebuilt from its stored rows. Raises TableDamaged (and quarantines the table, with
+        a log line naming it and the entry) if they cannot be read or do not replay."""
+        try:
+            return self._rebuild(stored)
+        except TableDamaged as damaged:
+            self.damaged[stored.table_id] = damaged
+            log.error("%s; the table is quarantined (TABLE_DAMAGED), every other table is served", damaged)
+            raise
+
+    def _rebuild(self, stored: StoredTable) -> Table:
+        check_rows(stored)
         record = stored.record
-        table = Table(
-            stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
-            seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
-            fair_shuffle=bool(record.get("fair_shuffle", True)),  # tables stored before the switch: on
-            # Tables stored before window ids were unique per table numbered them per round: their
-            # journals name those ids, so they replay with the numbering they were played with.
-            window_ids_per_round=record.get("window_ids") != "table",
-        )
+        try:
+            table = Table(
+                stored.table_id, TableSettings(**record["settings"]), owner_token=record["owner_token"],
+                seed=int(record["seed"]), created_ns=stored.created_ns, store=self.store, clock_ns=self.clock_ns,
+                fair_shuffle=bool(record.get("fair_shuffle", True)),  # tables stored before the switch: on
+                # Tables stored before window ids were unique per table numbered them per round: their
+                # journals name those ids, so they replay with the numbering they were played with.
+                window_ids_per_round=record.get("window_ids") != "table",
+            )
+        except Exception as error:  # a record altered into something no table was created with
+            raise TableDamaged(stored.table_id, 0, f"{type(error).__name__}: {error}") from error
         self._configure(table)
-        table.replay(stored.journal)
+        try:
+            table.replay(stored.journal)
+        except ReplayFailed as failed:
+            raise TableDamaged(stored.table_id, failed.seq, f"it does not replay ({failed.error!r})") from failed
+        self._restored_end[table.table_id] = table.last_number
         return table
+
+    def lost_events(self, table: Table, claimed: int) -> HostError | None:
+        """A client resumes table `table` after event `claimed`, beyond its last event: DATA_LOSS
+        (EVENTS_LOST) if the table was rebuilt from the store, whose journal must then have lost
+        committed inputs (a cut, damaged or missing WAL), else None (the client is simply wrong: the
+        caller answers BAD_EVENT_NUMBER). The loss is logged loudly, once for each higher number."""
+        end = self._restored_end.get(table.table_id)
+        if end is None:
+            return None
+        last = table.last_number
+        if claimed > self._claimed_lost.get(table.table_id, end):
+            self._claimed_lost[table.table_id] = claimed
+            log.error("DATA LOSS at table %s: a client saw event %d, but the journal the host restarted from ends at "
+                      "event %d (now %d): the store lost the inputs behind events %d to %d at least, which had "
+                      "been acknowledged; the events after %d are not the ones that client saw",
+                      table.table_id, claimed, end, last, end + 1, claimed, end)
+        return HostError(grpc.StatusCode.DATA_LOSS, "EVENTS_LOST",
+                         f"the host lost events of table {table.table_id} you saw (up to {claimed}): its journal "
+                         f"ends at event {last}, and the events after {end} are not the ones you saw; resume "
+                         f"with start_with_snapshot, or from event {end}", {"event_number": str(end)})
+
+    def check_tables(self) -> list[TableReport]:
+        """Every stored table, archived ones too, rebuilt as a starting host would and reported (for
+        `unonet serve --check-db`; nothing is served and nothing is written)."""
+        reports = []
+        for stored in self.store.tables():
+            archived = self.store.archived(stored.table_id) is not None
+            try:
+                table = self._rebuild(stored)
+            except TableDamaged as damaged:
+                reports.append(TableReport(stored.table_id, len(stored.journal), 0, "DAMAGED", str(damaged), archived))
+                continue
+            status = table_pb2.TableStatus.Name(table.status).removeprefix("TABLE_STATUS_").lower()
+            reports.append(TableReport(stored.table_id, len(stored.journal), table.last_number, status,
+                                       archived=archived))
+        return reports
 
     def _archive(self, table: Table) -> None:
         self.store.archive(table.table_id, table.created_ns, table.info().SerializeToString())
@@ -116,23 +184,39 @@ class Host:
         await self.workers.close()
 
     def table(self, table_id: str) -> Table:
-        """The table in memory, loading an archived one back from its journal."""
+        """The table in memory, loading an archived one back from its journal. Raises NOT_FOUND, or
+        TABLE_DAMAGED for a table whose journal does not replay."""
         table = self.tables.get(table_id)
         if table is not None:
             return table
+        self._refuse_damaged(table_id)
         stored = self.store.table(table_id) if self.store.archived(table_id) is not None else None
         if stored is None:
             raise not_found("TABLE_NOT_FOUND", f"there is no table {table_id!r}")
-        table = self.tables[table_id] = self._load(stored)
+        try:
+            table = self.tables[table_id] = self._load(stored)
+        except TableDamaged:
+            self._refuse_damaged(table_id)
+            raise
         with contextlib.suppress(RuntimeError):  # outside an event loop, start_drivers starts it
             self._ensure_driver(table)
         return table
+
+    def _refuse_damaged(self, table_id: str) -> None:
+        damaged = self.damaged.get(table_id)
+        if damaged is not None:
+            raise precondition("TABLE_DAMAGED", f"{damaged}; the host does not serve it")
+
+    def open_tables(self) -> int:
+        """How many tables in memory are not finished (what `Limits.max_tables` counts)."""
+        return sum(table.status != table_pb2.TABLE_STATUS_FINISHED for table in self.tables.values())
 
     def info(self, table_id: str) -> table_pb2.TableInfo:
         """A table's summary, from memory or, for an archived table, from the store (no replay)."""
         table = self.tables.get(table_id)
         if table is not None:
-            return table.info()
+            return table.public_info()  # no token: a spectator's, behind any spectator delay
+        self._refuse_damaged(table_id)
         archived = self.store.archived(table_id)
         if archived is None:
             raise not_found("TABLE_NOT_FOUND", f"there is no table {table_id!r}")

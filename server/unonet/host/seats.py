@@ -46,6 +46,8 @@ class Places:
         """The seat a token plays, None for a spectator. Raises PERMISSION_DENIED for any other token."""
         if not token:
             raise invalid("TOKEN_MISSING", "this call needs the token JoinTable returned")
+        if not token.isascii():  # no token the host issues is; compare_digest refuses to compare such text
+            raise denied("BAD_TOKEN", f"that token does not belong to table {self.table_id}")
         for seat in self.seats:
             if seat.token and secrets.compare_digest(seat.token, token):
                 return seat.index

@@ -14,9 +14,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from unonet.host.announce import Announcer, announcer_for
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
+from unonet.host.limits import Limits
 from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
-from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SqliteStore, Store
+from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SERVE_SYNCHRONOUS, SqliteStore, Store
 from unonet.host.threads import HelperThreads
 
 log = logging.getLogger(__name__)
@@ -94,21 +95,24 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
                 bot_delay_s: float = 0.0, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
                 commit_interval_s: float | None = None, batch_helper_threads: bool = True,
-                announce_as: str | None = None) -> None:
+                announce_as: str | None = None, limits: Limits | None = None,
+                synchronous: str = SERVE_SYNCHRONOUS) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
     `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs).
     `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux).
     `announce_as`: publish the host on the LAN under that name (announce.py) while it serves, and
-    withdraw it before shutting down."""
+    withdraw it before shutting down. `limits`: the host's limits on load (limits.py; None: the defaults).
+    `synchronous`: SQLite's, FULL (an acknowledged input survives a power loss) or NORMAL (a process kill)."""
     stop = asyncio.Event()  # the handlers come first: a SIGTERM right after "listening" must stop us cleanly
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
-    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval)
-    host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s)
+    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval, synchronous=synchronous)
+    host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s,
+                limits=limits)
     restored = host.restore()
     tune_garbage_collector()
     tls = (Path(tls_cert).read_bytes(), Path(tls_key).read_bytes()) if tls_cert and tls_key else None

@@ -28,6 +28,7 @@ from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
+from unonet.host.undecodable import BadInputLog, Undecodable, tolerant
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -63,6 +64,7 @@ SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from
 STORE_FAILED_MESSAGE = "the host could not store the table's latest inputs; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
+_bad_input = BadInputLog()
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -81,6 +83,8 @@ def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> C
     async def wrapper(self: Any, request: Any, context: Context) -> R:
         try:
             _check_size(request)
+            if getattr(self, "rated_commands", False):  # PlayService, ChatService: limits.Guard.command
+                self.host.guard.command(request.token, context.peer())
             response = await handler(self, request, context)
         except REFUSALS as error:
             if wait_durable:
@@ -106,8 +110,27 @@ def _name(value: str, field: str, limit: int) -> str:
 
 
 def _check_size(request: Any) -> None:
+    """MESSAGE_TOO_LARGE for a request over 64 KiB, then MALFORMED_REQUEST for bytes that did not parse
+    (`undecodable.tolerant`), noted in the rate-limited log line rather than one traceback each."""
     if request.ByteSize() > MAX_REQUEST_BYTES:
         raise exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes")
+    if isinstance(request, Undecodable):
+        _bad_input.note(request)
+        raise invalid("MALFORMED_REQUEST", f"the request's bytes do not parse as a {request.message_type} "
+                      f"({request.error})")
+
+
+# The range google.protobuf.Timestamp documents: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
+MIN_TIMESTAMP_S, MAX_TIMESTAMP_S = -62_135_596_800, 253_402_300_799
+
+
+def _time_ns(timestamp: Any, field: str) -> int:
+    """A request's Timestamp in nanoseconds; INVALID_FIELD (naming `field`) for one outside the range
+    Timestamp documents (nanos not in 0 to 999,999,999, seconds outside the years 1 to 9999)."""
+    if not (0 <= timestamp.nanos <= 999_999_999 and MIN_TIMESTAMP_S <= timestamp.seconds <= MAX_TIMESTAMP_S):
+        raise invalid("INVALID_FIELD", f"{field} must be a valid Timestamp (years 1 to 9999, nanos 0 to "
+                      f"999999999), not seconds={timestamp.seconds} nanos={timestamp.nanos}", field=field)
+    return int(timestamp.ToNanoseconds())
 
 
 def _bot_kind(name: str) -> str:
@@ -165,6 +188,8 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def CreateTable(  # noqa: N802
         self, request: lobby_service_pb2.CreateTableRequest, context: Context
     ) -> lobby_service_pb2.CreateTableResponse:
+        self.host.guard.join(context.peer())
+        self.host.guard.new_table(self.host.open_tables())
         if not 2 <= request.seat_count <= 10:
             raise invalid("BAD_SEAT_COUNT", f"a table seats 2 to 10 players, not {request.seat_count}")
         ruleset = convert.ruleset_from_pb(request.preset, request.overrides)
@@ -202,7 +227,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             rows += [row for row in self.host.store.archived_page(before, size + 1) if row[1] not in self.host.tables]
             rows.sort(key=lambda row: row[:2], reverse=True)
         page = rows[:size]
-        tables = [item.info() if not isinstance(item, bytes) else table_pb2.TableInfo.FromString(item)
+        tables = [item.public_info() if not isinstance(item, bytes) else table_pb2.TableInfo.FromString(item)
                   for _, _, item in page]
         more = len(rows) > size
         return lobby_service_pb2.ListTablesResponse(
@@ -218,6 +243,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
     async def JoinTable(  # noqa: N802
         self, request: lobby_service_pb2.JoinTableRequest, context: Context
     ) -> lobby_service_pb2.JoinTableResponse:
+        self.host.guard.join(context.peer())
         table = self.host.table(request.table_id)
         spectator = _enum(lobby_service_pb2.JoinRole, request.role, "role") == lobby_service_pb2.JOIN_ROLE_SPECTATOR
         if spectator and request.HasField("seat"):
@@ -229,7 +255,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             token, seat = table.join(name, request.seat if request.HasField("seat") else None, spectator)
             return lobby_service_pb2.JoinTableResponse(
                 token=token, seat=seat or 0, is_spectator=seat is None, event_number=0 if seat is None else joined,
-                table=table.info(),
+                table=table.info() if seat is not None else table.public_info(),
             )
 
     @_refusals
@@ -321,7 +347,8 @@ def _page_position(token: str) -> tuple[int, str] | None:
     if not token:
         return None
     created, _, table_id = token.partition(":")
-    if not created.isdigit() or not table_id:
+    # ASCII digits only (str.isdigit also takes "²"), and a creation time SQLite's integers can hold.
+    if not (created.isascii() and created.isdigit() and int(created) < 2**63) or not table_id:
         raise invalid("BAD_PAGE_TOKEN", "page_token must be a next_page_token this host returned")
     return int(created), table_id
 
@@ -335,7 +362,7 @@ def _based_on(request: Any, last_number: int) -> int:
 
 
 def _owner(table: Any, token: str) -> None:
-    if not token or not secrets.compare_digest(token, table.owner_token):
+    if not token or not token.isascii() or not secrets.compare_digest(token, table.owner_token):
         raise denied("NOT_OWNER", "only the table's creator (owner token) may do this")
 
 
@@ -347,6 +374,8 @@ def _overrides(preset: str, ruleset: Any) -> dict[str, Any]:
 
 class PlayService(play_service_pb2_grpc.PlayServiceServicer):
     """One unary RPC per command; each becomes engine actions applied once per command id."""
+
+    rated_commands = True  # each call counts against its token's and its peer's rate (limits.py)
 
     def __init__(self, host: Host) -> None:
         self.host = host
@@ -468,6 +497,8 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
 
 
 class ChatService(chat_service_pb2_grpc.ChatServiceServicer):
+    rated_commands = True  # a chat line counts as a command against the rates (limits.py)
+
     def __init__(self, host: Host) -> None:
         self.host = host
 
@@ -504,7 +535,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         table = self.host.table(request.table_id)
         async with table.lock:
             seat = table.seat_for(request.token) if request.token else None
-            return watch_service_pb2.GetViewResponse(view=table.view(seat))
+            return watch_service_pb2.GetViewResponse(view=table.view(seat) if seat is not None else table.public_view())
 
     async def WatchEvents(  # type: ignore[override]  # noqa: N802
         self, request: watch_service_pb2.WatchEventsRequest, context: Context
@@ -522,17 +553,25 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         async with table.lock:
             last = table.last_number
             if request.after_event_number > last:
-                await abort(context, invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
-                                             event_number=str(last)))
+                lost = self.host.lost_events(table, request.after_event_number)  # DATA_LOSS: a damaged store
+                await abort(context, lost or invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
+                                                     event_number=str(last)))
+                return
+            try:
+                self.host.guard.new_subscriber(len(table.subscribers))
+            except HostError as error:
+                await abort(context, error)
                 return
             subscriber = table.subscribe(seat)
             last = subscriber.first_queued - 1  # a seat's first stream was just announced (SeatConnectionChanged)
             subscriber.task = asyncio.current_task()
             snapshot = None
-            if request.start_with_snapshot:
-                snapshot = events_pb2.Event(number=last, snapshot=events_pb2.Snapshot(view=table.view(seat)))
+            if request.start_with_snapshot:  # a spectator's is behind any spectator delay, as its events are
+                view = table.view(seat) if seat is not None else table.public_view()
+                snapshot = events_pb2.Event(number=view.event_number, snapshot=events_pb2.Snapshot(view=view))
         # Numbers to send before the queue's: the backlog (log entries never change once appended).
-        pending = collections.deque(range(request.after_event_number + 1, last + 1) if snapshot is None else ())
+        after = request.after_event_number if snapshot is None else snapshot.number
+        pending = collections.deque(range(after + 1, last + 1))
         delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
         queue, log_entries = subscriber.queue, table.log
         self._writers[id(subscriber)] = (subscriber, table)
@@ -563,8 +602,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
         if subscriber.store_failed:
-            await abort(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
-        await abort(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
+            await _end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
+        await _end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
 
     async def _due(self, log_entries: list[Any], pending: collections.deque[int], count: int, delay_ns: int) -> int:
         """A delayed spectator: wait until the first pending event is due; how many are due by then."""
@@ -602,6 +641,20 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             self._arm_watchdog()
 
 
+async def _end_stream(context: Context, error: HostError) -> None:
+    """End a stream the host cut off with its status, which waits behind whatever the client has not
+    read yet and reaches it once it reads. Where the transport cannot carry it any more (a connection
+    stalled at the TCP level, whose last write is still stuck in gRPC core), the call is ended as
+    cancelled instead, with one log line, not gRPC's ExecuteBatchError traceback."""
+    try:
+        await abort(context, error)
+    except grpc.aio.AbortError:
+        raise
+    except Exception as failed:  # ExecuteBatchError: core takes no status on this call any more
+        log.info("a cut-off stream could not be sent %s (%s): ended as cancelled", error.reason, type(failed).__name__)
+        raise asyncio.CancelledError from None
+
+
 def _serialized(message: Any) -> bytes:
     """The response serializer of WatchEvents: the stream writes bytes it serialized itself."""
     return message if isinstance(message, bytes) else bytes(message.SerializeToString())
@@ -624,6 +677,9 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         if request.HasField("previous") and not request.previous.HasField("client_receive_time"):
             raise invalid("MISSING_FIELD", "PingRequest.previous needs its client_receive_time",
                           field="previous.client_receive_time")
+        client_sent = _time_ns(request.client_send_time, "client_send_time")
+        client_received = (_time_ns(request.previous.client_receive_time, "previous.client_receive_time")
+                           if request.HasField("previous") else 0)
         response = time_service_pb2.PingResponse(sequence=request.sequence)
         response.client_send_time.CopyFrom(request.client_send_time)
         response.receive_time.FromNanoseconds(received)
@@ -635,8 +691,8 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
         if seat is not None:
             previous = None
             if request.HasField("previous"):
-                previous = (request.previous.sequence, request.previous.client_receive_time.ToNanoseconds())
-            rtt = table.races.ping(seat, request.sequence, request.client_send_time.ToNanoseconds(), received,
+                previous = (request.previous.sequence, client_received)
+            rtt = table.races.ping(seat, request.sequence, client_sent, received,
                                    sent, previous)
             if rtt is not None:
                 response.smoothed_round_trip.FromNanoseconds(round(rtt * 1e9))
@@ -647,14 +703,19 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
 def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     """Register every service through its generated `add_..._to_server`, so every RPC the protocol
     defines is served (one a servicer lacks answers UNIMPLEMENTED); returns the services' full names
-    (for health checking and reflection)."""
-    lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyService(host), server)
-    play_service_pb2_grpc.add_PlayServiceServicer_to_server(PlayService(host), server)
-    chat_service_pb2_grpc.add_ChatServiceServicer_to_server(ChatService(host), server)
+    (for health checking and reflection). Each registration goes through `_Registering`: request bytes
+    that do not parse reach the handler as an `Undecodable` (refused with MALFORMED_REQUEST)."""
+    lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(
+        LobbyService(host), _Registering(server))  # type: ignore[arg-type]
+    play_service_pb2_grpc.add_PlayServiceServicer_to_server(
+        PlayService(host), _Registering(server))  # type: ignore[arg-type]
+    chat_service_pb2_grpc.add_ChatServiceServicer_to_server(
+        ChatService(host), _Registering(server))  # type: ignore[arg-type]
     # WatchEvents writes the bytes it serialized itself (the table's cached renderings).
     watch_service_pb2_grpc.add_WatchServiceServicer_to_server(
-        WatchService(host), _PreSerialized(server, frozenset({"WatchEvents"})))  # type: ignore[arg-type]
-    time_service_pb2_grpc.add_TimeServiceServicer_to_server(TimeService(host), server)
+        WatchService(host), _Registering(server, frozenset({"WatchEvents"})))  # type: ignore[arg-type]
+    time_service_pb2_grpc.add_TimeServiceServicer_to_server(
+        TimeService(host), _Registering(server))  # type: ignore[arg-type]
     return [
         lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
         play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,
@@ -664,27 +725,33 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     ]
 
 
-class _PreSerialized:
-    """The server as a generated `add_..._to_server` sees it, for a service some of whose methods
-    (`methods`) send responses they serialized themselves: it registers every method the generated
-    code hands it, those with a serializer that passes bytes through (`_serialized`).
+class _Registering:
+    """The server as a generated `add_..._to_server` sees it: it registers every method the generated
+    code hands it with a request deserializer that turns unparsable bytes into an `Undecodable`
+    (`undecodable.tolerant`), and, for the methods in `pre_serialized`, which send responses they
+    serialized themselves, a serializer that passes bytes through (`_serialized`).
 
     The generated code registers each service twice, as a generic handler and as registered method
     handlers; both are built here from the registered handlers, the only call that names the methods.
     """
 
-    def __init__(self, server: grpc.aio.Server, methods: frozenset[str]) -> None:
+    def __init__(self, server: grpc.aio.Server, pre_serialized: frozenset[str] = frozenset()) -> None:
         self._server = server
-        self._methods = methods
+        self._pre_serialized = pre_serialized
 
     def add_generic_rpc_handlers(self, handlers: object) -> None:
         """Ignored: `add_registered_method_handlers` registers the same methods, with the serializer."""
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
-        missing = self._methods - handlers.keys()
+        missing = self._pre_serialized - handlers.keys()
         if missing:
             raise ValueError(f"{service} has no method {sorted(missing)} to send pre-serialized responses")
-        served = {name: handler._replace(response_serializer=_serialized) if name in self._methods else handler
-                  for name, handler in handlers.items()}
+        served = {}
+        for name, handler in handlers.items():
+            handler = handler._replace(
+                request_deserializer=tolerant(f"/{service}/{name}", handler.request_deserializer))
+            if name in self._pre_serialized:
+                handler = handler._replace(response_serializer=_serialized)
+            served[name] = handler
         self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, served),))
         self._server.add_registered_method_handlers(service, served)

@@ -41,9 +41,11 @@ from unonet.host import journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
+from unonet.host.delayed import DelayedState, PublicState
 from unonet.host.errors import exists, invalid, precondition
 from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fanout import FanOut, Subscriber
+from unonet.host.integrity import ReplayFailed
 from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
 from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
@@ -140,6 +142,11 @@ class Table:
         self._replaying = False
         self.shuffle: ShuffleRound | None = None  # the commit-reveal protocol before a deal, while it runs
         self.cards: RoundCards | None = None  # the committed piles and cards of the round dealt last
+        # With a spectator delay: the public states a spectator may be shown, as of delay ago (delayed.py).
+        self.delayed: DelayedState | None = None
+        if settings.spectator_delay_s > 0:
+            self.delayed = DelayedState(int(settings.spectator_delay_s * 1e9))
+            self.delayed.record(PublicState(0, created_ns, self.view(None), self.info()))
 
     # ----------------------------------------------------------------------------- queries
 
@@ -222,6 +229,14 @@ class Table:
         )
         info.create_time.FromNanoseconds(self.created_ns)
         return info
+
+    def public_info(self) -> table_pb2.TableInfo:
+        """The TableInfo anyone may read: `info()`, or with a spectator delay, as of that long ago."""
+        return self.info() if self.delayed is None else self.delayed.due(self.clock_ns()).info
+
+    def public_view(self) -> views_pb2.SeatView:
+        """A spectator's view: `view(None)`, or with a spectator delay, as of that long ago."""
+        return self.view(None) if self.delayed is None else self.delayed.due(self.clock_ns()).view
 
     def settings_pb(self) -> table_pb2.TableSettings:
         """The settings as the protocol shows them, built once: a table's settings never change, and
@@ -317,6 +332,8 @@ class Table:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
                     self.events.share(produced_entry, payload)
         self.fanout.publish([entry.number for entry in produced])
+        if self.delayed is not None and produced:
+            self.delayed.record(PublicState(produced[-1].number, now, self.view(None), self.info()))
         self.wake_driver()
         return produced
 
@@ -379,7 +396,10 @@ class Table:
         self._replaying = True
         try:
             for item in stored:
-                self.record(journal.decode(item.entry), time_ns=item.time_ns)
+                try:
+                    self.record(journal.decode(item.entry), time_ns=item.time_ns)
+                except Exception as error:  # the journal does not rebuild the table: integrity.py says which entry
+                    raise ReplayFailed(item.seq, error) from error
         finally:
             self._replaying = False
 
