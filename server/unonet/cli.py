@@ -175,10 +175,18 @@ def _local(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from unonet.client.audit import audit, read_log
+    """`unonet verify`: 0 PASSED, 1 FAILED, 2 bad usage or an unreadable log, 3 not provably fair."""
+    from unonet.client.audit import RevealClaim, audit_status, read_log
+    from unonet.client.logchain import parse_head
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    try:
+        heads = [parse_head(head) for head in args.expect_head]
+        reveals = [RevealClaim.parse(claim) for claim in args.reveal]
+    except ValueError as error:
+        print(f"--expect-head / --reveal: {error}", file=sys.stderr)
         return 2
     if args.db:
         events = _stored_events(args.db, args.table_id)
@@ -190,7 +198,16 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return 0 if audit(table_id, events, sys.stdout) else 1
+    return audit_status(table_id, events, sys.stdout, heads, reveals, [_replayed] if args.replay else [])
+
+
+def _replayed(table_id: str, events: list[Any]) -> str:
+    """`--replay`: the log through the engine (unonet.verify_replay); raises ReplayMismatch."""
+    from unonet.verify_replay import replay_log
+
+    report = replay_log(table_id, events)
+    return (f"replayed through the engine: {report.inputs} inputs over {report.rounds} round(s) give all "
+            f"{report.events} of the log's game events, every draw, penalty and score included")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -374,6 +391,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
     verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
+    verify.add_argument("--expect-head", action="append", default=[], metavar="N:HASH",
+                        help="the hash-chain head another copy of the log showed at event N (docs/fairness.md "
+                        "8.2): a different one fails the audit (LOG_FORKED); may be repeated")
+    verify.add_argument("--replay", action="store_true",
+                        help="also replay the game through the rules engine from the revealed decks and require "
+                        "every draw, penalty and score the log holds (docs/fairness.md 8.3)")
+    verify.add_argument("--reveal", action="append", default=[], metavar="SEAT:ROUND:HEX",
+                        help="a seat's entropy value for a round it says it revealed (its client shows it when "
+                        "a reveal it sent was dealt without): checked against the seat's commitment, and fails "
+                        "the audit (DROPPED_REVEAL) if the deck did not use it; may be repeated")
     verify.set_defaults(func=_verify)
     replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view, "
                                                 "or with every hand open (on the game screen in a terminal, "
