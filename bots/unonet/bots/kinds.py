@@ -26,6 +26,7 @@ from unonet.bots.levels import LEVELS, TOP_LEVEL, Leveled, parse_kind
 from unonet.bots.oracle_bot import OracleBot
 from unonet.bots.policy import Bot
 from unonet.bots.random_bot import RandomBot
+from unonet.bots.strong import LEVEL_BUDGETS, StrongBot, strong_at_level
 
 __all__ = [
     "BOT_KINDS",
@@ -80,6 +81,9 @@ BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in
             "forgets UNO, catches others.", BasicBot),
     BotKind(GreedyBot.kind, "Sound heuristics: sheds points and action cards early, holds wilds, keeps its "
             "colour in force, defends against a player on one card, challenges by the odds.", GreedyBot),
+    BotKind(StrongBot.kind, "Searches: plays each choice out over deals of the unseen cards drawn from what the "
+            f"table showed, with greedy-like playouts; level 3 thinks up to {LEVEL_BUDGETS[3].seconds:g} s a move.",
+            StrongBot, quick_level="strong:2", in_worker=True, at_level=strong_at_level),
     BotKind(OracleBot.kind, "Greedy that sees every hand: cheats, for measurement in-process only.", OracleBot,
             public=False, levels=False),
 )})

@@ -1,0 +1,223 @@
+"""`StrongBot` (kind `strong`): a search bot, Monte Carlo over deals sampled from a belief.
+
+At each decision with more than one choice it rebuilds the position its seat knows from the events it
+received (`unonet.bots.belief.Belief`, over `unonet.wire.knowledge.SeatTracker`), and plays whole
+rounds on the engine's search API from it: each playout deals the unseen cards afresh by the belief
+(hard facts, then what draws suggest), takes one candidate command and plays the round out with the
+greedy-like playout policy (`unonet.bots.rollout`). Every candidate is played out on the same deals
+(common random numbers, so luck of the deal cancels between them), and sequential halving spends the
+budget: each phase plays every remaining candidate equally often and keeps the better half, so the
+playouts go to telling the close candidates apart. The candidate that wins most rounds is sent.
+
+Budgets: a fixed number of playouts per decision, which makes a decision reproducible (the same seed
+and the same events give the same command: leagues and `bench/bots.py` measure it so), and optionally
+a time budget on top that stops the search early (for play at a real table). The levels map to budgets
+(`LEVEL_BUDGETS`). A decision with one choice, or one the search cannot model (its position cannot be
+rebuilt, say after joining mid-round), is answered at once, by greedy's rules when need be; so are the
+optional reactions (catches, UNO calls, jump-ins), which greedy answers at once, as a fast human would.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from unonet.bots.belief import Belief
+from unonet.bots.greedy_bot import GreedyBot
+from unonet.bots.levels import LEVELS, TOP_LEVEL
+from unonet.bots.options import all_commands
+from unonet.bots.policy import Bot, BotState
+from unonet.bots.policy_seat import engine_actions
+from unonet.bots.rollout import DEFAULT_EXPLORE, greedy_policy
+from unonet.client import commands as cmd
+from unonet.engine import Action, Game, Knowledge, UnoError, legal_actions, playout
+from unonet.v1 import actions_pb2, events_pb2, views_pb2
+
+__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "strong_at_level"]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much a decision may search.
+
+    Attributes:
+        playouts: the most playouts per decision (all candidates together); the search's fixed budget.
+        seconds: when set, the search also stops once this much time has gone (then the decision
+            depends on the machine's speed, so measurements use `playouts` alone).
+    """
+
+    playouts: int
+    seconds: float | None = None
+
+
+LEVEL_BUDGETS: dict[int, Budget] = {
+    1: Budget(playouts=24),
+    2: Budget(playouts=120),
+    3: Budget(playouts=400, seconds=0.09),
+}
+"""Each level's budget: the top level searches up to 90 ms a decision (the issue's 100 ms p99 target,
+with room for rebuilding the position), the lower ones fixed, smaller budgets."""
+
+
+class StrongBot(Bot):
+    """The search of the module docstring, at `budget`, its choices drawn from `seed`.
+
+    Args:
+        seed: seeds every deal and playout (the same seed and events give the same decisions when
+            `budget.seconds` is None).
+        budget: the search's budget per decision.
+        level: the level it plays at, for its name and a lower level's human-like pause.
+        explore: the playout policy's share of random plays (`unonet.bots.rollout`).
+        clock: seconds, for the time budget (injectable for tests).
+    """
+
+    kind = "strong"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        budget: Budget | None = None,
+        level: int = TOP_LEVEL,
+        explore: float = DEFAULT_EXPLORE,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.budget = budget or LEVEL_BUDGETS[level]
+        self.level = level
+        self.kind = f"strong:{level}"
+        self.rng = random.Random(seed)
+        self.pauses = random.Random(None if seed is None else seed ^ 0x7A05E)
+        self.policy = greedy_policy(self.rng, explore)
+        self.clock = clock
+        self.greedy = GreedyBot(seed)
+        self.belief: Belief | None = None
+        self.backlog: list[events_pb2.Event] = []  # events seen before the seat was known
+        self.last_playouts = 0  # how many playouts the last decision took (for tests and benchmarks)
+
+    def on_event(self, event: events_pb2.Event) -> None:
+        """Follow the event: greedy's memory (for the reactions) and the belief."""
+        self.greedy.on_event(event)
+        if self.belief is None:
+            self.backlog.append(event)
+        else:
+            self.belief.observe(event)
+
+    def respond(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:
+        """Greedy's reactions: every catch, UNO call, slap and coloured jump-in, at once."""
+        return self.greedy.respond(legal, state)
+
+    def think_seconds(self, view: views_pb2.SeatView) -> float:
+        """Below the top level, the level's human-like pause (the search itself takes milliseconds)."""
+        think = LEVELS[self.level].think_s
+        return think * self.pauses.uniform(0.5, 1.5) if think else 0.0
+
+    def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
+        """The candidate that wins most playouts; greedy's choice when the position cannot be searched."""
+        self.last_playouts = 0
+        legal = view.legal_actions
+        if legal.react_window_ids:  # a blocking window: answer it at once, as everybody does
+            return cmd.React(legal.react_window_ids[0])
+        belief = self._belief(state.seat)
+        commands = _candidates(view)
+        if len(commands) <= 1:
+            return commands[0] if commands else self.greedy.decide(view, state)
+        try:
+            game, knowledge = belief.position(view)
+        except UnoError:
+            return self.greedy.decide(view, state)
+        if game.to_act != state.seat:
+            return self.greedy.decide(view, state)
+        allowed = legal_actions(game, state.seat)
+        options: list[tuple[cmd.Command, tuple[Action, ...]]] = []
+        for command in commands:
+            try:
+                actions = engine_actions(state.seat, command)
+            except (UnoError, TypeError):
+                continue
+            if actions and actions[0] in allowed:
+                options.append((command, actions))
+        if len(options) <= 1:
+            return options[0][0] if options else self.greedy.decide(view, state)
+        return options[self._search(game, knowledge, [actions for _, actions in options], state.seat)][0]
+
+    def _belief(self, seat: int) -> Belief:
+        if self.belief is None or self.belief.seat != seat:
+            self.belief = Belief(seat)
+            for event in self.backlog:
+                self.belief.observe(event)
+            self.backlog = []
+        return self.belief
+
+    def _search(self, game: Game, knowledge: Knowledge, candidates: list[tuple[Action, ...]], seat: int) -> int:
+        """The index of the candidate with the best win rate, by sequential halving under the budget."""
+        assert self.belief is not None
+        budget = self.budget
+        deadline = None if budget.seconds is None else self.clock() + budget.seconds
+        alive = list(range(len(candidates)))
+        wins = [0.0] * len(candidates)
+        tries = [0] * len(candidates)
+        phases = max(1, math.ceil(math.log2(len(candidates))))
+        left = budget.playouts
+        for phase in range(phases):
+            if left <= 0:
+                break
+            per_arm = max(1, (left // (phases - phase)) // len(alive))
+            timed_out = False
+            for _ in range(per_arm):
+                if deadline is not None and self.clock() >= deadline:
+                    timed_out = True
+                    break
+                try:
+                    deal = self.belief.sample(game, knowledge, self.rng)
+                except UnoError:
+                    timed_out = True
+                    break
+                for index in alive:
+                    wins[index] += self._playout(deal, candidates[index], seat)
+                    tries[index] += 1
+                    left -= 1
+            if timed_out:
+                break
+            if len(alive) > 1 and phase < phases - 1:
+                alive.sort(key=lambda i: (-wins[i] / max(1, tries[i]), i))
+                alive = alive[: (len(alive) + 1) // 2]
+        self.last_playouts = sum(tries)
+        return max(alive, key=lambda i: (wins[i] / max(1, tries[i]), -i))
+
+    def _playout(self, deal: Game, actions: tuple[Action, ...], seat: int) -> float:
+        """1 when `seat` wins the round played out from `deal` after `actions`, else 0."""
+        game = deal.copy()
+        for action in actions:
+            game.step(action)
+        if game.is_over:
+            return 1.0 if game.winner == seat else 0.0
+        return 1.0 if playout(game, self.rng, self.policy).winner == seat else 0.0
+
+
+def _candidates(view: views_pb2.SeatView) -> list[cmd.Command]:
+    """The commands worth searching: every one the legal actions allow, but for the reactions a
+    turn's decision also lists (greedy's `respond` makes those), and a play that would leave one card
+    only with its UNO call (nobody gains by forgetting it)."""
+    out: list[cmd.Command] = []
+    commands = all_commands(view.legal_actions, len(view.hand))
+    calls = {_key(c) for c in commands if isinstance(c, cmd.Play) and c.call_uno}
+    for command in commands:
+        if isinstance(command, cmd.CatchUno | cmd.CallUno | cmd.React):
+            continue
+        if isinstance(command, cmd.Play) and not command.call_uno and _key(command) in calls:
+            continue
+        out.append(command)
+    return out
+
+
+def _key(play: cmd.Play) -> tuple[object, ...]:
+    """A play's cards and window, hashable (protobuf messages are not)."""
+    return (*(card.SerializeToString() for card in play.cards), play.reaction_window_id)
+
+
+def strong_at_level(level: int, seed: int | None = None) -> StrongBot:
+    """`strong` at `level` (`LEVEL_BUDGETS`): the registry's `at_level`."""
+    return StrongBot(seed, level=level)
