@@ -24,7 +24,7 @@ from unonet.engine.rules import matches
 from unonet.v1 import events_pb2, views_pb2
 from unonet.wire.knowledge import SeatTracker
 
-__all__ = ["DEFAULT_TRUST", "Belief"]
+__all__ = ["DEFAULT_TRUST", "Belief", "pinned_cards"]
 
 #: How often a card a seat most likely does not hold is moved out of its hand in a deal.
 DEFAULT_TRUST = 0.85
@@ -116,7 +116,7 @@ class Belief:
         rng: random.Random,
     ) -> bool:
         """Move `seat`'s unlikely cards, past its fresh ones, into `pile` (each with chance `trust`)."""
-        pinned = _pinned(seat, game, knowledge)
+        pinned = pinned_cards(seat, game, knowledge)
         suspects = [i for i, card in enumerate(hand) if card in unlikely and not _take(pinned, card)]
         allowance = self.fresh.get(seat, 0)
         if len(suspects) <= allowance or not pile:
@@ -135,7 +135,7 @@ class Belief:
         return changed
 
 
-def _pinned(seat: int, game: Game, knowledge: Knowledge) -> list[Card]:
+def pinned_cards(seat: int, game: Game, knowledge: Knowledge) -> list[Card]:
     """The cards of `seat`'s hand that a deal must leave where they are: the known ones, its drawn card,
     and its cards in a run waiting to be cut."""
     pinned = list(knowledge.known[seat]) if seat < len(knowledge.known) else []
