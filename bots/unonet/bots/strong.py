@@ -13,7 +13,8 @@ Budgets: a fixed number of playouts per decision, which makes a decision reprodu
 and the same events give the same command: leagues and `bench/bots.py` measure it so), and optionally
 a time budget on top that stops the search early (for play at a real table). The levels map to budgets
 (`LEVEL_BUDGETS`). A decision with one choice, or one the search cannot model (its position cannot be
-rebuilt, say after joining mid-round), is answered at once, by greedy's rules when need be; so are the
+rebuilt, say after joining mid-round, or not yet: a view read before the events that led to it arrived)
+is answered at once, by greedy's rules when need be; so are the
 optional reactions (catches, UNO calls, jump-ins), which greedy answers at once, as a fast human would.
 """
 
@@ -100,6 +101,8 @@ class StrongBot(Bot):
         self.backlog: list[events_pb2.Event] = []  # events seen before the seat was known
         self.last_playouts = 0  # how many playouts the last decision took (for tests and benchmarks)
         self.searches = 0  # decisions searched
+        self.last_refusal = ""  # why the last position could not be rebuilt
+        self.ahead = 0  # decisions on a view newer than the events passed on so far (greedy answered)
         self.unsearchable = 0  # decisions with choices whose position could not be rebuilt (greedy answered)
 
     def on_event(self, event: events_pb2.Event) -> None:
@@ -129,10 +132,17 @@ class StrongBot(Bot):
         commands = _candidates(view)
         if len(commands) <= 1:
             return commands[0] if commands else self.greedy.decide(view, state)
+        if view.event_number > belief.tracker.last_event_number:
+            # A runner reads the view again right after its own command (a colour to name, the drawn
+            # card to play or keep) before the events that led there reach the bot: that position is
+            # not known yet, and greedy's rules answer these follow-up decisions well.
+            self.ahead += 1
+            return self.greedy.decide(view, state)
         try:
             game, knowledge = belief.position(view)
-        except UnoError:
+        except UnoError as error:
             self.unsearchable += 1
+            self.last_refusal = str(error)
             return self.greedy.decide(view, state)
         if game.to_act != state.seat:
             self.unsearchable += 1
