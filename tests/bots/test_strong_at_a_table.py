@@ -21,6 +21,11 @@ MATCH_TIMEOUT = 120.0
 LATE = {"WINDOW_CLOSED", "NOT_YOUR_TURN", "NOT_CATCHABLE", "NOTHING_TO_CALL"}
 
 
+async def _until(predicate) -> None:
+    while not predicate():
+        await asyncio.sleep(0.01)
+
+
 @pytest.fixture
 async def served():
     host = Host(fair_shuffle=False)
@@ -39,14 +44,17 @@ async def test_strong_searches_every_decision_of_a_match_over_the_network(served
     channel = grpc.aio.insecure_channel(address)
     clients = [TableClient(channel, timeout=TIMEOUT) for _ in policies]
     try:
-        created = await clients[0].create_table("standard", {"target_score": 40}, 2, name="strong")
+        created = await clients[0].create_table("standard", {"target_score": 40}, 2, name="strong", manual_start=True)
         for seat, client in enumerate(clients):
             await client.join(created.table_id, f"bot-{seat}", seat=seat)
         runners = [BotRunner(policy, verify=True) for policy in policies]
-        ended = await asyncio.wait_for(
-            asyncio.gather(*(runner.run(client, created.table_id, seat)
-                             for seat, (runner, client) in enumerate(zip(runners, clients, strict=True)))),
-            MATCH_TIMEOUT)
+        playing = asyncio.gather(*(runner.run(client, created.table_id, seat)
+                                   for seat, (runner, client) in enumerate(zip(runners, clients, strict=True))))
+        # The match starts once both runners have read their first view, so every event of every round
+        # reaches the bots (a runner passes on only the events after the view it started from).
+        await asyncio.wait_for(_until(lambda: all(r.state.last_event_number for r in runners)), TIMEOUT)
+        await clients[0].start_table()
+        ended = await asyncio.wait_for(playing, MATCH_TIMEOUT)
     finally:
         await channel.close()
     assert all(result is not None and result.winner_seats for result in ended)
