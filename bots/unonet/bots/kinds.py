@@ -83,7 +83,7 @@ BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in
             "colour in force, defends against a player on one card, challenges by the odds.", GreedyBot),
     BotKind(StrongBot.kind, "Searches: plays each choice out over deals of the unseen cards drawn from what the "
             f"table showed, with greedy-like playouts; level 3 thinks up to {LEVEL_BUDGETS[3].seconds:g} s a move.",
-            StrongBot, quick_level="strong:2", in_worker=True, at_level=strong_at_level),
+            StrongBot, quick_level="strong:1", in_worker=True, at_level=strong_at_level),
     BotKind(OracleBot.kind, "Greedy that sees every hand: cheats, for measurement in-process only.", OracleBot,
             public=False, levels=False),
 )})

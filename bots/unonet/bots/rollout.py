@@ -5,7 +5,8 @@ Random playouts measure a position as if everybody played at random from it, whi
 that only pay off against careful play (holding a wild, shedding points) no better than the rest. This
 policy plays like a sound human instead, at a cost of one pass over the legal actions: the most cards
 and the most points first, action cards early, black cards only when no coloured card plays, the UNO
-call always, the colour held most when naming one, a draw rather than a challenge. With probability
+call always, the colour held most when naming one, a challenge only of a bluff (the playout sees the
+deal, as a good judge of the odds nearly does), else a draw. With probability
 `explore` a seat plays a uniformly random play instead, so the playouts still cover what others may do.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from unonet.engine import Action, ChooseColor, Color, Draw, Game, Pass, Play, Policy
+from unonet.engine import Action, Challenge, ChooseColor, Color, Draw, Game, Pass, Play, Policy
 
 __all__ = ["DEFAULT_EXPLORE", "greedy_policy"]
 
@@ -35,6 +36,11 @@ def greedy_policy(rng: random.Random, explore: float = DEFAULT_EXPLORE) -> Polic
         colors = [action for action in options if isinstance(action, ChooseColor)]
         if colors:
             return _held_most(game, colors)
+        for action in options:
+            if action.__class__ is Challenge:  # a playout's challenger sees the deal: it challenges a bluff
+                obligation = game.obligation
+                if obligation is not None and obligation.bluff is not None and not obligation.bluff.is_fair:
+                    return action
         for wanted in (Draw, Pass):
             for action in options:
                 if action.__class__ is wanted:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from unonet.bots.policy import Bot, BotState
 from unonet.bots.policy_seat import engine_actions
 from unonet.bots.rollout import DEFAULT_EXPLORE, greedy_policy
 from unonet.client import commands as cmd
-from unonet.engine import Action, Game, Knowledge, UnoError, legal_actions, playout
+from unonet.engine import Action, Game, Knowledge, Play, Rank, UnoError, is_bluff, legal_actions, playout
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
 __all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "strong_at_level"]
@@ -54,8 +55,10 @@ class Budget:
     seconds: float | None = None
 
 
-PRIOR_MARGIN = 0.04
+PRIOR_MARGIN = 0.03
 """How much better than greedy's choice (in win rate over the same deals) a candidate must do to be sent."""
+PRIOR_Z = 1.0
+"""...and by how many standard errors of that difference."""
 
 LEVEL_BUDGETS: dict[int, Budget] = {
     1: Budget(playouts=24),
@@ -156,6 +159,11 @@ class StrongBot(Bot):
                 continue
             if actions and actions[0] in allowed:
                 options.append((command, actions))
+        if is_bluff(game, state.seat):
+            # Playouts never challenge a bluff the seat played (only the opponents' own), so a search
+            # would rate one too well: like greedy, it never bluffs while anything else is allowed.
+            honest = [option for option in options if not _plays_wild_draw_four(option[1])]
+            options = honest or options
         if len(options) <= 1:
             return options[0][0] if options else self.greedy.decide(view, state)
         self.searches += 1
@@ -175,17 +183,17 @@ class StrongBot(Bot):
     ) -> int:
         """The index of the candidate with the best win rate, by sequential halving under the budget.
 
-        `prior` (greedy's choice) is never dropped and wins unless another candidate's win rate beats
-        its own by `PRIOR_MARGIN`: with a few hundred playouts the estimates are noisy, and a search
-        that only overrides sound heuristics when it sees a clear gain never plays worse than them
-        by chance.
+        `prior` (greedy's choice) is never dropped, and another candidate is chosen over it only when,
+        on the deals both were played out on, it won more by at least `PRIOR_MARGIN` and by
+        `PRIOR_Z` standard errors of that paired difference: with a few hundred playouts the
+        estimates are noisy, and a search that overrides sound heuristics only on a clear gain does not
+        play worse than them by chance.
         """
         assert self.belief is not None
         budget = self.budget
         deadline = None if budget.seconds is None else self.clock() + budget.seconds
         alive = list(range(len(candidates)))
-        wins = [0.0] * len(candidates)
-        tries = [0] * len(candidates)
+        results: list[list[float]] = [[] for _ in candidates]  # per candidate, per deal played, 1 for a win
         phases = max(1, math.ceil(math.log2(len(candidates))))
         left = budget.playouts
         for phase in range(phases):
@@ -203,21 +211,24 @@ class StrongBot(Bot):
                     timed_out = True
                     break
                 for index in alive:
-                    wins[index] += self._playout(deal, candidates[index], seat)
-                    tries[index] += 1
+                    results[index].append(self._playout(deal, candidates[index], seat))
                     left -= 1
             if timed_out:
                 break
             if len(alive) > 1 and phase < phases - 1:
-                alive.sort(key=lambda i: (-wins[i] / max(1, tries[i]), i))
+                alive.sort(key=lambda i: (-_mean(results[i]), i))
                 kept = alive[: (len(alive) + 1) // 2]
                 alive = kept if prior is None or prior in kept or prior not in alive else [*kept, prior]
-        self.last_playouts = sum(tries)
-        def rate(index: int) -> tuple[float, int]:
-            bonus = PRIOR_MARGIN if index == prior else 0.0
-            return wins[index] / max(1, tries[index]) + bonus, -index
-
-        return max(alive, key=rate)
+        self.last_playouts = sum(len(r) for r in results)
+        best = max(alive, key=lambda i: (_mean(results[i]), -i))
+        if prior is None or best == prior or not results[best]:
+            return best if prior is None else prior
+        # Every candidate still alive, the prior among them, was played out on every deal: pair them.
+        ours, theirs = results[best], results[prior]
+        diffs = [a - b for a, b in zip(ours, theirs, strict=True)]
+        gain = _mean(diffs)
+        spread = statistics.pstdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
+        return best if gain >= PRIOR_MARGIN and gain >= PRIOR_Z * spread else prior
 
     def _playout(self, deal: Game, actions: tuple[Action, ...], seat: int) -> float:
         """1 when `seat` wins the round played out from `deal` after `actions`, else 0."""
@@ -243,6 +254,14 @@ def _candidates(view: views_pb2.SeatView) -> list[cmd.Command]:
             continue
         out.append(command)
     return out
+
+
+def _plays_wild_draw_four(actions: tuple[Action, ...]) -> bool:
+    return any(isinstance(action, Play) and action.cards[-1].rank is Rank.WILD_DRAW_FOUR for action in actions)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 def _index_of(choice: cmd.Command | None, commands: list[cmd.Command]) -> int | None:
