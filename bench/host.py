@@ -858,6 +858,8 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     """The games; with `flood`, one more client process floods one token's commands all along (on a
     host that keeps its default rate per token), and its answers by status are in `flood`."""
     limits = ("--peer-commands-per-second", "0", "--joins-per-second", "0") if flood else NO_RATE_LIMITS
+    if flood and args.flood_token_rate is not None:
+        limits += ("--commands-per-second", str(args.flood_token_rate))
     host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms,
                                   args.helper_threads, limits)
     clients = []
@@ -1212,6 +1214,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--stall-streams", type=int, default=200,
                         help="streams stalled by flow control in the stall run (stall_kb_per_stream)")
     parser.add_argument("--stall-events", type=int, default=1000, help="chat events sent during the stall run")
+    parser.add_argument("--flood-token-rate", type=float, default=None, metavar="RATE",
+                        help="the flooded run's rate per token (default: the host's default); a tiny run on a slow "
+                        "machine may not outrun the default, so a test sets a low one")
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.
     parser.add_argument("--role", default="main", choices=["main", "host-client", "memory-client", "flood-client",

@@ -20,6 +20,7 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
         [sys.executable, str(BENCH), "--json", "--tables", "2", "--duration", "1", "--warmup", "0.3",
          "--latency-tables", "2", "--latency-think-ms", "20", "--idle-tables", "8",
          "--stall-streams", "10", "--stall-events", "100",
+         "--flood-token-rate", "10",  # so a 1 s flood outruns the token's rate on any machine
          "--ceiling-helper-threads", "batch"],  # the like-for-like ceiling's path too
         capture_output=True, text=True, timeout=300, check=False,
     )

@@ -140,12 +140,22 @@ async def _sound(tmp_path: Path) -> None:
 
 
 def cut_last_frame(db: Path) -> None:
+    """Cut the WAL's last frame of the current generation halfway: the file may end in frames an
+    earlier generation left (SQLite rewrites a WAL from its start after a checkpoint, salts changed),
+    which hold nothing a restart would read, so the file's own last bytes are not the last commit."""
     wal = Path(f"{db}-wal")
-    page_size = sqlite3.connect(":memory:").execute("PRAGMA page_size").fetchone()[0]
-    size = wal.stat().st_size
-    assert size > WAL_HEADER + 2 * (FRAME_HEADER + page_size)
+    data = wal.read_bytes()
+    page_size = int.from_bytes(data[8:12], "big")
+    salts = data[16:24]
+    frame = FRAME_HEADER + page_size
+    last = None
+    for offset in range(WAL_HEADER, len(data) - frame + 1, frame):
+        if data[offset + 8:offset + 16] != salts:
+            break  # the rest is an earlier generation's
+        last = offset
+    assert last is not None and last > WAL_HEADER, "the WAL holds fewer than two frames"
     with wal.open("r+b") as f:
-        f.truncate(size - (FRAME_HEADER + page_size) // 2)  # the last frame, cut halfway
+        f.truncate(last + frame // 2)  # the last frame, cut halfway
 
 
 def flip_a_middle_frame(db: Path) -> None:

@@ -1,8 +1,10 @@
-"""`unonet league run LEAGUE.toml [--inprocess] [--scheduler tcp://ADDR] [--json] [--csv F] [--plot F.png]`.
+"""`unonet league run LEAGUE.toml [--inprocess] [--scheduler tcp://ADDR] [--json] [--csv F] [--plot F.png]`
+and `unonet league sprt A B [--elo0 E0] [--elo1 E1] [--independent] [--db F] [--json]`.
 
-Exit status: 0 when the league is complete, 2 for a league file, bot or database that cannot be used
+`run`'s exit status: 0 when the league is complete, 2 for a league file, bot or database that cannot be used
 (the message says why; nothing is played), 130 when interrupted (what was recorded stays recorded: run
-the same command again to resume).
+the same command again to resume). `sprt`'s: 0 for H1 (A is better by elo1), 1 for H0, 3 when the game
+limit came first, 2 and 130 as for `run`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,21 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--plot", metavar="F.png", help="write a PNG of each bot's rating over the games to F.png")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
+    sprt = sub.add_parser("sprt", help="a heads-up GSPRT between two bots: play until H0 or H1 is accepted")
+    sprt.add_argument("first", metavar="A", help="a bot kind (greedy, greedy:2) or module:Class")
+    sprt.add_argument("second", metavar="B", help="the bot A is measured against")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="H0's normalized Elo difference (default 0)")
+    sprt.add_argument("--elo1", type=float, default=5.0, help="H1's normalized Elo difference (default 5)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
+    sprt.add_argument("--independent", action="store_true",
+                      help="a fresh deal for every game, scored alone, instead of duplicate pairs")
+    sprt.add_argument("--preset", default="standard", help="the ruleset preset (default standard)")
+    sprt.add_argument("--seed", type=int, default=0, help="the deals' seed (default 0)")
+    sprt.add_argument("--max-games", type=int, default=20_000, help="stop undecided after this many games")
+    sprt.add_argument("--db", help="the results database (default: sprt-A-B.sqlite); rerun to resume")
+    sprt.add_argument("--json", action="store_true", help="print the outcome as one JSON object (last line)")
+    sprt.set_defaults(func=_sprt)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -90,3 +107,56 @@ def _run(args: argparse.Namespace) -> int:
     else:
         report.leaderboard(config, results, Console())
     return 0
+
+
+def _sprt(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+    from unonet.league.config import LeagueFileError
+    from unonet.league.entrants import EntrantError
+    from unonet.league.results import ResultsMismatch
+    from unonet.league.sprt import Decision, Sprt
+    from unonet.league.sprt_run import run_sprt, sprt_config
+
+    db = Path(args.db or f"sprt-{args.first}-{args.second}.sqlite".replace(":", "_"))
+    try:
+        test = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+        if args.max_games < 2:
+            raise LeagueFileError("--max-games must be at least 2")
+        config = sprt_config(args.first, args.second, db=db, seed=args.seed, preset=args.preset,
+                             duplicate=not args.independent, max_games=args.max_games)
+        err = Console(stderr=True)
+        bar = Progress(TextColumn("[bold]sprt[/] {task.fields[games]} games  LLR {task.fields[llr]:+.2f} "
+                                  f"[{test.lower:+.2f}, {test.upper:+.2f}]"), TimeElapsedColumn(), console=err)
+        enabled = not args.json and err.is_terminal
+        task = bar.add_task("sprt", games=0, llr=0.0)
+        if enabled:
+            bar.start()
+        try:
+            outcome = run_sprt(config, test, on_cycle=lambda games, llr: bar.update(task, games=games, llr=llr))
+        finally:
+            if enabled:
+                bar.stop()
+    except (ValueError, EntrantError, ResultsMismatch) as error:
+        print(f"unonet league sprt: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("unonet league sprt: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    first, second = (spec.name for spec in config.bots)
+    scoring = "trinomial (independent games)" if args.independent else "pentanomial (duplicate pairs)"
+    if args.json:
+        print(json.dumps({"first": first, "second": second, "decision": outcome.decision.value,
+                          "games": outcome.games, "llr": round(outcome.llr, 4), "counts": list(outcome.counts),
+                          "scoring": scoring, "elo0": args.elo0, "elo1": args.elo1,
+                          "bounds": [round(test.lower, 4), round(test.upper, 4)]}))
+    else:
+        said = {Decision.H1: f"H1: {first} is better than {second} by at least {args.elo1:g} normalized Elo",
+                Decision.H0: f"H0: {first} is not better than {second} by {args.elo1:g} normalized Elo",
+                Decision.CONTINUE: "undecided: the game limit came first"}[outcome.decision]
+        print(f"{said}, after {outcome.games} games (LLR {outcome.llr:+.3f}, bounds {test.lower:+.3f} / "
+              f"{test.upper:+.3f}; {scoring} {list(outcome.counts)})")
+    return {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 3}[outcome.decision]

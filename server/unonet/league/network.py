@@ -40,6 +40,7 @@ import grpc
 from unonet.bots import Bot
 from unonet.client import TableClient
 from unonet.host.host import Host
+from unonet.host.limits import Limits
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
 from unonet.league.config import LeagueConfig
@@ -84,7 +85,10 @@ class NetworkedLeague:
         # It is scratch: a game the runner did not record is played again from its seed.
         self._scratch = tempfile.TemporaryDirectory(prefix="unonet-league-host-")
         self.store = SqliteStore(Path(self._scratch.name) / "host.sqlite")
-        self.host = Host(self.store, keep_finished_s=1.0)
+        # Every seat of every game comes from this machine's one address: the per-address rates a public
+        # host applies (`unonet serve`) would throttle the league itself, so only the per-token ones stay.
+        limits = Limits(commands_per_s_peer=0.0, joins_per_s_peer=0.0)
+        self.host = Host(self.store, keep_finished_s=1.0, limits=limits)
         self.server: grpc.aio.Server | None = None
         self.channel: grpc.aio.Channel | None = None
         self.address = ""

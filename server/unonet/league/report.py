@@ -20,7 +20,7 @@ from unonet.league.config import LeagueConfig
 from unonet.league.results import GameResult
 from unonet.league.standings import Z95, BotStanding, head_to_head, rating_history, standings
 
-__all__ = ["leaderboard", "plot_ratings", "summary", "write_csv"]
+__all__ = ["dumps", "leaderboard", "plot_ratings", "summary", "write_csv"]
 
 CSV_FIELDS = (
     "rank", "name", "games", "mu", "sigma", "ordinal", "points_per_game", "points_low", "points_high",
