@@ -94,7 +94,7 @@ class StrongBot(Bot):
     ) -> None:
         self.budget = budget or LEVEL_BUDGETS[level]
         self.level = level
-        self.kind = f"strong:{level}"
+        self.kind = "strong" if level == TOP_LEVEL else f"strong:{level}"  # as `levels.Leveled` names them
         self.rng = random.Random(seed)
         self.pauses = random.Random(None if seed is None else seed ^ 0x7A05E)
         self.policy = greedy_policy(self.rng, explore)
