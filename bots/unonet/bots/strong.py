@@ -38,7 +38,7 @@ from unonet.client import commands as cmd
 from unonet.engine import Action, Game, Knowledge, Play, Rank, UnoError, is_bluff, legal_actions, playout
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
-__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "strong_at_level"]
+__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "level_note", "strong_at_level"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +278,14 @@ def _index_of(choice: cmd.Command | None, commands: list[cmd.Command]) -> int | 
 def _key(play: cmd.Play) -> tuple[object, ...]:
     """A play's cards and window, hashable (protobuf messages are not)."""
     return (*(card.SerializeToString() for card in play.cards), play.reaction_window_id)
+
+
+def level_note(level: int) -> str:
+    """What `strong` at `level` does differently: its budget and its pause (for `kinds.describe`)."""
+    budget, think = LEVEL_BUDGETS[level], LEVELS[level].think_s
+    limit = f", or {budget.seconds:g} s, whichever comes first" if budget.seconds is not None else " (reproducible)"
+    pause = f"; thinks about {think:g} s a move" if think else "; no pause"
+    return f"up to {budget.playouts} playouts a decision{limit}{pause}."
 
 
 def strong_at_level(level: int, seed: int | None = None) -> StrongBot:
