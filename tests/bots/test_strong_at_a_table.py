@@ -59,7 +59,8 @@ async def test_strong_searches_every_decision_of_a_match_over_the_network(served
         await channel.close()
     assert all(result is not None and result.winner_seats for result in ended)
     assert set(runners[0].refusal_reasons) <= LATE, runners[0].refusal_reasons
-    assert strong.searches > 0  # the others came on a view read before its events (`StrongBot.ahead`)
+    assert strong.searches > 0
+    assert strong.ahead == 0  # the runner waited for the events before asking it to decide
     assert strong.unsearchable == 0, strong.last_refusal  # the events rebuilt every position
 
 

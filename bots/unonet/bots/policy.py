@@ -84,6 +84,9 @@ class Bot:
 
     #: The kind's name, as `python -m unonet.bots --kind` takes it.
     kind = "base"
+    #: Whether `decide` needs every event up to the view it is given (a search bot that rebuilds the
+    #: position from them): a runner then waits for the events before asking it.
+    decides_from_events = False
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         """The command to send when the game waits for this seat (`view.legal_actions.required`).

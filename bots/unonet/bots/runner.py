@@ -11,7 +11,9 @@ no rules code: the host sends, with every event that changes them, the seat's co
 - When they only offer something optional (a UNO slap or Sound Wild to react to, a seat to catch, UNO
   to call early), it waits its reaction delay and sends what `bot.respond(legal, state)` returns.
 - After every command, and after every refusal, it reads the view again and goes on from there, so a
-  race (FAILED_PRECONDITION because the state moved on, or RACE_LOST) is never fatal.
+  race (FAILED_PRECONDITION because the state moved on, or RACE_LOST) is never fatal. A bot that
+  rebuilds the position from the events (`Bot.decides_from_events`, a search bot) is asked to decide
+  only once the events up to that view have reached it.
 - Before each deal (PHASE_SHUFFLE) it contributes to the provably fair shuffle by itself: a fresh
   32-byte secret per round, committed when `commit_entropy` is offered and revealed when
   `reveal_entropy` is (docs/fairness.md 6.1). A policy never sees these.
@@ -114,6 +116,7 @@ class BotRunner:
         self.ping_interval = ping_interval
         self.state = BotState(seat=0)
         self._acted_through = 0
+        self._catch_up_to = 0  # a view read ahead of the events, for a bot that decides from them
         self._entropy: dict[int, bytes] = {}
         self.commands_sent = 0
         self.refusals = 0
@@ -167,6 +170,11 @@ class BotRunner:
                     ):
                         return events_pb2.MatchEnded(winner_seats=event.snapshot.view.winners)
                     legal = _legal_actions_of(event)
+                    if self._catch_up_to and event.number >= self._catch_up_to:
+                        self._catch_up_to = 0  # the events have caught up with the view: decide now
+                        if not await self._settle(client, None):
+                            return None
+                        continue
                     if legal is None or event.number <= self._acted_through:
                         continue  # nothing changed for this seat, or a view read since already covered it
                     if not await self._on_legal_actions(client, legal):
@@ -206,6 +214,11 @@ class BotRunner:
         for _ in range(_MAX_COMMANDS_IN_A_ROW):
             if view is None:
                 view = await client.get_view()
+            if view.legal_actions.required and self.bot.decides_from_events and (
+                view.event_number > self.state.last_event_number
+            ):
+                self._catch_up_to = view.event_number  # decide once the events up to it have been followed
+                return True
             self.state.update_from_view(view)
             self._acted_through = max(self._acted_through, view.event_number)
             if view.phase == views_pb2.PHASE_MATCH_OVER:

@@ -82,6 +82,7 @@ class StrongBot(Bot):
     """
 
     kind = "strong"
+    decides_from_events = True
 
     def __init__(
         self,
