@@ -55,9 +55,9 @@ class Budget:
     seconds: float | None = None
 
 
-PRIOR_MARGIN = 0.03
+PRIOR_MARGIN = 0.05
 """How much better than greedy's choice (in win rate over the same deals) a candidate must do to be sent."""
-PRIOR_Z = 1.0
+PRIOR_Z = 2.0
 """...and by how many standard errors of that difference."""
 
 LEVEL_BUDGETS: dict[int, Budget] = {
