@@ -9,7 +9,16 @@ PROTO_SRC := $(wildcard protos/unonet/v1/*.proto)
 PROTO_STAMP := protos/unonet/v1/.generated
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install protos test lint pytest bench demo play tmux clean
+# The optional compiled build (setup.py, `UNONET_USE_MYPYC=1`): the engine's hot modules compiled by mypyc into a
+# wheel, installed with the dev extra into its own environment. The editable .venv stays pure Python.
+CVENV := .venv-compiled
+CBIN := $(CVENV)/bin
+CPY := $(CBIN)/python
+CSTAMP := $(CVENV)/.installed
+WHEELS := build/compiled-wheel
+ENGINE_SRC := $(wildcard server/unonet/engine/*.py)
+
+.PHONY: install protos test lint pytest bench demo play tmux clean compiled compiled-test
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -36,6 +45,8 @@ $(NODE_STAMP): package.json $(wildcard package-lock.json)
 	touch $@
 
 lint: install $(NODE_STAMP)
+	@so=$$(find server client bots protos -name '*.so' -o -name '*.pyd'); if [ -n "$$so" ]; then \
+	  echo "compiled modules beside the sources (the editable install would run them, not the code): $$so"; exit 1; fi
 	node_modules/.bin/buf lint
 	node_modules/.bin/buf breaking --against buf/unonet-v1.binpb
 	$(BIN)/ruff check .
@@ -50,10 +61,34 @@ tmux:
 pytest: install $(NODE_STAMP) tmux
 	$(BIN)/pytest
 
-test: lint pytest
+test: lint pytest compiled-test
 
-bench: install
+# The build tools are pyproject's own pins (build-system requires, and the dev extra's mypy, which ships mypyc).
+$(CSTAMP): pyproject.toml setup.py $(ENGINE_SRC) $(PROTO_SRC) $(STAMP)
+	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
+	$(CPY) -m pip install -q --upgrade pip
+	$(CPY) -m pip install -q $$($(PY) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
+	  print(" ".join(r for r in d["build-system"]["requires"] + [r for r in d["project"]["optional-dependencies"]["dev"] if r.startswith("mypy==")]))')
+	rm -rf build/lib.* build/bdist.* $(WHEELS)  # stale extensions; build/temp.* keeps objects gcc may reuse
+	@start=$$(date +%s); UNONET_USE_MYPYC=1 $(CPY) -m pip wheel -q --no-build-isolation --no-deps -w $(WHEELS) . && \
+	  echo "compiled wheel built in $$(( $$(date +%s) - start )) s"
+	$(CPY) -m pip install -q --force-reinstall --no-deps $(WHEELS)/unonet-*.whl
+	$(CPY) -m pip install -q "$$(ls $(WHEELS)/unonet-*.whl)[dev]"
+	touch $@
+
+compiled: $(CSTAMP)
+
+# The engine's tests, the scenario files and the replay digest on the compiled build: the digest must equal
+# the pure build's, byte for byte (bench/replay_digest.py).
+compiled-test: $(CSTAMP)
+	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider tests/engine tests/scenarios
+	pure=$$($(PY) bench/replay_digest.py) && compiled=$$($(CPY) bench/replay_digest.py) && echo "pure:     $$pure" && \
+	  echo "compiled: $$compiled" && test "$$pure" = "$$compiled"
+
+# Both builds: bench/engine.py measures the compiled one in a second process on its environment.
+bench: install $(CSTAMP)
 	$(PY) -m pip install -q -e '.[bench]'
+	$(CPY) -m pip install -q "$$(ls $(WHEELS)/unonet-*.whl)[bench]"
 	$(PY) bench/engine.py
 
 demo: install
@@ -64,4 +99,4 @@ play: install
 	$(BIN)/unonet local
 
 clean:
-	rm -rf $(VENV) $(PROTO_STAMP) protos/unonet/v1/*_pb2*.py protos/unonet/v1/*_pb2*.pyi
+	rm -rf $(VENV) $(CVENV) $(WHEELS) $(PROTO_STAMP) protos/unonet/v1/*_pb2*.py protos/unonet/v1/*_pb2*.pyi

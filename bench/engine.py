@@ -14,6 +14,13 @@ Cases:
 - `playout_*`: the search API (`bench/playouts.py`): whole rounds from the deal by `unonet.engine.playout`
   with its built-in random policy, against RLCard playing whole games in the same process, standard
   rules and every house rule, 2 and 4 players; and `Game.copy()` against `copy.deepcopy`.
+- `*_compiled` and the compiled `playout_ratio_*`: the same loops on the compiled build (`make compiled`:
+  the engine's hot modules compiled by mypyc, in `.venv-compiled`), in a second process on that
+  environment, each against RLCard measured in that same process (`--part core` is what it runs).
+  `playout_ratio_2p` and `playout_ratio_4p` are the compiled build's when it is there (the pure build's
+  are `playout_ratio_*_pure`); `builds` says which build every ratio used.
+- `ratio_2p_env_run`: the API path against RLCard's documented `env.run` (a RandomAgent per seat, every
+  observation encoded), for the record: the raw loop is the fair comparison.
 - the policy alone: the 2p option lists recorded, then replayed through the policy with no engine call,
   beside the 5x target as microseconds per round (`policy_us_per_game_2p`, `budget_us_per_game_5x`).
 
@@ -39,6 +46,8 @@ Usage:
     python bench/engine.py                   # the full run, a readable table (a few minutes)
     python bench/engine.py --quick --json    # under a minute; the last line is one JSON object
     python bench/engine.py --profile         # cProfile of the 2p case, top functions by own time
+    python bench/engine.py --part core --json   # only the figures measured on each build (what the
+                                                # compiled process runs)
 
 Note for profiles: every dataclass `__init__` (events, actions) is compiled from "<string>" at line 2,
 so `pstats` shows them as one `<string>:2(__init__)` row that keeps only one class's figures.
@@ -50,14 +59,19 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.machinery
 import json
+import os
 import platform
 import pstats
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import unonet.engine.game
 from unonet.engine import Game, Play, React, Ruleset, WindowKind, find_ruleset, legal_actions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder of scripts, not a package
@@ -66,6 +80,8 @@ from batch import Batch
 from floor import play_floor
 from playouts import copy_us, determinize_us, play_playouts, playout_against_rlcard
 
+ROOT = Path(__file__).resolve().parents[1]
+COMPILED_PYTHON = ROOT / ".venv-compiled" / "bin" / "python"
 SEED = 20260101
 WARMUP_SEED = 7
 MAX_ACTIONS = 1_000_000  # per round: past this the rules (or the policy) loop
@@ -187,6 +203,7 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     house_react = play_rounds(HOUSE, 4, n_house_react, SEED, react=True)
     house = house_react if windows == "react" else house_closed
     policy_us = policy_us_per_game(n_2p // SLICES, SEED)
+    ours_env, env_run = against_env_run(n_2p // 5)
     play_playouts(STANDARD, 2, 200, WARMUP_SEED)
     playout_2p, playout_rlcard_2p = playout_against_rlcard(STANDARD, 2, n_2p, SEED)
     playout_4p, playout_rlcard_4p = playout_against_rlcard(STANDARD, 4, n_4p, SEED)
@@ -203,6 +220,8 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
         "games_per_s_4p_house": round(house.games_per_s, 2),
         "rlcard_games_per_s_2p": round(theirs_2p.games_per_s, 1),
         "ratio_2p": round(ours_2p.games_per_s / theirs_2p.games_per_s, 3),
+        "rlcard_env_run_games_per_s_2p": round(env_run.games_per_s, 1),
+        "ratio_2p_env_run": round(ours_env.games_per_s / env_run.games_per_s, 3),
         "floor_games_per_s_2p": round(floor_2p.games_per_s, 1),
         "floor_ratio_2p": round(floor_2p.games_per_s / theirs_2p.games_per_s, 3),
         "floor_actions_per_game_2p": round(floor_2p.actions_per_game, 1),
@@ -227,7 +246,8 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
         "games_4p_house_react": n_house_react,
         # The search API (bench/playouts.py): whole rounds from the deal by `playout()`, against RLCard
         # playing whole games in the same process; `_house` with every house rule on.
-        "playout_build": "pure-python",
+        "build": engine_build(),
+        "playout_build": engine_build(),
         "playout_games_per_s_2p": round(playout_2p.games_per_s, 1),
         "playout_games_per_s_4p": round(playout_4p.games_per_s, 1),
         "playout_ratio_2p": round(playout_2p.games_per_s / playout_rlcard_2p.games_per_s, 3),
@@ -246,11 +266,119 @@ def measure(size: str, windows: str) -> dict[str, float | int | str]:
     }
 
 
+def engine_build() -> str:
+    """Which build of the engine this process runs: "compiled" when mypyc's extension is what imported."""
+    origin = unonet.engine.game.__spec__.origin if unonet.engine.game.__spec__ else None
+    return "compiled" if origin and origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "pure-python"
+
+
+def measure_core(size: str) -> dict[str, float | int | str]:
+    """The figures measured on each build, each against RLCard in this same process: the API path's 2p
+    loop (raw loop and env.run), and `playout()` rounds, standard and every house rule, 2 and 4 players."""
+    from rlcard_peer import play_rlcard
+
+    n_2p, n_4p, _, n_house_react = SIZES[size]
+    play_rounds(STANDARD, 2, 200, WARMUP_SEED)
+    play_rlcard(200, 2, seed=WARMUP_SEED)
+    play_playouts(STANDARD, 2, 200, WARMUP_SEED)
+    ours_slices, theirs_slices = [], []
+    for index in range(SLICES):
+        games = n_2p // SLICES + (index < n_2p % SLICES)
+        ours_slices.append(play_rounds(STANDARD, 2, games, SEED + index))
+        theirs_slices.append(play_rlcard(games, 2, seed=SEED + index))
+    ours, theirs = _total(ours_slices), _total(theirs_slices)
+    ours_env, env_run = against_env_run(n_2p // 5)
+    playout_2p, playout_rlcard_2p = playout_against_rlcard(STANDARD, 2, n_2p, SEED)
+    playout_4p, playout_rlcard_4p = playout_against_rlcard(STANDARD, 4, n_4p, SEED)
+    playout_house_2p, playout_house_rlcard_2p = playout_against_rlcard(HOUSE, 2, n_house_react, SEED)
+    playout_house_4p, playout_house_rlcard_4p = playout_against_rlcard(HOUSE, 4, n_house_react, SEED)
+    return {
+        "build": engine_build(),
+        "games_per_s_2p": round(ours.games_per_s, 1),
+        "rlcard_games_per_s_2p": round(theirs.games_per_s, 1),
+        "ratio_2p": round(ours.games_per_s / theirs.games_per_s, 3),
+        "rlcard_env_run_games_per_s_2p": round(env_run.games_per_s, 1),
+        "ratio_2p_env_run": round(ours_env.games_per_s / env_run.games_per_s, 3),
+        "playout_games_per_s_2p": round(playout_2p.games_per_s, 1),
+        "playout_games_per_s_4p": round(playout_4p.games_per_s, 1),
+        "playout_ratio_2p": round(playout_2p.games_per_s / playout_rlcard_2p.games_per_s, 3),
+        "playout_ratio_4p": round(playout_4p.games_per_s / playout_rlcard_4p.games_per_s, 3),
+        "playout_games_per_s_2p_house": round(playout_house_2p.games_per_s, 1),
+        "playout_games_per_s_4p_house": round(playout_house_4p.games_per_s, 1),
+        "playout_ratio_2p_house": round(playout_house_2p.games_per_s / playout_house_rlcard_2p.games_per_s, 3),
+        "playout_ratio_4p_house": round(playout_house_4p.games_per_s / playout_house_rlcard_4p.games_per_s, 3),
+        "playout_steps_per_game_2p": round(playout_2p.actions_per_game, 1),
+    }
+
+
+def against_env_run(games: int) -> tuple[Batch, Batch]:
+    """(API-path 2p rounds, RLCard `env.run` games), `games` each, alternating in slices after a warm-up.
+    env.run is several times slower than RLCard's raw loop, hence fewer games than the other cases."""
+    from rlcard_peer import play_rlcard_env_run
+
+    play_rlcard_env_run(20, 2, seed=WARMUP_SEED)
+    ours, theirs = [], []
+    for index in range(SLICES):
+        count = games // SLICES + (index < games % SLICES)
+        ours.append(play_rounds(STANDARD, 2, count, SEED + 100 + index))
+        theirs.append(play_rlcard_env_run(count, 2, seed=SEED + index))
+    return _total(ours), _total(theirs)
+
+
+def measure_compiled(size: str, python: Path) -> dict[str, float | int | str] | None:
+    """`measure_core` in a second process on the compiled environment, or None when it is not built.
+
+    Raises subprocess.CalledProcessError when that process fails (its stderr is passed through).
+    """
+    if not python.exists():
+        return None
+    command = [str(python), str(Path(__file__).resolve()), "--part", "core", "--json"]
+    if size == "quick":
+        command.append("--quick")
+    env = {**os.environ, "PYTHONPATH": ""}  # the compiled wheel's engine, never the source tree's
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
+    figures: dict[str, float | int | str] = json.loads(done.stdout.strip().splitlines()[-1])
+    if figures["build"] != "compiled":
+        raise RuntimeError(f"{python} runs the {figures['build']} engine: rebuild it with make compiled")
+    return figures
+
+
+def merge_builds(
+    pure: dict[str, float | int | str], compiled: dict[str, float | int | str] | None
+) -> dict[str, float | int | str | dict[str, str]]:
+    """The pure process's figures with the compiled process's beside them, and which build each ratio used.
+
+    `playout_*` are the compiled build's when there is one (the issue's target is on it); the pure
+    build's stay as `playout_*_pure`.
+    """
+    out: dict[str, float | int | str | dict[str, str]] = dict(pure)
+    builds = {"ratio_2p": "pure-python", "ratio_2p_env_run": "pure-python", "floor_ratio_2p": "pure-python"}
+    playout_keys = [key for key in pure if key.startswith("playout_") and key != "playout_build"]
+    for key in playout_keys:
+        out[f"{key}_pure"] = pure[key]
+    if compiled is None:
+        out["ratio_2p_compiled"] = "missing: run make compiled"
+        builds.update({key: "pure-python" for key in playout_keys if "ratio" in key})
+    else:
+        out["ratio_2p_compiled"] = compiled["ratio_2p"]
+        out["games_per_s_2p_compiled"] = compiled["games_per_s_2p"]
+        out["rlcard_games_per_s_2p_compiled_process"] = compiled["rlcard_games_per_s_2p"]
+        out["ratio_2p_env_run_compiled"] = compiled["ratio_2p_env_run"]
+        for key in playout_keys:
+            out[key] = compiled[key]
+        out["playout_build"] = "compiled"
+        builds.update({"ratio_2p_compiled": "compiled", "ratio_2p_env_run_compiled": "compiled"})
+        builds.update({key: "compiled" for key in playout_keys if "ratio" in key})
+        builds.update({f"{key}_pure": "pure-python" for key in playout_keys if "ratio" in key})
+    out["builds"] = builds
+    return out
+
+
 def _total(results: list[Batch]) -> Batch:
     return Batch(sum(r.games for r in results), sum(r.actions for r in results), sum(r.seconds for r in results))
 
 
-def print_table(figures: dict[str, float | int | str]) -> None:
+def print_table(figures: dict[str, Any]) -> None:
     rows = [
         ("unonet 2p standard", "games_2p", "games_per_s_2p", "actions_per_game_2p"),
         ("RLCard 2p", "games_2p", "rlcard_games_per_s_2p", "rlcard_actions_per_game_2p"),
@@ -276,6 +404,16 @@ def print_table(figures: dict[str, float | int | str]) -> None:
         f"5x RLCard means {figures['budget_us_per_game_5x']} us per 2-player game; the random policy alone "
         f"(no engine) spends {figures['policy_us_per_game_2p']} us of it; unonet takes {figures['us_per_game_2p']} us"
     )
+    print(f"ratio unonet/RLCard env.run, 2 players: {figures['ratio_2p_env_run']:.2f}x (for the record)")
+    compiled = figures["ratio_2p_compiled"]
+    if isinstance(compiled, str):
+        print(f"compiled build: {compiled}")
+    else:
+        print(f"ratio unonet/RLCard, 2 players, compiled build: {compiled:.2f}x games/s (target: at least 3x)")
+        print(
+            f"playout() from the deal vs RLCard, pure-python: {figures['playout_ratio_2p_pure']:.2f}x 2p, "
+            f"{figures['playout_ratio_4p_pure']:.2f}x 4p standard"
+        )
     print(
         f"playout() from the deal vs RLCard ({figures['playout_build']}): {figures['playout_ratio_2p']:.2f}x 2p, "
         f"{figures['playout_ratio_4p']:.2f}x 4p standard; {figures['playout_ratio_2p_house']:.2f}x 2p, "
@@ -310,6 +448,18 @@ def main(argv: list[str] | None = None) -> None:
         help="which house-rule run games_per_s_4p_house reports (default: every eligible seat reacts)",
     )
     parser.add_argument("--profile", action="store_true", help="profile the 2p case instead of timing")
+    parser.add_argument(
+        "--part",
+        choices=("all", "core"),
+        default="all",
+        help="core: only the figures measured on each build, in this process (what the compiled process runs)",
+    )
+    parser.add_argument(
+        "--compiled-python",
+        type=Path,
+        default=COMPILED_PYTHON,
+        help="the compiled environment's interpreter (default: .venv-compiled/bin/python, from make compiled)",
+    )
     args = parser.parse_args(argv)
     try:
         import rlcard  # noqa: F401
@@ -318,7 +468,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.profile:
         profile(200 if args.quick else 2_000)
         return
-    figures = measure("quick" if args.quick else "full", args.windows)
+    size = "quick" if args.quick else "full"
+    if args.part == "core":
+        print(json.dumps(measure_core(size)))
+        return
+    figures = merge_builds(measure(size, args.windows), measure_compiled(size, args.compiled_python))
     if args.json:
         print(json.dumps(figures))
     else:

@@ -60,6 +60,26 @@ def play_rlcard(games: int, num_players: int = 2, seed: int = 0) -> Batch:
     return Batch(games, actions, seconds)
 
 
+def play_rlcard_env_run(games: int, num_players: int = 2, seed: int = 0) -> Batch:
+    """Play `games` RLCard UNO games the way its documentation runs them: `rlcard.make("uno")`, a
+    `RandomAgent` per seat and `env.run(is_training=False)` per game, which also encodes every
+    observation and keeps the trajectories. For the record (`ratio_2p_env_run`): the raw loop above is
+    the fair comparison, this is what an RL user's loop costs."""
+    import rlcard
+    from rlcard.agents import RandomAgent
+
+    env = rlcard.make("uno", config={"seed": seed, "game_num_players": num_players})
+    env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(num_players)])
+    np.random.seed(seed)  # RandomAgent picks with numpy's global generator
+    actions = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        trajectories, _payoffs = env.run(is_training=False)
+        actions += sum(len(trajectory) // 2 for trajectory in trajectories)  # state, action, ..., state
+    seconds = time.perf_counter() - start
+    return Batch(games, actions, seconds)
+
+
 def main(argv: list[str]) -> None:
     games = int(argv[0]) if argv else 2000
     players = int(argv[1]) if len(argv) > 1 else 2

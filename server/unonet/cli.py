@@ -175,10 +175,18 @@ def _local(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from unonet.client.audit import audit, read_log
+    """`unonet verify`: 0 PASSED, 1 FAILED, 2 bad usage or an unreadable log, 3 not provably fair."""
+    from unonet.client.audit import RevealClaim, audit_status, read_log
+    from unonet.client.logchain import parse_head
 
     if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
         print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+        return 2
+    try:
+        heads = [parse_head(head) for head in args.expect_head]
+        reveals = [RevealClaim.parse(claim) for claim in args.reveal]
+    except ValueError as error:
+        print(f"--expect-head / --reveal: {error}", file=sys.stderr)
         return 2
     if args.db:
         events = _stored_events(args.db, args.table_id)
@@ -190,7 +198,16 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return 0 if audit(table_id, events, sys.stdout) else 1
+    return audit_status(table_id, events, sys.stdout, heads, reveals, [_replayed] if args.replay else [])
+
+
+def _replayed(table_id: str, events: list[Any]) -> str:
+    """`--replay`: the log through the engine (unonet.verify_replay); raises ReplayMismatch."""
+    from unonet.verify_replay import replay_log
+
+    report = replay_log(table_id, events)
+    return (f"replayed through the engine: {report.inputs} inputs over {report.rounds} round(s) give all "
+            f"{report.events} of the log's game events, every draw, penalty and score included")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -253,6 +270,19 @@ def _stored_events(db: str, table_id: str) -> list[Any]:
         return [events_pb2.Event.FromString(blob) for _, blob in store.public_events(table_id)]
     finally:
         store.close()
+
+
+def _bot_play(args: argparse.Namespace) -> int:
+    from unonet.bots.cli import run_play
+
+    return run_play(args)
+
+
+def _bot_check(args: argparse.Namespace) -> int:
+    _quiet_grpc()
+    from unonet.botcheck import main as check_main
+
+    return check_main(args.bot, args.exec_command, seed=args.seed, timeout=args.timeout)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -361,6 +391,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     verify.add_argument("--table-id", help="the table id, for a binary log (a JSON-lines log names it)")
     verify.add_argument("--db", help="audit straight from a host's SQLite file instead (with --table-id)")
+    verify.add_argument("--expect-head", action="append", default=[], metavar="N:HASH",
+                        help="the hash-chain head another copy of the log showed at event N (docs/fairness.md "
+                        "8.2): a different one fails the audit (LOG_FORKED); may be repeated")
+    verify.add_argument("--replay", action="store_true",
+                        help="also replay the game through the rules engine from the revealed decks and require "
+                        "every draw, penalty and score the log holds (docs/fairness.md 8.3)")
+    verify.add_argument("--reveal", action="append", default=[], metavar="SEAT:ROUND:HEX",
+                        help="a seat's entropy value for a round it says it revealed (its client shows it when "
+                        "a reveal it sent was dealt without): checked against the seat's commitment, and fails "
+                        "the audit (DROPPED_REVEAL) if the deck did not use it; may be repeated")
     verify.set_defaults(func=_verify)
     replay = commands.add_parser("replay", help="step through a finished game from any seat's point of view, "
                                                 "or with every hand open (on the game screen in a terminal, "
@@ -379,10 +419,32 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", required=True, help="the host's SQLite file")
     export.add_argument("--table", required=True, help="the table id")
     export.set_defaults(func=_export)
+    _add_bot_commands(commands)
     from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
 
     add_league_parser(commands)
     return parser
+
+
+def _add_bot_commands(commands: Any) -> None:
+    """`unonet bot play` and `unonet bot check` (docs/bots.md)."""
+    from unonet.bots.cli import add_play_arguments
+
+    bot = commands.add_parser("bot", help="run a bot at a table, or check one").add_subparsers(
+        dest="bot_command", required=True)
+    play = bot.add_parser("play", help="play a table with a bot: a kind, a Bot subclass, or any program (--exec)",
+                          epilog="exit status: 0 the match ended; 1 the seat could no longer act; 2 bad usage or "
+                                 "a refusal")
+    add_play_arguments(play)
+    play.set_defaults(func=_bot_play)
+    check = bot.add_parser("check", help="put a bot through every kind of decision on an embedded host",
+                           epilog="exit status: 0 all well; 1 the bot got something wrong; 2 bad usage; 3 no "
+                                  "mistake, but some kind of decision did not arise in the matches played")
+    check.add_argument("bot", nargs="?", metavar="KIND[:LEVEL]|module:Class", help="the bot to check")
+    check.add_argument("--exec", dest="exec_command", metavar="CMD", help="check a JSON-lines program instead")
+    check.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    check.add_argument("--timeout", type=float, default=120.0, help="seconds each table may take")
+    check.set_defaults(func=_bot_check)
 
 
 def _default_name() -> str:

@@ -68,6 +68,8 @@ async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> 
                             and bool(model.legal.plays or model.legal.HasField("draw")), "our turn")
                 assert 0 in model.shuffle_contributors  # the seat's entropy went in, nobody asked the player
                 assert model.fairness_checks > 0 and not model.fairness_failure
+                head = client.log_head  # the SDK's chain and the session's Verifier follow the same copy
+                assert head is not None and model.log_head == f"{head[0]}:{head[1].hex()}"
                 assert "YOUR TURN" in text(render_status(model, session.screen.ui, 0.0))
                 before = model.event_number
                 if model.legal.plays:

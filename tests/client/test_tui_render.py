@@ -11,6 +11,7 @@ from unonet.client.tui.render import (
     card_label,
     render_hand,
     render_header,
+    render_help,
     render_players,
     render_scoreboard,
     render_status,
@@ -98,6 +99,13 @@ def test_the_status_line_calls_for_a_reaction_or_a_catch() -> None:
     assert "press B" in text(render_status(model, UiState(), 0.0))
     model.legal = actions_pb2.LegalActions(catch_uno_targets=[1])
     assert text(render_status(model, UiState(), 0.0)) == " bob did not call UNO: C catches!"
+
+
+def test_the_help_overlay_shows_the_log_head_to_compare() -> None:
+    model = ten_players()
+    model.log_head = "42:" + "ab" * 32
+    shown = text(render_help(model, UiState()))
+    assert "log head at event 42: " + "ab" * 32 in shown
 
 
 def test_our_turn_with_nothing_offered_yet_says_what_it_waits_for() -> None:

@@ -202,6 +202,8 @@ def test_the_fingerprint_reads_every_attribute_of_the_state(preset: str) -> None
     """`fingerprint` is what tests compare to prove a refusal changed nothing, so it must miss nothing:
     replacing any attribute of the state with a stranger changes it (or breaks reading it)."""
     game = Game(find_ruleset(preset), 4, random.Random(7))
+    if not hasattr(game, "__dict__"):
+        pytest.skip("the compiled build types every attribute, so no stranger can be put in; same source")
     stranger = object()
     for name in sorted(set(vars(game)) - NOT_IN_FINGERPRINT):
         probe = game.copy()

@@ -16,6 +16,7 @@ from unonet.engine import (
     GiveCard,
     MalformedAction,
     MidPlay,
+    Obligation,
     Pass,
     Phase,
     Play,
@@ -102,3 +103,17 @@ def test_an_impossible_mid_play_set_up_is_refused(mid: MidPlay, top: Card | None
     with pytest.raises(MalformedAction, match=says) as refused:
         position(mid, top=top)
     assert refused.value.reason == "BAD_POSITION"
+
+
+def test_a_mid_play_obligation_may_be_back_at_its_setter() -> None:
+    back = Obligation(2, Rank.DRAW_TWO, 0, 0, True)  # H3: seat 0's Draw Two, sent back by a Reverse
+    game = Game.from_position(
+        RULES, random.Random(0), hands=[[card(R, Rank.ONE)] * 2, [card(G, Rank.ONE)] * 3],
+        draw_pile=[card(Y, Rank.THREE)] * 10, discard=[card(R, Rank.REVERSE)], obligation=back, mid_play=MidPlay(),
+    )  # fmt: skip
+    assert game.obligation is not None and game.obligation.setter == 0
+    with pytest.raises(MalformedAction, match="not another seat"):  # a plain position: set just before, by another
+        Game.from_position(
+            RULES, random.Random(0), hands=[[card(R, Rank.ONE)] * 2, [card(G, Rank.ONE)] * 3],
+            draw_pile=[card(Y, Rank.THREE)] * 10, discard=[card(R, Rank.REVERSE)], obligation=back,
+        )  # fmt: skip

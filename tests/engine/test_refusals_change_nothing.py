@@ -64,10 +64,12 @@ def snapshot(value: Any) -> Any:
         return ("dict", tuple(sorted((repr(k), snapshot(v)) for k, v in value.items())))
     if is_dataclass(value):
         return (type(value).__name__, tuple((f.name, snapshot(getattr(value, f.name))) for f in fields(value)))
-    if hasattr(value, "__dict__"):
+    native = getattr(type(value), "__mypyc_attrs__", None)  # a class of the compiled build has no __dict__
+    if native is not None or hasattr(value, "__dict__"):
+        state = vars(value) if native is None else {k: getattr(value, k) for k in native if hasattr(value, k)}
         return (
             type(value).__name__,
-            tuple((k, snapshot(v)) for k, v in sorted(vars(value).items()) if not callable(v) and k not in OUTBOX),
+            tuple((k, snapshot(v)) for k, v in sorted(state.items()) if not callable(v) and k not in OUTBOX),
         )
     raise TypeError(f"cannot snapshot {type(value).__name__}")
 

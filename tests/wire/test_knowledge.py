@@ -9,8 +9,10 @@ really be there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections import Counter
+from collections.abc import Awaitable, Callable
 
 import grpc
 import pytest
@@ -23,12 +25,20 @@ from unonet.client.table_client import TableClient
 from unonet.engine import Game, MalformedAction, determinize, legal_actions, playout
 from unonet.host.host import Host
 from unonet.host.server import create_server
-from unonet.v1 import events_pb2, views_pb2
+from unonet.v1 import events_pb2, rules_pb2, views_pb2
 from unonet.wire.knowledge import SeatTracker
 
 MATCH_TIMEOUT = 60.0
+POSITIONS = 30  # checked positions per run: the match stops there (or at its end, if sooner)
 CALL_TIMEOUT = 10.0
-RULES = {"stacking": True, "jump_in": True, "seven_o": True, "five_swap": True, "target_score": 300}
+SWAPS = {"stacking": True, "jump_in": True, "seven_o": True, "five_swap": True, "target_score": 2000}
+# Blocking windows (slaps, run cuts) are refused as positions; the rest must read back exactly.
+MORE = {
+    "runs": True, "multi_play": True, "jump_in": True, "super_jump_in": True, "skip_escape": True,
+    "silent_two": True, "uno_slap": True, "blank_cards": True, "h2o_wilds": True, "draw_to_match": True,
+    "illegal_play_penalty": True, "deflecting": True, "stacking": True, "seven_o": True,
+    "bluff_penalty": rules_pb2.BLUFF_PENALTY_TAKE_BACK, "target_score": 2000,
+}  # fmt: skip
 
 
 def visible(game: Game, seat: int) -> dict[str, object]:
@@ -80,6 +90,7 @@ class KnowingBot(RandomBot):
         self.table_id = ""
         self.tracker: SeatTracker | None = None
         self.checked: Counter[str] = Counter()
+        self.enough = asyncio.Event()  # set once POSITIONS positions have been checked
         self.recent: list[str] = []  # the last events, for a failure's report
         self.failures: list[str] = []  # the runner logs and survives what decide() raises: kept for the test
 
@@ -100,10 +111,10 @@ class KnowingBot(RandomBot):
     def check(self, view: views_pb2.SeatView) -> None:
         assert self.tracker is not None
         table = self.host.tables[self.table_id]
-        if not self.tracker.has_round:  # joined mid-round: known from the next round on
+        if not self.tracker.has_round:  # the first deal has not come yet (the fair shuffle asks first)
             with pytest.raises(MalformedAction):
                 self.tracker.position(view)
-            self.checked["joined_mid_round"] += 1
+            self.checked["before_the_deal"] += 1
             return
         if self.tracker.last_event_number != view.event_number or table.last_number != view.event_number:
             self.checked["stale"] += 1  # the table moved on since this view: nothing to compare
@@ -134,6 +145,21 @@ class KnowingBot(RandomBot):
             assert not Counter(cards) - Counter(dealt.hands[other])
         playout(dealt, random.Random(view.event_number))  # the determinized position plays to its end
         self.checked["positions"] += 1
+        if self.checked["positions"] >= POSITIONS:
+            self.enough.set()
+
+
+def _signalling(
+    get_view: Callable[[], Awaitable[views_pb2.SeatView]], seen: asyncio.Event
+) -> Callable[[], Awaitable[views_pb2.SeatView]]:
+    """`get_view`, setting `seen` once a view has come back."""
+
+    async def signalling() -> views_pb2.SeatView:
+        view = await get_view()
+        seen.set()
+        return view
+
+    return signalling
 
 
 @pytest.fixture
@@ -146,13 +172,16 @@ async def served():
 
 
 @pytest.mark.timeout(MATCH_TIMEOUT + 20)
-@pytest.mark.parametrize("seed", [1])
-async def test_a_bot_reads_back_the_position_it_knows_at_a_real_table(served, seed):
+@pytest.mark.parametrize(("seed", "rules"), [(1, SWAPS), (2, MORE)], ids=["swaps", "more_house_rules"])
+async def test_a_bot_reads_back_the_position_it_knows_at_a_real_table(served, seed, rules):
     address, host = served
     channel = grpc.aio.insecure_channel(address)
     clients = [TableClient(channel, timeout=CALL_TIMEOUT) for _ in range(3)]
     try:
-        created = await asyncio.wait_for(clients[0].create_table("standard", RULES, 3, name="knows"), CALL_TIMEOUT)
+        owner = clients[0]
+        created = await asyncio.wait_for(
+            owner.create_table("standard", rules, 3, name="knows", manual_start=True), CALL_TIMEOUT
+        )
         for i, client in enumerate(clients):
             await asyncio.wait_for(client.join(created.table_id, f"bot-{i}", seat=i), CALL_TIMEOUT)
         knowing = KnowingBot(seed, host)
@@ -160,17 +189,29 @@ async def test_a_bot_reads_back_the_position_it_knows_at_a_real_table(served, se
         knowing.tracker = SeatTracker(0)
         bots = [knowing, ChallengingBot(seed + 10), ChallengingBot(seed + 20)]
         runners = [BotRunner(bot) for bot in bots]
-        ended = await asyncio.wait_for(
-            asyncio.gather(
-                *(r.run(c, created.table_id, i) for i, (r, c) in enumerate(zip(runners, clients, strict=True)))
-            ),
-            MATCH_TIMEOUT,
+        # Each runner reads its first view before the match starts, so the tracker follows round 1 from
+        # its deal: the clients say when that view has come back.
+        viewed = [asyncio.Event() for _ in clients]
+        for client, seen in zip(clients, viewed, strict=True):
+            client.get_view = _signalling(client.get_view, seen)  # type: ignore[method-assign]
+        games = asyncio.gather(
+            *(r.run(c, created.table_id, i) for i, (r, c) in enumerate(zip(runners, clients, strict=True)))
         )
+        await asyncio.wait_for(asyncio.gather(*(seen.wait() for seen in viewed)), CALL_TIMEOUT)
+        await asyncio.wait_for(owner.start_table(table_id=created.table_id), CALL_TIMEOUT)
+        enough = asyncio.ensure_future(knowing.enough.wait())
+        await asyncio.wait({games, enough}, timeout=MATCH_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+        ended = games.result() if games.done() else None
+        games.cancel()
+        enough.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(games, CALL_TIMEOUT)
         if knowing.failures:
             print(knowing.failures[0])
         assert knowing.failures == []
-        assert all(result is not None for result in ended)
-        assert knowing.checked["positions"] >= 20 and knowing.checked["known"] > 0, knowing.checked
+        assert ended is not None or knowing.enough.is_set(), "the match neither ended nor gave enough positions"
+        assert ended is None or all(result is not None for result in ended)
+        assert knowing.checked["positions"] >= POSITIONS and knowing.checked["known"] > 0, knowing.checked
     finally:
         await asyncio.wait_for(channel.close(), CALL_TIMEOUT)
 
@@ -188,3 +229,6 @@ def test_a_position_is_refused_for_a_spectator_a_round_not_followed_or_a_view_ah
         tracker.position(views_pb2.SeatView(seat=1, event_number=9, phase=views_pb2.PHASE_TURN))
     with pytest.raises(MalformedAction, match="no phase of a round"):
         tracker.position(views_pb2.SeatView(seat=1, event_number=4, phase=views_pb2.PHASE_WINDOW))
+    tracker.observe(events_pb2.Event(number=5, snapshot=events_pb2.Snapshot()))  # events were skipped
+    with pytest.raises(MalformedAction, match="not followed"):
+        tracker.position(views_pb2.SeatView(seat=1, event_number=5, phase=views_pb2.PHASE_TURN))

@@ -8,6 +8,7 @@ views without a server; `unonet.bots.runner.BotRunner` does all of that (the Lic
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from unonet.client import commands as cmd
@@ -18,7 +19,7 @@ __all__ = ["Bot", "BotState", "default_command"]
 
 @dataclass
 class BotState:
-    """The little a bot keeps between events; everything else it reads from GetView when it acts.
+    """The little a bot keeps between events; everything else is in the view the runner keeps from them.
 
     The runner updates it from every event and view; a policy only reads it.
 
@@ -29,6 +30,12 @@ class BotState:
         answered_windows: the windows this bot has already answered or caught in; it never answers twice.
         hand_sizes: each seat's hand size, as last reported.
         match_ended: the MatchEnded event, once it came.
+        prompt: the event whose legal actions the bot is deciding on now (None when a view read
+            started the decision: the bot's start, or a refusal).
+        view: the runner's latest picture of the table (`unonet.bots.picture`), read-only; None before
+            the first view.
+        time_left: the seconds the bot has for the current decision or reaction (its deadline on this
+            machine's clock, less the runner's safety margin, or the runner's cap); None for no limit.
     """
 
     seat: int
@@ -37,6 +44,9 @@ class BotState:
     answered_windows: set[int] = field(default_factory=set)
     hand_sizes: dict[int, int] = field(default_factory=dict)
     match_ended: events_pb2.MatchEnded | None = None
+    prompt: events_pb2.Event | None = None
+    view: views_pb2.SeatView | None = None
+    time_left: float | None = None
 
     def catch_window(self, target_seat: int) -> int:
         """The id of the open UNO-catch window about `target_seat`, or 0 when none is known."""
@@ -47,6 +57,7 @@ class BotState:
 
     def update_from_view(self, view: views_pb2.SeatView) -> None:
         """Replace what the view knows better: windows, hand sizes."""
+        self.view = view
         self.open_windows = {window.id: window for window in view.open_windows}
         self.hand_sizes = {state.seat: state.hand_size for state in view.seats}
 
@@ -84,9 +95,6 @@ class Bot:
 
     #: The kind's name, as `python -m unonet.bots --kind` takes it.
     kind = "base"
-    #: Whether `decide` needs every event up to the view it is given (a search bot that rebuilds the
-    #: position from them): a runner then waits for the events before asking it.
-    decides_from_events = False
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         """The command to send when the game waits for this seat (`view.legal_actions.required`).
@@ -106,8 +114,28 @@ class Bot:
                 return cmd.React(window_id)
         return None
 
+    async def decide_async(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
+        """What the runner awaits for a decision: `decide` in a worker thread, so that a slow or hung
+        policy never holds up the runner's event loop (its other tables, its pings, its clock). A bot
+        that does its own I/O, such as the JSON-lines bridge, overrides this instead."""
+        return await asyncio.to_thread(self.decide, view, state)
+
+    async def respond_async(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:
+        """What the runner awaits for an optional reaction: `respond`, in a worker thread as `decide_async`."""
+        return await asyncio.to_thread(self.respond, legal, state)
+
     def on_event(self, event: events_pb2.Event) -> None:
         """Called for every event, after the state is updated and before the bot acts. Does nothing."""
+
+    def on_window(self, window: views_pb2.ReactionWindow, state: BotState) -> None:
+        """Called when a reaction window opens (whether or not this seat may answer it). Does nothing;
+        the answer itself comes from `respond` (or `decide`, for a slap or Sound Wild it must answer)."""
+
+    def on_round_end(self, ended: events_pb2.RoundEnded, state: BotState) -> None:
+        """Called when a round ends, with its scores and every hand shown. Does nothing."""
+
+    def on_match_end(self, ended: events_pb2.MatchEnded, state: BotState) -> None:
+        """Called once when the match ends, before the runner returns. Does nothing."""
 
     def think_seconds(self, view: views_pb2.SeatView) -> float:
         """How long to wait before sending `decide`'s command, to seem human (a level's pause). None: 0.

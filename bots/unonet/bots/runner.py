@@ -1,23 +1,32 @@
 """`BotRunner`: play a `Bot` policy at a table, acting whenever the host says the seat may or must.
 
 The policy (`unonet.bots.policy.Bot`) only chooses; the runner owns everything with I/O: the
-`TableClient`, the reaction delay, pings, the shuffle's entropy and the fairness checks. A bot needs
-no rules code: the host sends, with every event that changes them, the seat's complete legal actions
-(`Event.your_legal_actions`). The loop in `BotRunner.run`:
+`TableClient`, the clock, the reaction delay, pings, the shuffle's entropy and the fairness checks.
+A bot needs no rules code: the host sends, with every event that changes them, the seat's complete
+legal actions (`Event.your_legal_actions`). The loop in `BotRunner.run`:
 
-- When the legal actions are `required` (the game waits for this seat), it reads the current view with
-  GetView and sends what `bot.decide(view, state)` returns. GetView is the authority: a stale event
-  (replayed after a reconnect, or overtaken by a jump-in) can never make the bot act twice.
+- It reads the view once with GetView when it starts and from then on keeps its picture of the table
+  from the events (`unonet.bots.picture.TablePicture`): a decision costs no round trip. Only a refusal
+  or a lost command makes it read the view again.
+- When the legal actions are `required` (the game waits for this seat), it awaits
+  `bot.decide_async(view, state)` (by default `decide` in a worker thread) until the decision's
+  deadline, less `safety_margin`, and sends the command if the legal actions list it.
 - When they only offer something optional (a UNO slap or Sound Wild to react to, a seat to catch, UNO
-  to call early), it waits its reaction delay and sends what `bot.respond(legal, state)` returns.
-- After every command, and after every refusal, it reads the view again and goes on from there, so a
-  race (FAILED_PRECONDITION because the state moved on, or RACE_LOST) is never fatal. A bot that
-  rebuilds the position from the events (`Bot.decides_from_events`, a search bot) is asked to decide
-  only once the events up to that view have reached it.
+  to call early), it awaits `bot.respond_async(legal, state)` and, after its reaction delay, sends
+  what that returns.
+- A decision that raises, comes too late, is not an answer, or is not listed is never sent: it is
+  logged and kept in `faults`, and the table's clock decides the turn (its default action, a strike).
+  At a table without a clock, where nothing would ever decide it, the runner sends the safe default
+  (Draw, else Pass) instead, so the game goes on.
+- A refusal (a race the state moved on from) makes it read the view and decide again; after two
+  refusals in a row a required decision falls back to the default action, and after `max_attempts`
+  it waits for the next event.
 - Before each deal (PHASE_SHUFFLE) it contributes to the provably fair shuffle by itself: a fresh
   32-byte secret per round, committed when `commit_entropy` is offered and revealed when
   `reveal_entropy` is (docs/fairness.md 6.1). A policy never sees these.
 - It returns when a `match_ended` event arrives (or the view says the match is over).
+
+`play_tables` runs many runners at once, in one process, on one event loop.
 """
 
 from __future__ import annotations
@@ -27,9 +36,14 @@ import contextlib
 import enum
 import logging
 import secrets
+import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 
+from unonet.bots.actions import is_listed
+from unonet.bots.faults import BadAnswer, BotGone, Fault, FaultKind
+from unonet.bots.picture import TablePicture
 from unonet.bots.policy import Bot, BotState, default_command
 from unonet.client import commands as cmd
 from unonet.client.errors import (
@@ -47,7 +61,7 @@ from unonet.client.verify import Verifier
 from unonet.fairness import commit_seat_entropy
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
-__all__ = ["BotRunner", "ReactionDelay", "fixed_delay"]
+__all__ = ["BotRunner", "ReactionDelay", "Seating", "fixed_delay", "play_tables"]
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +104,13 @@ class BotRunner:
         max_attempts: how many refusals in a row the runner takes at one decision point before it waits
             for the next event (each refusal re-reads the view first).
         ping_interval: when set, ping the host this often (seconds) so it can measure this seat's
-            latency and forgive it in races.
+            latency and forgive it in races, and so the runner knows the host's clock (deadlines).
         verify: check the host's fairness from every event this seat receives, from the first one
             (a failed check raises the `unonet.fairness.VerificationError` that names it).
+        safety_margin: seconds before a decision's deadline by which the answer must be in, to reach
+            the host in time; a later answer is dropped as LATE.
+        max_think: the longest a decision may take where the table has no clock (None: no limit).
+        max_react: the longest an optional reaction may take to choose (its windows close fast).
     """
 
     def __init__(
@@ -103,6 +121,9 @@ class BotRunner:
         max_attempts: int = 4,
         ping_interval: float | None = None,
         verify: bool = False,
+        safety_margin: float = 0.1,
+        max_think: float | None = None,
+        max_react: float = 1.0,
     ) -> None:
         self.bot = bot
         self.verify = verify
@@ -114,12 +135,24 @@ class BotRunner:
         )
         self.max_attempts = max_attempts
         self.ping_interval = ping_interval
+        self.safety_margin = safety_margin
+        self.max_think = max_think
+        self.max_react = max_react
         self.state = BotState(seat=0)
+        #: The seat's view, kept from the events; None before `run`.
+        self.picture: TablePicture | None = None
+        #: Every mistake the bot made, in order (also logged).
+        self.faults: list[Fault] = []
         self._acted_through = 0
-        self._catch_up_to = 0  # a view read ahead of the events, for a bot that decides from them
         self._entropy: dict[int, bytes] = {}
+        self._clock_offset = 0.0
+        self._arrived = 0  # events with new legal actions the stream delivered
+        self._consumed = 0  # ... and the ones the loop has taken in
+        self._moved = asyncio.Event()  # set when new ones arrive
         self.commands_sent = 0
         self.refusals = 0
+        self.view_reads = 0
+        self.decisions = 0
         #: How many refusals of each reason (errors.proto) the host sent this runner.
         self.refusal_reasons: Counter[str] = Counter()
 
@@ -128,8 +161,9 @@ class BotRunner:
     async def run(self, client: TableClient, table_id: str, seat: int) -> events_pb2.MatchEnded | None:
         """Play the bot at `seat` of `table_id` through `client` (already joined there) until the match ends.
 
-        Returns the MatchEnded event, or None when the seat can no longer act (taken over, eliminated).
-        A match that was already over when the bot started gives a MatchEnded with the view's winners.
+        Returns the MatchEnded event, or None when the seat can no longer act (taken over, eliminated,
+        or the bot's program is gone). A match that was already over when the bot started gives a
+        MatchEnded with the view's winners.
 
         Raises:
             ValueError: `client` is not attached to that table and seat.
@@ -141,84 +175,133 @@ class BotRunner:
         self.state = BotState(seat=seat)
         self._acted_through = 0
         pinger = asyncio.create_task(self._ping_forever(client)) if self.ping_interval else None
+        reader: asyncio.Task[None] | None = None
         try:
-            view = await client.get_view()
+            view = await self._read_view(client)
+            started_at = view.event_number
             self.state.last_event_number = view.event_number
             if view.phase == views_pb2.PHASE_MATCH_OVER:
                 return events_pb2.MatchEnded(winner_seats=view.winners)
-            if not await self._settle(client, view):
-                return None
             self.verifier = Verifier(table_id, seat) if self.verify else None
-            start = 0 if self.verifier is not None else view.event_number
-            async with contextlib.aclosing(client.events(after=start)) as stream:
-                async for event in stream:
-                    if self.verifier is not None:
-                        if event.WhichOneof("payload") == "snapshot":
-                            self.verifier = None  # a snapshot carries no commitments: the record is lost
-                        else:
-                            self.verifier.feed(event)
-                    if event.number <= view.event_number:
-                        continue  # replayed only for the verifier: the view already covered it
-                    self.state.update(event)
-                    self.bot.on_event(event)
-                    if event.HasField("match_ended"):
-                        self._finish_verifying()
-                        return event.match_ended
-                    if (
-                        event.WhichOneof("payload") == "snapshot"
-                        and event.snapshot.view.phase == views_pb2.PHASE_MATCH_OVER
-                    ):
-                        return events_pb2.MatchEnded(winner_seats=event.snapshot.view.winners)
-                    legal = _legal_actions_of(event)
-                    if self._catch_up_to and event.number >= self._catch_up_to:
-                        self._catch_up_to = 0  # the events have caught up with the view: decide now
-                        if not await self._settle(client, None):
-                            return None
-                        continue
-                    if legal is None or event.number <= self._acted_through:
-                        continue  # nothing changed for this seat, or a view read since already covered it
-                    if not await self._on_legal_actions(client, legal):
-                        return None
+            start = 0 if self.verifier is not None else started_at
+            # The stream is read all the time, decisions or not, so a slow or hung policy is overtaken
+            # by what happens meanwhile (the clock deciding, the match ending) instead of holding it up.
+            queue: asyncio.Queue[events_pb2.Event | BaseException] = asyncio.Queue()
+            self._arrived = self._consumed = 0
+            self._moved = asyncio.Event()
+            reader = asyncio.create_task(self._read_events(client, start, queue))
+            if not await self._act(client, view):
+                return None
+            while True:
+                item = await queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                event = item
+                if _changes_options(event):
+                    self._consumed += 1
+                if self.verifier is not None:
+                    if event.WhichOneof("payload") == "snapshot":
+                        self.verifier = None  # a snapshot carries no commitments: the record is lost
+                    else:
+                        self.verifier.feed(event)
+                if event.number <= started_at:
+                    continue  # replayed only for the verifier: the first view already covered it
+                ended = self._follow(event)
+                if ended is not None:
+                    return ended
+                if not _changes_options(event) or self._arrived > self._consumed:
+                    continue  # nothing changed for this seat, or newer legal actions are already here
+                if event.number <= self._acted_through:
+                    continue  # a view read, or a command of ours, already covered it
+                self.state.prompt = event
+                if not await self._act(client, self._picture().view):
+                    return None
+        except BotGone as error:
+            self._fault(FaultKind.CRASHED, str(error), self.state.last_event_number)
+            log.error("seat %d: the bot is gone (%s); it stops playing, the table's clock decides", seat, error)
+            return None
         finally:
-            if pinger is not None:
-                pinger.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pinger
-        return None  # pragma: no cover - the event stream never ends by itself
+            for task in (pinger, reader):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+
+    async def _read_events(
+        self, client: TableClient, after: int, queue: asyncio.Queue[events_pb2.Event | BaseException]
+    ) -> None:
+        """Queue every event from the stream, and say when one brings this seat new options."""
+        try:
+            async with contextlib.aclosing(client.events(after=after)) as stream:
+                async for event in stream:
+                    queue.put_nowait(event)
+                    if _changes_options(event):
+                        self._arrived += 1
+                        self._moved.set()
+        except Exception as error:  # the stream was refused or the host stayed away: run() raises it
+            queue.put_nowait(error)
+
+    async def _ask_bot(self, decision: Awaitable[cmd.Command | None], budget: float | None) -> cmd.Command | None:
+        """Await the bot for at most `budget` seconds, or until newer legal actions overtake the question.
+
+        Raises:
+            TimeoutError: the budget ran out first.
+            _Overtaken: this seat's options changed first (the answer would be stale).
+        """
+        task = asyncio.ensure_future(decision)
+        self._moved.clear()
+        moved = asyncio.ensure_future(self._moved.wait())
+        try:
+            done, _ = await asyncio.wait({task, moved}, timeout=budget, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            moved.cancel()
+        if task in done:
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        if moved in done:
+            raise _Overtaken
+        raise TimeoutError
+
+    def _picture(self) -> TablePicture:
+        assert self.picture is not None, "run() reads the view first"
+        return self.picture
+
+    def _follow(self, event: events_pb2.Event) -> events_pb2.MatchEnded | None:
+        """Fold one event into the picture and the state, call the bot's hooks; the MatchEnded at the end."""
+        self._picture().apply(event)
+        self.state.update(event)
+        self.bot.on_event(event)
+        kind = event.WhichOneof("payload")
+        if kind == "reaction_window_opened":
+            self.bot.on_window(event.reaction_window_opened.window, self.state)
+        elif kind == "round_ended":
+            self.bot.on_round_end(event.round_ended, self.state)
+        elif kind == "match_ended":
+            self._finish_verifying()
+            self.bot.on_match_end(event.match_ended, self.state)
+            return event.match_ended
+        elif kind == "snapshot" and event.snapshot.view.phase == views_pb2.PHASE_MATCH_OVER:
+            return events_pb2.MatchEnded(winner_seats=event.snapshot.view.winners)
+        return None
 
     def _finish_verifying(self) -> None:
         """The match is over: every round dealt must have had its seed revealed (it follows RoundEnded)."""
         if self.verifier is not None:
             self.verifier.finish()
 
-    async def _on_legal_actions(self, client: TableClient, legal: actions_pb2.LegalActions) -> bool:
-        """Act on legal actions that just arrived. Returns False when the seat can no longer act."""
-        if legal.required:
-            return await self._settle(client, None)
-        command = self.bot.respond(legal, self.state)
-        if command is None:
-            return True
-        await self.reaction_delay()
-        if await self._send(client, command) is _Outcome.DONE:
-            return False
-        # Whatever happened, read the view: other events may have overtaken the reaction.
-        return await self._settle(client, None)
+    async def _read_view(self, client: TableClient) -> views_pb2.SeatView:
+        """GetView, and the picture starts again from it (the events after it still follow)."""
+        view = await client.get_view()
+        self.view_reads += 1
+        if self.picture is None or view.event_number >= self.picture.view.event_number:
+            self.picture = TablePicture(view)
+        return view
 
-    async def _settle(self, client: TableClient, view: views_pb2.SeatView | None) -> bool:
-        """Read the view and act on it until it asks for nothing more. False when the seat is done.
-
-        Every refusal re-reads the view; after two refusals in a row a required decision falls back to
-        the default action, and after `max_attempts` the bot waits for the next event (or the clock).
-        """
-        failures = 0
-        for _ in range(_MAX_COMMANDS_IN_A_ROW):
-            if view is None:
-                view = await client.get_view()
-            if view.legal_actions.required and self.bot.decides_from_events and (
-                view.event_number > self.state.last_event_number
-            ):
-                self._catch_up_to = view.event_number  # decide once the events up to it have been followed
-                return True
+    async def _act(self, client: TableClient, view: views_pb2.SeatView) -> bool:
+        """Act on `view`'s legal actions until they ask for nothing more. False when the seat is done."""
+        for failures in range(min(self.max_attempts, _MAX_COMMANDS_IN_A_ROW)):
             self.state.update_from_view(view)
             self._acted_through = max(self._acted_through, view.event_number)
             if view.phase == views_pb2.PHASE_MATCH_OVER:
@@ -229,11 +312,12 @@ class BotRunner:
                 command = self._entropy_command(view)
                 is_reaction = False
             elif legal.required:
-                command = self._decide_safely(view) if failures < 2 else default_command(legal)
-                await self._think(view)
+                command = default_command(legal) if failures >= 2 else await self._decide(view)
+                if command is not None:
+                    await self._think(view)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
             else:
-                command = self.bot.respond(legal, self.state)
+                command = await self._respond(legal, view.event_number)
                 is_reaction = True
             if command is None:
                 return True
@@ -242,14 +326,10 @@ class BotRunner:
             outcome = await self._send(client, command)
             if outcome is _Outcome.DONE:
                 return False
-            if outcome is not _Outcome.APPLIED:
-                failures += 1
-                if failures >= self.max_attempts:
-                    log.error(
-                        "seat %d: %d commands in a row refused; waiting for the next event", self.state.seat, failures
-                    )
-                    return True
-            view = None
+            if outcome is _Outcome.APPLIED:
+                return True  # its events, and the legal actions after it, come on the stream
+            view = await self._read_view(client)
+        log.error("seat %d: %d commands in a row refused; waiting for the next event", self.state.seat, failures + 1)
         return True
 
     async def _think(self, view: views_pb2.SeatView) -> None:
@@ -270,13 +350,86 @@ class BotRunner:
             return cmd.CommitEntropy(commitment)
         return cmd.RevealEntropy(value)
 
-    def _decide_safely(self, view: views_pb2.SeatView) -> cmd.Command | None:
+    # ------------------------------------------------------------------------------- asking the bot
+
+    def _budget(self, legal: actions_pb2.LegalActions, cap: float | None) -> float | None:
+        """Seconds the bot may take: until the deadline (on our clock), less the safety margin, at most `cap`."""
+        if not legal.HasField("deadline"):
+            return cap
+        deadline = legal.deadline.seconds + legal.deadline.nanos / 1e9 - self._clock_offset
+        left = max(0.0, deadline - time.time() - self.safety_margin)
+        return left if cap is None else min(left, cap)
+
+    def _fault(self, kind: FaultKind, detail: str, event_number: int, required: bool = True) -> None:
+        self.faults.append(Fault(kind, event_number, detail, required))
+
+    def _no_answer(self, legal: actions_pb2.LegalActions) -> cmd.Command | None:
+        """What a required decision the bot failed becomes: nothing, for the table's clock to decide; at a
+        table without a clock, the safe default, so the game goes on."""
+        return None if legal.HasField("deadline") else default_command(legal)
+
+    async def _decide(self, view: views_pb2.SeatView) -> cmd.Command | None:
+        """The bot's decision on a required LegalActions, checked; see the module for what a fault becomes."""
+        legal = view.legal_actions
+        number = view.event_number
+        budget = self.state.time_left = self._budget(legal, self.max_think)
+        self.decisions += 1
         try:
-            command = self.bot.decide(view, self.state)
-        except Exception:  # a policy bug must not lose the game on time: fall back to the default
-            log.exception("seat %d: decide() failed; using the default action", self.state.seat)
-            command = None
-        return command if command is not None else default_command(view.legal_actions)
+            command = await self._ask_bot(self.bot.decide_async(_copy(view), self.state), budget)
+        except _Overtaken:
+            log.debug("seat %d: the decision at event %d was overtaken by newer legal actions", self.state.seat, number)
+            return None
+        except TimeoutError:
+            self._report(FaultKind.LATE, f"no decision within {budget:.2f}s, before the deadline", number)
+            return self._no_answer(legal)
+        except BadAnswer as error:
+            self._report(FaultKind.GARBAGE, str(error), number)
+            return self._no_answer(legal)
+        except BotGone:
+            raise
+        except Exception as error:  # a policy bug: logged with its traceback, and the turn is lost
+            log.exception("seat %d: decide() raised at event %d; the table's clock decides", self.state.seat, number)
+            self._fault(FaultKind.CRASHED, f"decide() raised {type(error).__name__}: {error}", number)
+            return self._no_answer(legal)
+        if command is None:
+            return default_command(legal)
+        if not is_listed(command, legal):
+            self._report(FaultKind.ILLEGAL, f"{command!r} is not in the legal actions", number)
+            return self._no_answer(legal)
+        return command
+
+    async def _respond(self, legal: actions_pb2.LegalActions, number: int) -> cmd.Command | None:
+        """The bot's optional reaction, checked; a faulty one is dropped (nothing waits for it)."""
+        budget = self.state.time_left = self._budget(legal, self.max_react)
+        try:
+            command = await self._ask_bot(self.bot.respond_async(legal, self.state), budget)
+        except _Overtaken:
+            return None
+        except TimeoutError:
+            self._report(FaultKind.LATE, f"no reaction within {budget:.2f}s", number, required=False)
+            return None
+        except BadAnswer as error:
+            self._report(FaultKind.GARBAGE, str(error), number, required=False)
+            return None
+        except BotGone:
+            raise
+        except Exception as error:
+            log.exception("seat %d: respond() raised at event %d", self.state.seat, number)
+            self._fault(FaultKind.CRASHED, f"respond() raised {type(error).__name__}: {error}", number, False)
+            return None
+        if command is not None and not is_listed(command, legal):
+            self._report(FaultKind.ILLEGAL, f"{command!r} is not in the legal actions", number, required=False)
+            return None
+        return command
+
+    def _report(self, kind: FaultKind, detail: str, number: int, required: bool = True) -> None:
+        self._fault(kind, detail, number, required)
+        has_clock = self.picture is not None and self.picture.view.legal_actions.HasField("deadline")
+        outcome = "the table's clock decides" if has_clock else "the default is sent"
+        outcome = outcome if required else "no reaction sent"
+        log.error("seat %d: %s answer at event %d: %s; %s", self.state.seat, kind.value, number, detail, outcome)
+
+    # ------------------------------------------------------------------------------------ sending
 
     async def _send(self, client: TableClient, command: cmd.Command) -> _Outcome:
         """Send `command` and sort out what happened; only NotFound and PermissionDenied escape."""
@@ -306,7 +459,8 @@ class BotRunner:
             log.warning("seat %d: %r lost (%s); re-reading the view", self.state.seat, command, error)
             return _Outcome.LOST
         self.commands_sent += 1
-        self._acted_through = max(self._acted_through, result.last_event_number)
+        # Legal actions on events before the command's own are from before it: never act on them.
+        self._acted_through = max(self._acted_through, result.event_number - 1)
         return _Outcome.APPLIED
 
     async def _ping_forever(self, client: TableClient) -> None:
@@ -314,12 +468,44 @@ class BotRunner:
         while True:
             try:
                 await client.ping()
+                if client.clock_offset is not None:
+                    self._clock_offset = client.clock_offset
             except Exception as error:  # pings are a courtesy; never let them stop the bot
                 log.debug("ping failed: %s", error)
             await asyncio.sleep(self.ping_interval)
 
 
-def _legal_actions_of(event: events_pb2.Event) -> actions_pb2.LegalActions | None:
-    if event.WhichOneof("payload") == "snapshot":
-        return event.snapshot.view.legal_actions
-    return event.your_legal_actions if event.HasField("your_legal_actions") else None
+class _Overtaken(Exception):
+    """Newer legal actions arrived while the bot was deciding: its answer would be stale."""
+
+
+def _changes_options(event: events_pb2.Event) -> bool:
+    """Whether `event` brings this seat new legal actions (or ends its options with the match)."""
+    return event.HasField("your_legal_actions") or event.WhichOneof("payload") in ("snapshot", "match_ended")
+
+
+def _copy(view: views_pb2.SeatView) -> views_pb2.SeatView:
+    """The policy gets its own copy: the picture moves on while a decision runs in another thread."""
+    copy = views_pb2.SeatView()
+    copy.CopyFrom(view)
+    return copy
+
+
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """One seat for `play_tables`: the runner, the client attached to the seat, the table and seat."""
+
+    runner: BotRunner
+    client: TableClient
+    table_id: str
+    seat: int
+
+
+async def play_tables(seatings: Iterable[Seating]) -> list[events_pb2.MatchEnded | BaseException | None]:
+    """Play every seating at once, in this process, until each match ends.
+
+    One seat's failure (its table gone, its host unreachable) ends only that seat: its exception is
+    returned in its place, in the order given, and the others play on.
+    """
+    jobs = [seating.runner.run(seating.client, seating.table_id, seating.seat) for seating in seatings]
+    return list(await asyncio.gather(*jobs, return_exceptions=True))

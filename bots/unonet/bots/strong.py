@@ -82,7 +82,6 @@ class StrongBot(Bot):
     """
 
     kind = "strong"
-    decides_from_events = True
 
     def __init__(
         self,

@@ -9,23 +9,37 @@ The log format (docs/fairness.md, "Event logs") is either
 
 `unonet export --db FILE --table ID` writes the JSON-lines form from a host's SQLite store, whose public
 rendering of every event (what a spectator sees, with no delay) is stored as the game is played.
+
+The audit ends with one verdict line (docs/fairness.md 8.1): `PASSED` (exit 0), `FAILED` (exit 1), or,
+for a log that holds no failure but whose decks were not provably fair, `NOT FAIR-SHUFFLED` (a table
+dealt without committed shuffles, `--no-fair-shuffle`: exit 3), or `LEAGUE-SEEDED` (a table whose
+settings say a league chose its seed, docs/leagues.md: exit 0, the league vouches for it). It prints
+the log's hash-chain head (8.2) and checks it against each head another copy showed
+(`--expect-head N:HASH`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import IO, TextIO
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from unonet.client.verify import Verifier
-from unonet.fairness import FairnessError, VerificationError
+from unonet.fairness import FairnessError, VerificationError, verify_seat_entropy
 from unonet.v1 import events_pb2
 
 FORMAT = "unonet-events"
 VERSION = 1
+
+FAIR_SCHEME = "unonet/v1/fair-shuffle"
+"""The scheme of docs/fairness.md sections 2 to 7, the one a PASSED log's every shuffle names."""
+
+NOT_FAIR = 3
+"""The exit status of a consistent log whose decks were not provably fair."""
 
 
 def write_jsonl(out: TextIO, table_id: str, events: Iterable[events_pb2.Event]) -> int:
@@ -78,14 +92,33 @@ def _delimited(data: bytes) -> Iterator[events_pb2.Event]:
         pos += length
 
 
-def audit(table_id: str, events: list[events_pb2.Event], out: TextIO) -> bool:
-    """Check the whole log as a spectator would, print every check; True when everything holds."""
+ExtraCheck = Callable[[str, list[events_pb2.Event]], str]
+"""A further check of a log that passed the audit (`unonet verify --replay`'s, which needs the engine the
+client may not import): returns the line to print, raises an exception with a `reason` if it fails."""
+
+
+def audit(table_id: str, events: list[events_pb2.Event], out: TextIO,
+          expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = (),
+          extra: Sequence[ExtraCheck] = ()) -> bool:
+    """`audit_status(...) == 0`: True when the log PASSED (or is LEAGUE-SEEDED)."""
+    return audit_status(table_id, events, out, expect_heads, reveals, extra) == 0
+
+
+def audit_status(table_id: str, events: list[events_pb2.Event], out: TextIO,
+                 expect_heads: Sequence[tuple[int, bytes]] = (), reveals: Sequence[RevealClaim] = (),
+                 extra: Sequence[ExtraCheck] = ()) -> int:
+    """Check the whole log as a spectator would and print every check; returns the exit status: 0 for
+    PASSED (or LEAGUE-SEEDED), 1 for FAILED, 3 for a log with no failure dealt without fair shuffles.
+
+    `expect_heads`: heads another copy showed (`--expect-head`); `reveals`: seats' claims that they
+    revealed a value the log does not use (`--reveal`); `extra`: further checks, run once the rest
+    passed on a log with committed shuffles."""
     verifier = Verifier(table_id)
     print(f"table {table_id}: {len(events)} events", file=out)
     numbers = [event.number for event in events]
     if numbers != list(range(1, len(events) + 1)):
         print("FAILED  events are not numbered 1, 2, 3, ... without gaps", file=out)
-        return False
+        return 1
     print("ok      events numbered from 1 without gaps", file=out)
     shown = 0
     try:
@@ -102,18 +135,89 @@ def audit(table_id: str, events: list[events_pb2.Event], out: TextIO) -> bool:
         reason = error.reason if isinstance(error, FairnessError) else "MALFORMED_EVENT"
         print(f"FAILED  {reason}: event {verifier.number}: {error}"
               if not isinstance(error, VerificationError) else f"FAILED  {reason}: {error}", file=out)
-        return False
-    if not verifier.rounds:
-        if _is_league_seeded(events):
-            print("LEAGUE-SEEDED  the table dealt from a seed a league chose (TableSettings.league_seeded): no "
-                  "commit-reveal shuffle and no player entropy, so there is no shuffle to verify", file=out)
-            return True
-        print("FAILED  the log holds no committed shuffle: nothing to verify", file=out)
-        return False
+        return 1
+    if not _heads_agree(verifier, expect_heads, out) or not all(_reveal_holds(verifier, c, out) for c in reveals):
+        return 1
     if not any(event.HasField("match_ended") for event in events):
         print("note    the log does not end with MatchEnded: only the rounds it holds were audited", file=out)
     _print_counts(verifier, out)
+    if verifier.rounds:
+        for check in extra:
+            try:
+                print(f"ok      {check(table_id, events)}", file=out)
+            except Exception as error:  # the check's own failure type: it names its reason
+                print(f"FAILED  {getattr(error, 'reason', type(error).__name__)}: {error}", file=out)
+                return 1
+    if not verifier.rounds and _is_league_seeded(events):  # docs/fairness.md 8.1, "League-seeded tables"
+        print("LEAGUE-SEEDED  the table dealt from a seed a league chose (TableSettings.league_seeded): no "
+              "commit-reveal shuffle and no player entropy, so there is no shuffle to verify", file=out)
+        return 0
+    if not verifier.rounds:
+        print("NOT FAIR-SHUFFLED  the table was dealt without committed shuffles (--no-fair-shuffle): no "
+              "deck, deal, draw or verdict can be checked against a commitment", file=out)
+        return NOT_FAIR
+    others = verifier.schemes - {FAIR_SCHEME}
+    if others:
+        print(f"FAILED  UNKNOWN_SCHEME: the shuffles name scheme(s) {sorted(others)}, not {FAIR_SCHEME}", file=out)
+        return 1
     print(f"PASSED  {sum(verifier.checks.values())} checks over {len(verifier.rounds)} round(s)", file=out)
+    return 0
+
+
+@dataclass(frozen=True)
+class RevealClaim:
+    """A seat's claim that it revealed `value` for `round_no` (`--reveal SEAT:ROUND:HEX`)."""
+
+    seat: int
+    round_no: int
+    value: bytes
+
+    @classmethod
+    def parse(cls, text: str) -> RevealClaim:
+        """`SEAT:ROUND:HEX`. Raises ValueError."""
+        seat, round_no, value = text.split(":")
+        claim = cls(int(seat), int(round_no), bytes.fromhex(value))
+        if len(claim.value) != 32:
+            raise ValueError(f"an entropy value is 32 bytes (64 hex digits), not {len(claim.value)}")
+        return claim
+
+
+def _reveal_holds(verifier: Verifier, claim: RevealClaim, out: TextIO) -> bool:
+    """docs/fairness.md 12: a seat whose reveal was dropped shows its value; the log's commitment says
+    whether the value is the seat's, and the log whether the deck used it."""
+    state = verifier.rounds.get(claim.round_no)
+    commitment = state.entropy_commitments.get(claim.seat) if state is not None else None
+    what = f"seat {claim.seat}'s value for round {claim.round_no}"
+    if state is None or commitment is None or not verify_seat_entropy(
+            commitment, claim.seat, claim.value, table_id=verifier.table_id, round_no=claim.round_no):
+        print(f"FAILED  BAD_CLAIM: {what} does not open any commitment the seat published for that round: the "
+              "claim, not the log, is false", file=out)
+        return False
+    if claim.seat in state.contributing:
+        print(f"ok      {what} opens its commitment and went into the deck", file=out)
+        return True
+    print(f"FAILED  DROPPED_REVEAL: {what} opens its commitment, yet the deck was dealt without it: the host "
+          "either dropped the reveal or got it too late, and the log cannot tell which (docs/fairness.md 12)",
+          file=out)
+    return False
+
+
+def _heads_agree(verifier: Verifier, expect_heads: Sequence[tuple[int, bytes]], out: TextIO) -> bool:
+    """Print the log's head (8.2) and compare it with each head another copy showed."""
+    chain = verifier.chain
+    assert chain is not None  # the numbering was checked: nothing broke the chain
+    print(f"head    {chain.number}:{chain.head.hex()}", file=out)
+    for number, expected in expect_heads:
+        got = chain.head_at(number)
+        if got is None:
+            print(f"FAILED  LOG_FORKED: the log ends at event {chain.number}, before event {number} of the head "
+                  "to compare", file=out)
+            return False
+        if got != expected:
+            print(f"FAILED  LOG_FORKED: at event {number} this log's head is {got.hex()}, the other copy's is "
+                  f"{expected.hex()}: the host showed different histories, or the log was changed", file=out)
+            return False
+        print(f"ok      head at event {number} matches the other copy's", file=out)
     return True
 
 

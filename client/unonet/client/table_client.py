@@ -36,6 +36,7 @@ from unonet.client.errors import (
     from_rpc_error,
     is_transient,
 )
+from unonet.client.logchain import LogChain
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
@@ -116,6 +117,9 @@ class TableClient:
     Attributes:
         legal_actions: the latest LegalActions seen (from an event, a snapshot or GetView), or None.
         last_event_number: the number of the last event `events()` yielded (0 before any).
+        log_head: this copy's hash-chain head (docs/fairness.md 8.2) as (event number, 32 bytes), to
+            compare with other players' at the same number; None before event 1, and for a copy that
+            did not start at event 1 or went through a Snapshot.
     """
 
     def __init__(
@@ -159,6 +163,7 @@ class TableClient:
         self.legal_actions: actions_pb2.LegalActions | None = None
         self._legal_actions_number = -1
         self.last_event_number = 0
+        self._chain: LogChain | None = None
         self.clock_offset: float | None = None
         self._ping_sequence = 0
         self._previous_ping: time_service_pb2.PingReport | None = None
@@ -283,6 +288,7 @@ class TableClient:
             self.last_event_number = 0
             self.legal_actions = None
             self._legal_actions_number = -1
+            self._chain = None
         self.table_id, self.token, self.seat = table_id, token, seat
         self.is_spectator = seat is None
 
@@ -360,6 +366,11 @@ class TableClient:
         self._keep_legal_actions(response.view.legal_actions, response.view.event_number)
         return response.view
 
+    @property
+    def log_head(self) -> tuple[int, bytes] | None:
+        chain = self._chain
+        return (chain.number, chain.head) if chain is not None and chain.number else None
+
     async def events(
         self, after: int | None = 0, *, start_with_snapshot: bool = False
     ) -> AsyncGenerator[events_pb2.Event, None]:
@@ -380,6 +391,10 @@ class TableClient:
         table_id = self._need_table()
         last = self.last_event_number if after is None else after
         self.last_event_number = last
+        if last == 0 and not start_with_snapshot:
+            self._chain = LogChain(table_id)
+        elif self._chain is not None and self._chain.number != last:
+            self._chain = None  # not resumed where the chain stands: it cannot follow
         snapshot_first = start_with_snapshot
         fruitless = 0
         while True:
@@ -396,6 +411,7 @@ class TableClient:
                     for event in response.events if len(response.events) else (response.event,):
                         if event.WhichOneof("payload") == "snapshot":
                             last = event.number
+                            self._chain = None
                             self._keep_legal_actions(event.snapshot.view.legal_actions, event.number)
                         elif event.number <= last:
                             log.debug("dropping duplicate event %d (at %d)", event.number, last)
@@ -406,6 +422,8 @@ class TableClient:
                             break
                         else:
                             last = event.number
+                            if self._chain is not None:
+                                self._chain.feed(event)
                             if event.HasField("your_legal_actions"):
                                 self._keep_legal_actions(event.your_legal_actions, event.number)
                         self.last_event_number = last

@@ -32,6 +32,9 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from unonet.client.logchain import LogChain
 from unonet.fairness import (
     ALL_CARDS,
     CardCode,
@@ -39,24 +42,35 @@ from unonet.fairness import (
     ChangedSalt,
     ColorCode,
     CommitmentMismatch,
+    DroppedReveal,
     EntropyMismatch,
+    ExcludedSeat,
+    FalseVerdict,
     MerkleMismatch,
     RankCode,
+    RepeatedShuffle,
     SeedMismatch,
+    SteeredDeal,
     UnknownCommitment,
     VerificationError,
     WildDrawFourRuleCode,
     WrongCard,
+    WrongPenalty,
+    WrongRebuild,
+    WrongRuling,
     check_challenge,
     commit,
     derive_deck,
+    derive_seed,
+    is_unfair,
     standard_card_codes,
+    tie_order,
     verified_combined_seed,
     verify_deck_root,
     verify_opening,
     verify_seat_entropy,
 )
-from unonet.v1 import cards_pb2, events_pb2, rules_pb2
+from unonet.v1 import cards_pb2, events_pb2, rules_pb2, table_pb2
 
 __all__ = ["Verifier", "card_code", "verify_events"]
 
@@ -66,6 +80,21 @@ _RULES = {
     rules_pb2.WILD_DRAW_FOUR_RULE_NO_OTHER_PLAY: WildDrawFourRuleCode.NO_OTHER_PLAY,
     rules_pb2.WILD_DRAW_FOUR_RULE_ANY_TIME: WildDrawFourRuleCode.ANY_TIME,
 }
+
+
+HAND_SIZE = 7
+"""S3: seven cards each."""
+
+BLUFF_EXTRA = 2
+"""B3, B4: the two cards a lost challenge or `draw_six` adds to the obligation."""
+
+
+_ROUNDING_NS = 2
+"""How far a published reaction time may sit from its parts: each is rounded to the nanosecond."""
+
+
+def _ns(value: timestamp_pb2.Timestamp | duration_pb2.Duration) -> int:
+    return value.seconds * 1_000_000_000 + value.nanos
 
 
 def card_code(card: cards_pb2.Card) -> CardCode:
@@ -88,6 +117,32 @@ class _Round:
     used: set[tuple[int, int]] = field(default_factory=set)
     openings: list[tuple[CardOpening, bytes]] = field(default_factory=list)
     revealed: bool = False
+    # Every challenge verdict of the round, to recompute once the seed opens every hand (9, 8.1).
+    verdicts: list[_Verdict] = field(default_factory=list)
+    # Every ruled race's window id and tie seed, to check against the round seed (10.5).
+    tie_seeds: list[tuple[int, bytes]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """A challenge's verdict as the host announced it, with what the record knew when the card landed."""
+
+    number: int
+    accused: int
+    held: tuple[bytes, ...]
+    color: ColorCode | None
+    top: CardCode
+    claimed_guilty: bool
+
+
+@dataclass
+class _Penalty:
+    """The draw a challenge's verdict owes (B3-B5), until its CardsDrawn comes."""
+
+    seat: int
+    cards: int
+    reason: int
+    take_back: bool
 
 
 class Verifier:
@@ -104,6 +159,11 @@ class Verifier:
         self.checks: Counter[str] = Counter()
         self.notes: list[str] = []
         self.rule = WildDrawFourRuleCode.NO_MATCHING_COLOUR
+        self.bluff_penalty: int = rules_pb2.BLUFF_PENALTY_DRAW_FOUR
+        # Who is in the match, played by a bot, and connected, as the public events say (7.1 step 1).
+        self.bots: set[int] = set()
+        self.connected: set[int] = set()
+        self.eliminated: set[int] = set()
         self.deck_contents: list[CardCode] = standard_card_codes()
         self.rounds: dict[int, _Round] = {}
         # The opening of every card of every round whose seed was revealed and checked, by commitment:
@@ -111,6 +171,13 @@ class Verifier:
         self.revealed: dict[bytes, CardOpening] = {}
         self.current: _Round | None = None
         self.number = 0
+        # The hash chain of this receiver's copy (8.2); None once a gap or a Snapshot broke it.
+        self.chain: LogChain | None = LogChain(table_id)
+        self.schemes: set[str] = set()  # every ShuffleCommitted's scheme
+        # This seat's own reveals: the event that showed each, by round, and the event number the host
+        # acknowledged each with (`sent_reveal`) while the log has not shown it yet.
+        self.my_reveals: dict[int, int] = {}
+        self.acked_reveals: dict[int, int] = {}
         self._reset_record()
 
     def _reset_record(self) -> None:
@@ -124,9 +191,12 @@ class Verifier:
         self.pending_reveal: tuple[int, list[CardOpening]] | None = None
         self.where: dict[bytes, tuple[int, int]] = {}
         self.queue: deque[tuple[int, int]] = deque()  # the draw pile's slots, top first
-        self.deal_slots: set[tuple[int, int]] | None = None
         self.last_kind = ""
-        self._deal_size = 0
+        self.deal_order: list[int] = []
+        self.obligation: tuple[int, int, int] | None = None  # the open one's amount, target and setter
+        self.penalty: _Penalty | None = None
+        self.rebuild: tuple[set[bytes], set[tuple[int, int]]] | None = None  # its sources, the old pile's slots
+        self.returned = b""  # the first card returned (S4), shuffled back with the undrawn pile
 
     # ---------------------------------------------------------------------------------- feeding
 
@@ -138,6 +208,18 @@ class Verifier:
         """Check one event. Raises the VerificationError of the first check it fails."""
         self.number = event.number
         kind = event.WhichOneof("payload")
+        chain = self.chain
+        if chain is not None:
+            if kind != "snapshot" and event.number == chain.number + 1:
+                chain.feed(event)
+            else:
+                self.chain = None  # events were lost: the chain (like the record) cannot go on
+        if self.acked_reveals:
+            try:
+                self._check_acked_reveals(kind, event)
+            except VerificationError as error:
+                error.args = (f"event {event.number} ({kind}): {error.args[0] if error.args else error}",)
+                raise
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None or kind is None:
             return
@@ -155,6 +237,35 @@ class Verifier:
             if state.piles and not state.revealed:
                 raise SeedMismatch(f"round {number}: the host never revealed its shuffle seed")
 
+    @property
+    def head(self) -> tuple[int, bytes] | None:
+        """The event number and hash-chain head of the events fed so far (8.2), None if it broke."""
+        return (self.chain.number, self.chain.head) if self.chain is not None else None
+
+    def sent_reveal(self, round_no: int, event_number: int) -> None:
+        """This seat's RevealEntropy for `round_no` was applied: the host answered that `event_number`
+        records it. Raises DroppedReveal if the events already say otherwise; later events are checked
+        as they come (a ShuffleTimedOut naming this seat, a deal without it, another event there)."""
+        if self.seat is None or round_no in self.my_reveals:
+            return
+        if event_number <= self.number:
+            raise self._dropped(round_no, event_number, f"event {event_number} is not that reveal")
+        self.acked_reveals[round_no] = event_number
+
+    def _dropped(self, round_no: int, event_number: int, how: str) -> DroppedReveal:
+        return DroppedReveal(
+            f"the host acknowledged seat {self.seat}'s entropy reveal for round {round_no} as event {event_number}, "
+            f"but {how}: it dealt without a value it received. The seat's value opens its published commitment: "
+            "show it, so anyone can check that (docs/fairness.md 12)")
+
+    def _check_acked_reveals(self, kind: str | None, event: events_pb2.Event) -> None:
+        for round_no, number in list(self.acked_reveals.items()):
+            if event.number == number:
+                shown = event.seat_entropy_revealed.seat == self.seat if kind == "seat_entropy_revealed" else False
+                if not shown:
+                    raise self._dropped(round_no, number, f"event {number} is a {kind}, not that reveal")
+                del self.acked_reveals[round_no]
+
     def _ok(self, check: str, count: int = 1) -> None:
         self.checks[check] += count
 
@@ -166,8 +277,37 @@ class Verifier:
         self.deck_contents = standard_card_codes(
             blank_cards=rules.blank_cards, sound_wilds=rules.sound_wilds, h2o_wilds=rules.h2o_wilds
         )
+        if rules.HasField("bluff_penalty"):
+            self.bluff_penalty = rules.bluff_penalty
+        self.bots = {state.seat for state in msg.seats if state.is_bot}
+        self.connected = {state.seat for state in msg.seats if state.connected and not state.is_bot}
+        self.eliminated = {state.seat for state in msg.seats if state.eliminated}
+
+    def _on_bot_seated(self, msg: events_pb2.BotSeated) -> None:
+        self.bots.add(msg.seat)
+
+    def _on_seat_connection_changed(self, msg: events_pb2.SeatConnectionChanged) -> None:
+        (self.connected.add if msg.connected else self.connected.discard)(msg.seat)
+
+    def _on_seat_taken_over(self, msg: events_pb2.SeatTakenOver) -> None:
+        if msg.policy == table_pb2.TAKEOVER_POLICY_BOT:
+            self.bots.add(msg.seat)
 
     def _on_shuffle_committed(self, msg: events_pb2.ShuffleCommitted) -> None:
+        if self.rounds and msg.round_number <= max(self.rounds):
+            raise RepeatedShuffle(
+                f"a shuffle for round {msg.round_number} was begun after round {max(self.rounds)}'s: an aborted "
+                "deal lets a host try decks until it likes one")
+        # 7.1 step 1: every seat in the match that a bot plays, or whose player the events last showed
+        # connected, is asked (a seat asked that is not connected only costs a timeout).
+        asked = set(msg.entropy_seats)
+        due = (self.bots | self.connected) - self.eliminated
+        if not due <= asked:
+            raise ExcludedSeat(
+                f"round {msg.round_number}: seat(s) {sorted(due - asked)} are in the match and connected (or a "
+                f"bot) but were not asked for entropy (asked: {sorted(asked)})")
+        self._ok("every connected seat asked for entropy", len(due))
+        self.schemes.add(msg.scheme)
         self.current = self.rounds[msg.round_number] = _Round(msg.round_number, msg.seed_commitment)
         self._reset_record()
 
@@ -187,7 +327,14 @@ class Verifier:
         ):
             raise EntropyMismatch(f"seat {msg.seat} revealed entropy that does not open its commitment")
         state.entropy_values[msg.seat] = msg.entropy
+        if msg.seat == self.seat:
+            self.my_reveals[state.number] = self.number
         self._ok("seat entropy opens its commitment")
+
+    def _on_shuffle_timed_out(self, msg: events_pb2.ShuffleTimedOut) -> None:
+        if msg.revealing and self.seat in msg.seats and msg.round_number in self.acked_reveals:
+            raise self._dropped(msg.round_number, self.acked_reveals[msg.round_number],
+                                "a ShuffleTimedOut says the seat did not reveal in time")
 
     def _on_deck_committed(self, msg: events_pb2.DeckCommitted) -> None:
         state = self._round()
@@ -201,15 +348,22 @@ class Verifier:
         self._ok("pile root covers its commitments")
         if msg.deck_number == 0:
             state.contributing = tuple(msg.contributing_seats)
+            if state.number in self.acked_reveals and self.seat not in state.contributing:
+                raise self._dropped(state.number, self.acked_reveals[state.number],
+                                    "the deck was derived without the seat's value")
             for seat in state.contributing:
                 if seat not in state.entropy_values:
                     raise EntropyMismatch(f"seat {seat} is said to contribute but never revealed its entropy")
+            left_out = sorted(set(state.entropy_values) - set(state.contributing))
+            if left_out:
+                raise EntropyMismatch(f"seat(s) {left_out} revealed entropy that the deck leaves out")
             if len(commitments) != len(self.deck_contents):
                 raise MerkleMismatch(
                     f"the deck has {len(commitments)} cards; the ruleset's has {len(self.deck_contents)}"
                 )
         else:
             self._check_sources(list(msg.source_commitments), len(commitments))
+            self._check_pile_made(msg.source_commitments)
         for position, commitment in enumerate(commitments):
             self.where[commitment] = (msg.deck_number, position)
         slots = [(msg.deck_number, position) for position in range(len(commitments))]
@@ -220,6 +374,53 @@ class Verifier:
         state.piles.append(commitments)
         state.roots.append(msg.merkle_root)
         state.sources.append(list(msg.source_commitments))
+
+    def _check_pile_made(self, sources: Iterable[bytes]) -> None:
+        """T5 and S4 (7.1 step 6): a later pile is made from exactly the cards the rules shuffle."""
+        state = self._round()
+        if self.last_kind == "first_card_returned":
+            due = {state.piles[deck][position] for deck, position in self.queue} | {self.returned}
+        elif self.last_kind == "pile_reshuffled" and self.rebuild is not None:
+            due = self.rebuild[0]
+        else:
+            raise WrongRebuild(f"a later pile came after {self.last_kind or 'nothing'}, not after a "
+                               "PileReshuffled or FirstCardReturned")
+        if set(sources) != due:
+            raise WrongRebuild(f"the new pile was shuffled from {len(set(sources))} card(s), not the {len(due)} "
+                               "the rules put into it")
+        self._ok("later pile made from exactly the cards the rules shuffle")
+
+    def _on_pile_reshuffled(self, msg: events_pb2.PileReshuffled) -> None:
+        """T5: every discard but the top card (under `take_back`, while the top Wild Draw Four may still
+        be taken back, but the top two) goes into the new pile, and `draw_pile_size` says how many."""
+        if self.current is None:
+            return
+        keeps = [1, 2] if self._may_take_back() else [1]
+        sources = next((self.discard[:-keep] for keep in keeps if len(self.discard[:-keep]) == msg.draw_pile_size),
+                       None)
+        if not sources:
+            raise WrongRebuild(
+                f"a rebuilt pile of {msg.draw_pile_size} card(s), but the discards under the top card are "
+                f"{max(len(self.discard) - 1, 0)}")
+        self.rebuild = (set(sources), set(self.queue))
+
+    def _may_take_back(self) -> bool:
+        """B3 `take_back`: the card under a Wild Draw Four on top stays with it while a challenge may
+        still take it back (the verifier allows it whenever a Wild Draw Four is on top)."""
+        return (self.bluff_penalty == rules_pb2.BLUFF_PENALTY_TAKE_BACK and self.top is not None
+                and self.top.rank is RankCode.WILD_DRAW_FOUR)
+
+    def _check_pile_drawn(self) -> None:
+        """After a draw (T5): a pile rebuilt during it came once the old one was drawn to its end, and a
+        pile drawn to its end was rebuilt if the discards allowed it."""
+        if self.rebuild is not None:
+            old, self.rebuild = self.rebuild[1], None
+            if old & set(self.queue):
+                raise WrongRebuild("the draw pile was rebuilt before its last card was drawn")
+        if not self.queue and len(self.discard) > (2 if self._may_take_back() else 1):
+            raise WrongRebuild(f"the draw pile ran out with {len(self.discard) - 1} discard(s) under the top card, "
+                               "and was not rebuilt")
+        self._ok("draw pile rebuilt exactly when it ran out")
 
     def _check_sources(self, sources: list[bytes], size: int) -> None:
         """A later pile is shuffled from cards on the discard pile or still undrawn, never from a hand."""
@@ -280,11 +481,27 @@ class Verifier:
                     committed_card=cards_behind.get(commitment, opening.card),
                 )
         self._ok("card seen is the recomputed card", len(state.openings))
+        for verdict in state.verdicts:
+            hand = [cards_behind[c] for c in verdict.held]
+            guilty = is_unfair(hand, color_in_force=verdict.color, top=verdict.top, rule=self.rule)
+            if guilty != verdict.claimed_guilty:
+                raise FalseVerdict(
+                    f"event {verdict.number}: seat {verdict.accused}'s Wild Draw Four was ruled "
+                    f"{'guilty' if verdict.claimed_guilty else 'not guilty'}, but the hand it was played from, "
+                    f"opened by the revealed seed, makes it {'guilty' if guilty else 'not guilty'}",
+                    claimed_guilty=verdict.claimed_guilty, recomputed_guilty=guilty)
+        self._ok("challenge verdict recomputed from the revealed hand", len(state.verdicts))
+        for window_id, tie_seed in state.tie_seeds:
+            if derive_seed(round_seed, "race", window_id) != tie_seed:
+                raise WrongRuling(f"window {window_id}'s tie seed is not derive_seed(round_seed, \"race\", "
+                                  f"{window_id}) of round {state.number}")
+        self._ok("race tie seed derived from the round seed", len(state.tie_seeds))
         state.revealed = True
         self.revealed.update(openings)
         self.notes.append(
             f"round {state.number}: seed opens its commitment; {len(state.piles)} pile(s) recomputed, roots match; "
-            f"{len(state.openings)} card(s) seen match; {len(seats)} seat(s) contributed entropy"
+            f"{len(state.openings)} card(s) seen match; {len(seats)} seat(s) contributed entropy; "
+            f"{len(state.verdicts)} challenge verdict(s) recomputed"
         )
 
     # ---------------------------------------------------------------------------------- cards
@@ -332,11 +549,7 @@ class Verifier:
         if slot in self._round().used:
             raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} was dealt twice", commitment=commitment)
         self._round().used.add(slot)
-        if dealing:  # S3: the hands are dealt from the top of the deck (one at a time, in some seat order)
-            if self.deal_slots is None:
-                self.deal_slots = set(list(self.queue)[: self._deal_size])
-            if slot not in self.deal_slots:
-                raise UnknownCommitment(f"pile {slot[0]} position {slot[1]} is not among the top cards dealt")
+        if dealing:  # S3: the position was checked against the dealing order (`_on_cards_dealt`)
             self.queue.remove(slot)
         elif not self.queue or self.queue[0] != slot:
             top = self.queue[0] if self.queue else None
@@ -362,14 +575,26 @@ class Verifier:
             self.color = card.color
 
     def _on_round_started(self, msg: events_pb2.RoundStarted) -> None:
-        self._deal_size = 7 * len(msg.seats_in_play)  # S3: seven cards each
-        self.deal_slots = None
+        # S3: one card at a time, from the dealer's left (the next seat up, wrapping round) to the dealer
+        span = max([*msg.seats_in_play, msg.dealer_seat]) + 1
+        self.deal_order = sorted(msg.seats_in_play, key=lambda seat: (seat - msg.dealer_seat - 1) % span)
 
     def _on_cards_dealt(self, msg: events_pb2.CardsDealt) -> None:
         if self.current is None:
             return  # a host without commitments
+        seats = len(self.deal_order)
         for hand in msg.hands:
+            if hand.seat not in self.deal_order:
+                raise SteeredDeal(f"seat {hand.seat} was dealt a hand but is not in the round")
+            first = self.deal_order.index(hand.seat)
+            due = [(0, first + k * seats) for k in range(HAND_SIZE)]
+            got = [(ref.deck_number, ref.position) for ref in hand.cards]
+            if got != due:
+                raise SteeredDeal(
+                    f"seat {hand.seat}, number {first + 1} from the dealer's left, was dealt deck positions "
+                    f"{[p for _, p in got]}; the deal gives it {[p for _, p in due]}")
             self.held[hand.seat] = [self._draw(ref, dealing=True) for ref in hand.cards]
+            self._ok("hand dealt from the positions the dealing order gives its seat")
 
     def _on_first_card_turned(self, msg: events_pb2.FirstCardTurned) -> None:
         if self.current is None or not msg.card.commitment:
@@ -386,12 +611,22 @@ class Verifier:
     def _on_first_card_returned(self, msg: events_pb2.FirstCardReturned) -> None:
         if self.current is None or not msg.card.commitment:
             return
-        self._draw_public(msg.card)  # it goes back into the pile the next DeckCommitted shuffles
+        self.returned = self._draw_public(msg.card)  # back into the pile the next DeckCommitted shuffles
 
     def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
+        owed = self.penalty
+        if owed is not None and msg.reason == owed.reason:
+            self.penalty = None
+            if msg.seat != owed.seat or msg.count + msg.forgiven != owed.cards or owed.take_back:
+                raise WrongPenalty(
+                    f"the challenge's verdict owes seat {owed.seat} {owed.cards} card(s)"
+                    f"{' and its Wild Draw Four back' if owed.take_back else ''}; seat {msg.seat} drew "
+                    f"{msg.count} (+{msg.forgiven} forgiven)")
+            self._ok("challenge penalty drawn as the verdict and the rules owe it")
         if self.current is None:
             return
         self.held.setdefault(msg.seat, []).extend(self._draw(ref) for ref in msg.cards if ref.commitment)
+        self._check_pile_drawn()
 
     def _on_cards_played(self, msg: events_pb2.CardsPlayed) -> None:
         if self.current is None or not msg.cards or not msg.cards[0].commitment:
@@ -411,6 +646,11 @@ class Verifier:
             self.discard.append(commitment)
         self._set_top(msg.cards[-1])
 
+    def _on_draw_obligation_changed(self, msg: events_pb2.DrawObligationChanged) -> None:
+        if msg.HasField("obligation"):
+            ob = msg.obligation
+            self.obligation = (ob.amount, ob.target_seat, ob.setter_seat)
+
     def _on_color_chosen(self, msg: events_pb2.ColorChosen) -> None:
         self.color = ColorCode(msg.color)
 
@@ -422,6 +662,8 @@ class Verifier:
             raise UnknownCommitment("the card taken back is not the top of the discard pile", commitment=commitment)
         self.discard.pop()
         self.held.setdefault(msg.seat, []).append(commitment)
+        if self.penalty is not None and self.penalty.take_back and msg.seat == self.penalty.seat:
+            self.penalty.take_back = False
         if self.bluff is not None:  # B3: the top card and colour from before the Wild Draw Four again
             self.color, self.top = self.bluff[2], self.bluff[3]
 
@@ -478,6 +720,7 @@ class Verifier:
         """A forfeit mid-round: the seat's whole hand goes under the draw pile, in the order listed (drawn
         first to last), and a five swap it was part of is cut short (H11): the card held aside goes back
         to its giver, or onto the top of the draw pile if the giver is the one who left."""
+        self.eliminated.add(msg.seat)
         if self.current is None or not msg.returned_cards:
             return  # out by score once a round ended, or between rounds: no card moves (a forfeit that
             # hid its cards is caught at RoundEnded, where the seat's hand shows less than it holds)
@@ -509,6 +752,46 @@ class Verifier:
             if self.current is not None and ref.commitment:
                 self._held(msg.seat, ref, need_opening=True)
 
+    # ---------------------------------------------------------------------------------- races
+
+    def _on_reaction_window_closed(self, msg: events_pb2.ReactionWindowClosed) -> None:
+        """10.6: a ruling published in full is checked against its own figures; the arrival and send
+        times and the round trips in it remain the host's measurements."""
+        if not msg.reactions or not msg.HasField("tie_tolerance"):
+            return  # closed without a ruling, or recorded before rulings were published in full
+        if self.current is not None:
+            self._round().tie_seeds.append((msg.window_id, msg.tie_seed))
+        cap, tolerance = _ns(msg.max_latency_forgiven), _ns(msg.tie_tolerance)
+        duration = _ns(msg.duration) if msg.HasField("duration") else None
+        lates = [reaction.late for reaction in msg.reactions]
+        if lates != sorted(lates):
+            raise WrongRuling(f"window {msg.window_id}: a late answer is listed before a ranked one")
+        for reaction in msg.reactions:
+            took, forgiven = _ns(reaction.reaction_time), _ns(reaction.latency_forgiven)
+            if forgiven > cap + 1:
+                raise WrongRuling(f"window {msg.window_id}: seat {reaction.seat} was forgiven {forgiven} ns, above "
+                                  f"the cap of {cap} ns")
+            if reaction.HasField("send_time"):
+                taken = _ns(reaction.receive_time) - _ns(reaction.send_time)
+                if abs(taken - 2 * forgiven - took) > _ROUNDING_NS:
+                    raise WrongRuling(
+                        f"window {msg.window_id}: seat {reaction.seat}'s answer took {taken} ns, less twice the "
+                        f"{forgiven} ns forgiven is not its reaction time of {took} ns")
+            if duration is not None and (took > duration + 1 if not reaction.late else took < duration - 1):
+                raise WrongRuling(f"window {msg.window_id}: seat {reaction.seat} reacted in {took} ns of a {duration} "
+                                  f"ns window, but is {'' if reaction.late else 'not '}listed late")
+            if duration is None and reaction.late:
+                raise WrongRuling(f"window {msg.window_id} has no duration, yet seat {reaction.seat} is late")
+        ranked = [reaction for reaction in msg.reactions if not reaction.late]
+        if len(msg.tie_seed) != 32:
+            raise WrongRuling(f"window {msg.window_id}'s tie seed is {len(msg.tie_seed)} bytes, not 32")
+        due = tie_order([(r.seat, _ns(r.reaction_time)) for r in ranked], seed=msg.tie_seed, tie_tolerance_s=tolerance)
+        if [(r.seat, r.tie_group) for r in ranked] != due:
+            raise WrongRuling(
+                f"window {msg.window_id}: the answers are ranked {[(r.seat, r.tie_group) for r in ranked]}, but their "
+                f"reaction times, the tie tolerance and the tie seed rank them {due} (seat, tie group)")
+        self._ok("race ruling follows from its published figures")
+
     # ---------------------------------------------------------------------------------- the challenge
 
     def _on_hand_revealed(self, msg: events_pb2.HandRevealed) -> None:
@@ -528,6 +811,41 @@ class Verifier:
         self.pending_reveal = (msg.hand.seat, openings)
 
     def _on_challenge_resolved(self, msg: events_pb2.ChallengeResolved) -> None:
+        self._check_challenger_reveal(msg)
+        self._check_penalty(msg)
+        if self.current is not None and self.bluff is not None and self.bluff[0] == msg.accused_seat:
+            seat, held, color, top, _ = self.bluff
+            self._round().verdicts.append(_Verdict(self.number, seat, held, color, top, msg.guilty))
+
+    def _check_penalty(self, msg: events_pb2.ChallengeResolved) -> None:
+        """B3-B5: who pays and how much follows from the verdict, the obligation the Wild Draw Four left
+        open (the chain's total under stacking) and the table's `bluff_penalty`."""
+        if self.obligation is None:
+            raise WrongPenalty("a challenge was resolved with no draw obligation open")
+        amount, target, setter = self.obligation
+        self.obligation = None
+        if (msg.challenger_seat, msg.accused_seat) != (target, setter):
+            raise WrongPenalty(
+                f"seat {msg.challenger_seat} challenged seat {msg.accused_seat}, but the open obligation was "
+                f"set by seat {setter} on seat {target}")
+        if msg.bluff_penalty != self.bluff_penalty:
+            raise WrongPenalty(f"the challenge names bluff penalty {msg.bluff_penalty}, the table's is "
+                               f"{self.bluff_penalty}")
+        if msg.guilty:
+            seat = msg.accused_seat
+            cards = amount + (BLUFF_EXTRA if self.bluff_penalty == rules_pb2.BLUFF_PENALTY_DRAW_SIX else 0)
+            reason = events_pb2.DRAW_REASON_BLUFF_CAUGHT
+        else:
+            seat, cards, reason = msg.challenger_seat, amount + BLUFF_EXTRA, events_pb2.DRAW_REASON_CHALLENGE_LOST
+        if (msg.penalized_seat, msg.penalty_cards) != (seat, cards):
+            raise WrongPenalty(
+                f"a {'guilty' if msg.guilty else 'not guilty'} verdict on an obligation of {amount} makes seat "
+                f"{seat} draw {cards}; the host says seat {msg.penalized_seat} draws {msg.penalty_cards}")
+        take_back = msg.guilty and self.bluff_penalty == rules_pb2.BLUFF_PENALTY_TAKE_BACK
+        self.penalty = _Penalty(seat, cards, reason, take_back)
+        self._ok("challenge penalty follows from the verdict and the rules")
+
+    def _check_challenger_reveal(self, msg: events_pb2.ChallengeResolved) -> None:
         pending, self.pending_reveal = self.pending_reveal, None
         if pending is None or self.bluff is None:
             return

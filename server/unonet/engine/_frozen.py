@@ -6,23 +6,32 @@ plays on every house-rule turn, so that is most of their cost. The slot's own de
 value for about half as much. `fast_init` swaps in an `__init__` that does only that; everything else
 the dataclass made stays: frozen (`__setattr__` still refuses), `__eq__`, `__hash__`, `__repr__`,
 `__match_args__`, pickling and `dataclasses.replace`.
+
+It is called on the finished classes at the end of their module, never as a class decorator: mypyc
+compiles a dataclass with no other decorator into a native class (whose own `__init__` is already C),
+and a decorator it does not know would make every event a plain Python class under the native `Event`
+base, which it refuses. On a compiled class `fast_init` changes nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar, cast
-
-T = TypeVar("T")
+from typing import Any, cast
 
 
-def fast_init(cls: type[T]) -> type[T]:
-    """Give frozen, slotted dataclass `cls` an `__init__` with the same parameters, order and defaults
-    that stores each field through its slot descriptor.
+def fast_init(*classes: type) -> None:
+    """Give each frozen, slotted dataclass of `classes` an `__init__` with the same parameters, order and
+    defaults that stores each field through its slot descriptor; leave a class mypyc compiled as it is.
 
     Raises TypeError for a class this does not fit: not a frozen slotted dataclass, or one with a
     field outside `__init__`, a default factory or a `__post_init__` (the generated code would skip them).
     """
+    for cls in classes:
+        if "__mypyc_attrs__" not in cls.__dict__:  # a native class of the compiled build: its init is C
+            _fast_init(cls)
+
+
+def _fast_init(cls: type) -> None:
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} is not a frozen, slotted dataclass")
@@ -46,6 +55,5 @@ def fast_init(cls: type[T]) -> type[T]:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__annotations__ = dict(cls.__init__.__annotations__)
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
+    init.__annotations__ = dict(cls.__dict__["__init__"].__annotations__)
+    setattr(cls, "__init__", init)  # noqa: B010 (mypy refuses assigning a method)

@@ -8,7 +8,6 @@ from unonet.engine._frozen import fast_init
 from unonet.engine.cards import Card, Color
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """Play one card, or several at once (H4 runs, H5 multi-play), optionally calling UNO (U1).
@@ -25,7 +24,6 @@ class Play:
         return self.cards[0]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ChooseColor:
     """Name the colour after playing a black card (T9, T10)."""
@@ -34,7 +32,6 @@ class ChooseColor:
     color: Color
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Draw:
     """Draw a card on one's turn (T3, T4), or accept an open draw obligation (T8, T10)."""
@@ -42,7 +39,6 @@ class Draw:
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Pass:
     """Keep the card just drawn instead of playing it (T3), or decline the card swap after a 5 (H11)."""
@@ -50,7 +46,6 @@ class Pass:
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CallUno:
     """Call UNO after playing one's second-to-last card (U1)."""
@@ -58,7 +53,6 @@ class CallUno:
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CatchUno:
     """Catch a player who holds one card and has not called UNO (U2, U4)."""
@@ -67,7 +61,6 @@ class CatchUno:
     target: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Challenge:
     """Challenge the Wild Draw Four one must answer (B1)."""
@@ -75,7 +68,6 @@ class Challenge:
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ChooseSwapTarget:
     """Pick whom to swap hands with after playing a 7 (H10)."""
@@ -84,7 +76,6 @@ class ChooseSwapTarget:
     target: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class FiveSwap:
     """After playing a 5, give one card to another player, who then gives one back (H11)."""
@@ -94,7 +85,6 @@ class FiveSwap:
     card: Card
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class GiveCard:
     """The five-swap target's card given back (H11)."""
@@ -103,7 +93,6 @@ class GiveCard:
     card: Card
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class React:
     """Answer a reaction window that everyone must answer: a UNO slap (U5) or a Sound Wild (H12)."""
@@ -112,12 +101,16 @@ class React:
     window: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Chat:
     """A message in the table chat; the engine sees only that it was said (H14)."""
 
     seat: int
+
+
+fast_init(
+    Play, ChooseColor, Draw, Pass, CallUno, CatchUno, Challenge, ChooseSwapTarget, FiveSwap, GiveCard, React, Chat
+)
 
 
 Action = (

@@ -88,7 +88,14 @@ class Card:
         try:
             return _INTERNED[(color, rank)]
         except (KeyError, TypeError):
-            raise ValueError(f"no such card: {getattr(color, 'value', color)} {getattr(rank, 'value', rank)}") from None
+            if not _INTERNING:  # every card exists by now
+                raise ValueError(
+                    f"no such card: {getattr(color, 'value', color)} {getattr(rank, 'value', rank)}"
+                ) from None
+        # Only while this module builds `_INTERNED`. Inside `__new__` mypyc turns this call into its own
+        # allocation (anywhere else a native class refuses `object.__new__`); not `super()`, which a
+        # slotted dataclass's rebuilt class breaks.
+        return object.__new__(cls)
 
     def __post_init__(self) -> None:
         if (self.color is Color.BLACK) != (self.rank in BLACK_RANKS):
@@ -154,15 +161,11 @@ _POINTS: dict[Rank, int] = {
 }
 
 
-def _intern(color: Color, rank: Rank) -> Card:
-    card = object.__new__(Card)
-    Card.__init__(card, color, rank)
-    return card
-
-
+_INTERNING = True
 _INTERNED: dict[tuple[Color, Rank], Card] = {}
-_INTERNED.update({(c, r): _intern(c, r) for c in PLAYABLE_COLORS for r in (*NUMBER_RANKS, *ACTION_RANKS)})
-_INTERNED.update({(Color.BLACK, r): _intern(Color.BLACK, r) for r in BLACK_RANKS})
+_INTERNED.update({(c, r): Card(c, r) for c in PLAYABLE_COLORS for r in (*NUMBER_RANKS, *ACTION_RANKS)})
+_INTERNED.update({(Color.BLACK, r): Card(Color.BLACK, r) for r in BLACK_RANKS})
+_INTERNING = False
 
 
 def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[Card]:

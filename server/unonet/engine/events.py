@@ -50,7 +50,6 @@ class WindowKind(Enum):
     SKIP_ESCAPE = "skip_escape"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Window:
     """An open reaction window: who may answer, and whether play waits for it to close.
@@ -77,7 +76,6 @@ class Event:
         return self
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class DealerChosen(Event):
     """S2: each draw made to choose the dealer, in order, and who deals."""
@@ -86,7 +84,6 @@ class DealerChosen(Event):
     dealer: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class RoundStarted(Event):
     round_no: int
@@ -94,7 +91,6 @@ class RoundStarted(Event):
     seats: tuple[int, ...]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Dealt(Event):
     """S3: a seat's hand. Others learn only how many cards it holds. `dealer` dealt it; `draw_pile` is
@@ -112,13 +108,11 @@ class Dealt(Event):
         return Dealt(self.seat, self.count, (), self.dealer, self.draw_pile)  # not replace(): per seat, per render
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class FirstCardTurned(Event):
     card: Card
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class FirstCardReturned(Event):
     """S4: a first card that cannot start the pile went back into the draw pile."""
@@ -126,7 +120,6 @@ class FirstCardReturned(Event):
     card: Card
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Played(Event):
     """Cards that landed on the pile. `hand_size` is the player's hand afterwards; `called_uno` says the
@@ -141,14 +134,12 @@ class Played(Event):
     window: int = 0
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ColorChosen(Event):
     seat: int
     color: Color
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
     """Cards taken from the draw pile. Only the drawer sees their faces. `hand_size` is the drawer's hand
@@ -167,7 +158,6 @@ class Drew(Event):
         return Drew(self.seat, self.count, self.reason, (), self.hand_size, self.forgiven)  # as Dealt's
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class DrawnCardKept(Event):
     """T3: the player kept the card it drew (Pass) and its turn ends."""
@@ -175,7 +165,6 @@ class DrawnCardKept(Event):
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Reshuffled(Event):
     """T5: the discards under the top card became the new draw pile."""
@@ -183,25 +172,21 @@ class Reshuffled(Event):
     count: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Skipped(Event):
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class DirectionChanged(Event):
     direction: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class DrawObligation(Event):
     """An open draw obligation: `target` must draw `amount` (or answer it, where the rules allow).
@@ -216,13 +201,11 @@ class DrawObligation(Event):
     challengeable: bool = False
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class UnoCalled(Event):
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class UnoCaught(Event):
     catcher: int
@@ -230,7 +213,6 @@ class UnoCaught(Event):
     penalty: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class FalseCatch(Event):
     """U4: a catch of someone who was not catchable."""
@@ -240,7 +222,6 @@ class FalseCatch(Event):
     penalty: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Challenged(Event):
     """B3/B4: the verdict, which everyone sees: who pays `penalty` cards, under the table's rule."""
@@ -252,7 +233,6 @@ class Challenged(Event):
     bluff_penalty: BluffPenalty = BluffPenalty.DRAW_FOUR
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class HandRevealed(Event):
     """B2: the accused hand as it was when the Wild Draw Four was played, for the challenger only."""
@@ -265,7 +245,6 @@ class HandRevealed(Event):
         return self if seat == self.to_seat else None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CardTakenBack(Event):
     """B3 `take_back`: the bluffed Wild Draw Four went back to its player; `top` and `color` are in
@@ -277,7 +256,6 @@ class CardTakenBack(Event):
     color: Color | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class HandsRotated(Event):
     """H10 zero: every hand moved one seat in the direction of play. Each seat sees its own new hand."""
@@ -290,7 +268,6 @@ class HandsRotated(Event):
         return self if hidden == self.hands else dataclasses.replace(self, hands=hidden)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class HandsSwapped(Event):
     """H10 seven: two seats swapped hands; each sees the hand it received."""
@@ -308,7 +285,6 @@ class HandsSwapped(Event):
         )
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SwapOffered(Event):
     """H11: the player of a 5 gave a card; only the two seats see it."""
@@ -321,7 +297,6 @@ class SwapOffered(Event):
         return self if seat in (self.seat, self.target) else dataclasses.replace(self, card=None)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CardsExchanged(Event):
     """H11: the five-swap completed; only the two seats see the cards."""
@@ -337,13 +312,11 @@ class CardsExchanged(Event):
         return dataclasses.replace(self, given=None, received=None)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class WindowOpened(Event):
     window: Window
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class WindowClosed(Event):
     """A window closed; `order` is the ruling (reactions in the order they were applied)."""
@@ -354,7 +327,6 @@ class WindowClosed(Event):
     kind: WindowKind | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class RaceLost(Event):
     """A reaction that arrived after its window had been decided: no effect, no penalty."""
@@ -363,7 +335,6 @@ class RaceLost(Event):
     window: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class WrongJumpIn(Event):
     """H6: a jump-in the rules do not allow; the card stays in hand and the jumper pays cards or points."""
@@ -374,7 +345,6 @@ class WrongJumpIn(Event):
     penalty_points: int = 0
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class IllegalPlay(Event):
     """H15: a card that did not match went back to the hand."""
@@ -383,7 +353,6 @@ class IllegalPlay(Event):
     card: Card
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class PenaltyPoints(Event):
     """H6: points charged outside the round's scoring; `total` is the match total counting them (the
@@ -394,7 +363,6 @@ class PenaltyPoints(Event):
     total: int = 0
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SilenceStarted(Event):
     """H14: a 2 was played; nobody may chat until its player plays again."""
@@ -402,7 +370,6 @@ class SilenceStarted(Event):
     seat: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class RoundEnded(Event):
     """P1–P3: the round's winner, each seat's points this round and the match totals after it."""
@@ -415,7 +382,6 @@ class RoundEnded(Event):
     eliminated: tuple[int, ...] = ()  # the seats out of the match once this round is scored
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class PlayerEliminated(Event):
     """A seat out of the match; `total` is its final total (the match fills it).
@@ -434,10 +400,48 @@ class PlayerEliminated(Event):
         return self if seat == self.seat or not self.returned else dataclasses.replace(self, returned=())
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MatchEnded(Event):
     winners: tuple[int, ...]
     totals: tuple[int, ...]
     reason: MatchEndReason = MatchEndReason.TARGET_SCORE
     eliminated: tuple[int, ...] = ()  # the seats out of the match (elimination, forfeits)
+
+
+fast_init(
+    Window,
+    DealerChosen,
+    RoundStarted,
+    Dealt,
+    FirstCardTurned,
+    FirstCardReturned,
+    Played,
+    ColorChosen,
+    Drew,
+    DrawnCardKept,
+    Reshuffled,
+    Skipped,
+    DirectionChanged,
+    TurnStarted,
+    DrawObligation,
+    UnoCalled,
+    UnoCaught,
+    FalseCatch,
+    Challenged,
+    HandRevealed,
+    CardTakenBack,
+    HandsRotated,
+    HandsSwapped,
+    SwapOffered,
+    CardsExchanged,
+    WindowOpened,
+    WindowClosed,
+    RaceLost,
+    WrongJumpIn,
+    IllegalPlay,
+    PenaltyPoints,
+    SilenceStarted,
+    RoundEnded,
+    PlayerEliminated,
+    MatchEnded,
+)

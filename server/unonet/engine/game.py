@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from unonet.engine import events as ev
 from unonet.engine._frozen import fast_init
@@ -83,11 +83,12 @@ SEVEN_O_RANKS = (Rank.ZERO, Rank.SEVEN)
 
 
 Shuffle = Callable[[list[Card], str], None]
+T = TypeVar("T")
 
 _BIT_LENGTHS: Final = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` for piles up to 255 cards
 
 
-def shuffle_like_random(rng: random.Random, cards: list[Card]) -> None:
+def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
     """`rng.shuffle(cards)`, draw for draw and swap for swap, at twice the speed for a plain `Random`.
 
     CPython's `Random.shuffle` swaps each position from the last down with one
@@ -142,7 +143,6 @@ def _with_hand_size(key: int, hand_size: int) -> int | None:
     return hand_size << 11 | key if hand_size < 128 else None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class BluffRecord:
     """What a Wild Draw Four challenge needs (B2–B5), captured when the card was played."""
@@ -152,6 +152,9 @@ class BluffRecord:
     is_fair: bool
     card: Card
     previous_color: Color | None
+
+
+fast_init(BluffRecord)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +184,8 @@ class MidPlay:
     `pending_swap` = giver, target, the card held aside; `current` is then the giver) giving a card
     back. `windows` are the open non-blocking windows (UNO catches, jump-ins, skip escapes): a
     blocking one cannot be set up. `next_window_id` is above every window id the round has used.
+    With a MidPlay, the position's draw obligation may be back at its own setter (H3: a Reverse sent
+    it back).
     """
 
     phase: Phase = Phase.TURN
@@ -269,6 +274,7 @@ class Game:
         deck: Sequence[Card] | None = None,
         shuffle: Shuffle | None = None,
         first_window_id: int = 1,
+        _blank: bool = False,
     ) -> None:
         """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
 
@@ -280,8 +286,15 @@ class Game:
         passes its own, derived from the committed seed.
 
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
+
+        `_blank` (for `from_position` and `copy`, which fill the state in themselves) deals nothing and
+        leaves the piles empty: a compiled `Game` is made only through its `__init__`, never
+        `object.__new__`.
         """
         self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
+        self.draw_pile: list[Card] = []  # the top of the pile is the end of the list
+        if _blank:
+            return
         if first_window_id < 1:
             raise MalformedAction(f"window ids start at 1, not {first_window_id}", reason="BAD_POSITION")
         self._next_window = first_window_id
@@ -294,7 +307,7 @@ class Game:
             self.shuffle(cards, "deal")
         else:
             cards = list(deck)
-        self.draw_pile: list[Card] = cards[::-1]  # the top of the pile is the end of the list
+        self.draw_pile = cards[::-1]
         self._deal()
 
     @classmethod
@@ -330,8 +343,7 @@ class Game:
                 raise MalformedAction(
                     f"{name} seat {seat} is not one of seats 0 to {len(hands) - 1}", reason="BAD_POSITION"
                 )
-        game = cls.__new__(cls)
-        game._init_state(ruleset, len(hands), rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
+        game = cls(ruleset, len(hands), rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play, _blank=True)
         game.hands = [list(hand) for hand in hands]
         game.draw_pile = list(draw_pile)[::-1]
         game.discard = list(discard)
@@ -345,22 +357,23 @@ class Game:
         game.current = current
         game.first_card_on_top = False
         if obligation is not None:
-            game._check_position_obligation(obligation)
+            game._check_position_obligation(obligation, back_at_setter=mid_play is not None)
             game._set_obligation(dataclasses.replace(obligation))
         if mid_play is not None:
             game._set_mid_play(mid_play)
         game._emit(ev.TurnStarted(current))
         return game
 
-    def _check_position_obligation(self, obligation: Obligation) -> None:
-        """`from_position`: an open obligation falls on the seat to act and was set by another seat."""
+    def _check_position_obligation(self, obligation: Obligation, *, back_at_setter: bool) -> None:
+        """`from_position`: an open obligation falls on the seat to act and was set by another seat, or
+        (`back_at_setter`, a position mid-play) by that seat itself, a Reverse having sent it back (H3)."""
         if obligation.target != self.current:
             raise MalformedAction(
                 f"the obligation's target {obligation.target} must be the seat to act ({self.current})",
                 reason="BAD_POSITION",
             )
         setter = obligation.setter
-        if not (0 <= setter < self.num_players) or setter == obligation.target:
+        if not (0 <= setter < self.num_players) or (setter == obligation.target and not back_at_setter):
             raise MalformedAction(f"the obligation's setter {setter} is not another seat", reason="BAD_POSITION")
         if obligation.amount < 1 or obligation.kind not in (DRAW_TWO, WILD_DRAW_FOUR, BLANK):
             raise MalformedAction(
@@ -676,7 +689,7 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy for bots that search; the copy's random stream continues the same way."""
-        clone = object.__new__(Game)
+        clone = _blank_copy(self)
         for name in _COPY_SHALLOW:
             setattr(clone, name, getattr(self, name))
         # Not random.Random(): its constructor seeds itself from os.urandom first, half of a copy's cost.
@@ -1974,6 +1987,13 @@ class Game:
 
     def _emit(self, event: Event) -> None:
         self._out.append(event)
+
+
+def _blank_copy(game: Game) -> Game:
+    """An empty `Game` of `game`'s table for `copy` to fill: built through `__init__`, as a compiled
+    class must be. Every seat in play, so that no check can refuse it (a copy may be of a round whose
+    dealer has forfeited): `copy` then copies the seats in play."""
+    return Game(game.ruleset, game.num_players, game.rng, dealer=game.dealer, _blank=True)
 
 
 _COPY_SHALLOW = (

@@ -138,7 +138,7 @@ class Match:
         stream that continues the same way (so the copy deals its next round as this match would)."""
         clone = object.__new__(Match)
         clone.__dict__.update(self.__dict__)
-        clone.rng = random.Random()
+        clone.rng = random.Random.__new__(random.Random)  # not Random(): it seeds from os.urandom first
         clone.rng.setstate(self.rng.getstate())
         clone.totals = list(self.totals)
         clone.eliminated = set(self.eliminated)

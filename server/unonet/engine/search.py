@@ -8,6 +8,13 @@ validating, event-emitting `Game.apply` stays the host's path; `step` reaches th
 list, most of them shared values rather than new ones; leaving them out altogether is the hot core's
 work, one rule at a time in its one place).
 
+One search iteration, for the seat `me` that must decide in `game` (a `Game` it holds, or the one
+`unonet.wire.knowledge.SeatTracker.position` reads from its view)::
+
+    dealt = determinize(game, knowledge, rng)  # the unseen cards dealt at random; `game` is untouched
+    dealt.step(candidate)                      # an action from legal_actions(dealt, me)
+    result = playout(dealt, rng)               # the round to its end: result.winner, result.points
+
 The built-in playout policy is RLCard's random player, so its speed compares with RLCard's raw loop
 (bench/engine.py): the seat the game waits for picks uniformly among the `Play`s it may make (UNO-calling
 variants included, as `legal_actions` lists them), or among everything listed when it has none (Draw,
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from unonet.engine._members import ROUND_OVER, RUN_CUT_WINDOW
@@ -71,7 +78,7 @@ class Knowledge:
 
     seat: int
     known: tuple[tuple[Card, ...], ...] = ()
-    excluded: tuple[frozenset[Card], ...] = field(default=())
+    excluded: tuple[frozenset[Card], ...] = ()
 
 
 def settle_blocking(game: Game, rng: random.Random) -> None:
@@ -79,7 +86,8 @@ def settle_blocking(game: Game, rng: random.Random) -> None:
 
     An UNO slap or Sound Wild window (U5, H12): every eligible seat reacts, in a random order, so the
     slowest draws (the last reaction closes the window). A run-cut window (H4): the one seat that may cut
-    picks uniformly among its cuts and letting the run land. Needs a blocking window open.
+    picks uniformly among its cuts and letting the run land (closing the window unanswered). Needs a
+    blocking window open.
     """
     window = next(w for w in game.windows.values() if w.is_blocking)
     if window.kind is RUN_CUT_WINDOW:
@@ -91,7 +99,8 @@ def settle_blocking(game: Game, rng: random.Random) -> None:
         else:
             game.close_window(window.id)
         return
-    seats = [seat for seat in window.eligible if seat not in game.reacted(window.id)]
+    reacted = game.reacted(window.id)
+    seats = [seat for seat in window.eligible if seat not in reacted]
     rng.shuffle(seats)
     for seat in seats:
         game.step(React(seat, window.id))

@@ -145,3 +145,62 @@ class FalseVerdict(VerificationError):
         super().__init__(message)
         self.claimed_guilty = claimed_guilty
         self.recomputed_guilty = recomputed_guilty
+
+
+class WrongPenalty(VerificationError):
+    """A challenge's penalty is not what the verdict, the open draw obligation and the table's
+    `bluff_penalty` make it (B3-B5): the wrong seat pays, the wrong number of cards is announced or
+    drawn, or a guilty `take_back` seat keeps its Wild Draw Four."""
+
+    default_reason = "WRONG_PENALTY"
+
+
+class SteeredDeal(VerificationError):
+    """A seat was dealt a position of the deck the dealing order (one card at a time, from the dealer's
+    left) does not give it."""
+
+    default_reason = "STEERED_DEAL"
+
+
+class ExcludedSeat(VerificationError):
+    """A seat the public record shows in the match and connected (or played by a bot) when a shuffle
+    began was not asked for its entropy."""
+
+    default_reason = "EXCLUDED_SEAT"
+
+
+class RepeatedShuffle(VerificationError):
+    """A second shuffle was begun for a round that already had one (an aborted deal: the host could
+    grind for a deck it likes)."""
+
+    default_reason = "REPEATED_SHUFFLE"
+
+
+class DroppedReveal(VerificationError):
+    """The host acknowledged this seat's entropy reveal but dealt without it (or called it a timeout)."""
+
+    default_reason = "DROPPED_REVEAL"
+
+
+class ForkedLog(VerificationError):
+    """The log's hash chain does not reach the head hash another copy of the log showed at that event
+    number: the host showed two receivers different histories, or the log was changed."""
+
+    default_reason = "LOG_FORKED"
+
+
+class WrongRebuild(VerificationError):
+    """A later pile was not made when, or from what, the rules say (T5, S4): a draw pile rebuilt before
+    the old one ran out or not rebuilt once it did, or shuffled from other cards than the discards under
+    the top card (or, for a first card returned, the undrawn pile and that card)."""
+
+    default_reason = "WRONG_REBUILD"
+
+
+class WrongRuling(VerificationError):
+    """A race's published ruling contradicts its own figures (docs/fairness.md 10.6): an order the
+    reaction times, tie tolerance and tie seed do not give, a late flag the duration does not give, a
+    latency forgiven above the cap, a reaction time that is not what the answer took less the round trip
+    forgiven, or a tie seed that is not the round's."""
+
+    default_reason = "WRONG_RULING"

@@ -182,17 +182,9 @@ def order_reactions(
         )
     )
 
-    ranked: list[RulingEntry] = []
-    start, group = 0, 0
-    while start < len(in_time):
-        anchor = in_time[start].reaction_time_s
-        end = start
-        while end < len(in_time) and in_time[end].reaction_time_s - anchor <= tie_tolerance_s:
-            end += 1
-        members = {e.seat: e for e in in_time[start:end]}
-        drawn = shuffled(sorted(members), derive_seed(seed, TIE_LABEL, group))
-        ranked += [replace(members[seat], tie_group=group) for seat in drawn]
-        start, group = end, group + 1
+    by_seat = {e.seat: e for e in in_time}
+    ranked = [replace(by_seat[seat], tie_group=group) for seat, group in
+              tie_order([(e.seat, e.reaction_time_s) for e in in_time], seed=seed, tie_tolerance_s=tie_tolerance_s)]
 
     return Ruling(
         window_opened_at=window_opened_at,
@@ -203,6 +195,30 @@ def order_reactions(
         ranked=tuple(ranked),
         late=late,
     )
+
+
+def tie_order(
+    reactions: Sequence[tuple[int, float]], *, seed: bytes, tie_tolerance_s: float
+) -> list[tuple[int, int]]:
+    """The ranked order of answers in time, from each seat's reaction time (10.5): (seat, tie group)
+    fastest first. What a verifier recomputes from a published ruling.
+
+    Sorted by (reaction time, seat); a group starts at the fastest unplaced answer and takes every answer
+    within `tie_tolerance_s` of it; group g's seats, sorted ascending, are drawn in the order
+    `shuffled(seats, derive_seed(seed, "race-tie", g))`.
+    """
+    in_time = sorted(reactions, key=lambda r: (r[1], r[0]))
+    order: list[tuple[int, int]] = []
+    start, group = 0, 0
+    while start < len(in_time):
+        anchor = in_time[start][1]
+        end = start
+        while end < len(in_time) and in_time[end][1] - anchor <= tie_tolerance_s:
+            end += 1
+        seats = sorted(seat for seat, _ in in_time[start:end])
+        order += [(seat, group) for seat in shuffled(seats, derive_seed(seed, TIE_LABEL, group))]
+        start, group = end, group + 1
+    return order
 
 
 def window_close_time(opened_at: float, duration: float, forgiven_latencies: Iterable[float]) -> float:

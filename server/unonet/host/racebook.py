@@ -71,7 +71,12 @@ PINGS_KEPT = 8  # pings waiting for their arrival report, per seat
 RULED_KEPT = 256  # windows remembered after their ruling, to answer late answers RACE_LOST
 # A ruling entry's "v": 2 rules as the answers applied in order would (Game.resolve_window); entries
 # without it were ruled before that and replay as they were.
-RULING_VERSION = 2
+RULING_VERSION = 3
+APPLIED_IN_ORDER_SINCE = 2
+"""Rulings from version 2 on apply their answers one after another (version 1: `_follow_ups_as_before`)."""
+PUBLISHED_IN_FULL_SINCE = 3
+"""Rulings from version 3 on publish their terms and each copy's send time (docs/fairness.md 10.6); older
+ones replay to the events they produced then."""
 EXCLUSIVE = frozenset({WindowKind.UNO_CATCH, WindowKind.JUMP_IN, WindowKind.RUN_CUT, WindowKind.SKIP_ESCAPE})
 FIRST_ANSWER_STARTS_CLOCK = frozenset({WindowKind.JUMP_IN, WindowKind.SKIP_ESCAPE})
 REACTED_TO = frozenset({WindowKind.UNO_SLAP, WindowKind.SOUND_WILD})  # the windows a React answers
@@ -486,7 +491,7 @@ class RaceBook:
         window_id = entry.window
         ranked, late = entry.answers, entry.late
         commands = {a.seat: [load_action(a.seat, x) for x in a.actions] for a in ranked + late}
-        as_before = entry.version < RULING_VERSION
+        as_before = entry.version < APPLIED_IN_ORDER_SINCE
         game = match.game
         events: list[ev.Event] = []
         if window_id not in game.windows:
@@ -540,20 +545,27 @@ class RaceBook:
         winner of an exclusive window (the first answer in order that neither lost nor was penalised)."""
         ruling = entry.ruling
         answers = {a.seat: a for a in entry.answers + entry.late}
+        full = entry.version >= PUBLISHED_IN_FULL_SINCE
+
+        def sent(seat: int) -> int | None:  # as `ruling_entry` timed the answer
+            return min(entry.sent_ns.get(str(seat), entry.opened_ns), answers[seat].arrived_ns) if full else None
+
         reactions = [
             convert.RuledReaction(
                 seat=ruled["seat"], late=is_late, tie_group=ruled["tie_group"],
                 receive_ns=answers[ruled["seat"]].arrived_ns, forgiven_s=ruled["forgiven_s"],
                 reaction_time_s=ruled["reaction_time_s"], rtt_s=ruled["rtt_s"],
-                claimed_reaction_s=ruled["claimed_reaction_s"],
+                claimed_reaction_s=ruled["claimed_reaction_s"], send_ns=sent(ruled["seat"]),
             )
             for ruled, is_late in [(e, False) for e in ruling["ranked"]] + [(e, True) for e in ruling["late"]]
         ]
+        terms = convert.RulingTerms(ruling["duration_s"], ruling["max_forgiven_s"], ruling["tie_tolerance_s"]) \
+            if full else None
         winner = next((a.seat for a in entry.answers if a.seat not in lost | penalized), None)
         if WindowKind(entry.kind) not in EXCLUSIVE or closed.penalised:
             winner = None
         return convert.window_ruled_pb(closed, reactions, tie_seed=bytes.fromhex(ruling["seed"]),
-                                       compensated=entry.compensated, winner=winner)
+                                       compensated=entry.compensated, winner=winner, terms=terms)
 
 
 def race_tie_seed(table_seed: int, round_no: int, window_id: int) -> bytes:
@@ -640,7 +652,7 @@ def _outcome(seat: int, lost: set[int], penalized: set[int]) -> actions_pb2.Comm
 def _follow_ups_as_before(
     match: Match, ranked: list[journal.RaceAnswer], commands: dict[int, list[Action]], lost: set[int]
 ) -> list[ev.Event]:
-    """How rulings journalled before RULING_VERSION applied each winner's follow-ups (a colour): after
+    """How rulings journalled before APPLIED_IN_ORDER_SINCE applied each winner's follow-ups (a colour): after
     every answer, as far as they went."""
     events: list[ev.Event] = []
     for answer in ranked:

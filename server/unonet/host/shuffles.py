@@ -520,6 +520,14 @@ class RoundCards:
         revealed = convert.shuffle_revealed(self.round_no, self.host_seed)
         return EventRefs(groups), [revealed]
 
+    def _on_MatchEnded(self, event: ev.MatchEnded, number: int) -> _Out:  # noqa: N802
+        """A forfeit that leaves one seat in the match ends it mid-round, with no RoundEnded (the round is
+        not scored): the seed is revealed after the MatchEnded instead, so the round can still be audited."""
+        if self.is_over:
+            return None, []
+        self.is_over = True
+        return None, [convert.shuffle_revealed(self.round_no, self.host_seed)]
+
     # ------------------------------------------------------------------------------------ helpers
 
     def _pop_draw(self) -> Ref:

@@ -540,7 +540,7 @@ class Table:
             seat.is_bot, seat.bot_kind = True, self.settings.takeover_bot_kind
         events: list[Event | events_pb2.Event] = [
             convert.seat_taken_over(seat.index, forfeits=forfeits, bot_kind=seat.bot_kind, strikes=strikes)]
-        if forfeits and not self.match.is_over:
+        if forfeits and not self.match.is_over and seat.index not in self.match.eliminated:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
 
@@ -721,7 +721,8 @@ class Table:
             self.shuffle, events = ShuffleRound.begin(
                 entry.fair, table_id=self.table_id, round_no=match.round_no + 1,
                 bots=[seat.index for seat in in_play if seat.is_bot],
-                players=[seat.index for seat in in_play if not seat.is_bot and seat.connected > 0],
+                # the seats the log shows connected, so the log proves who had to be asked (fairness 7.1)
+                players=[seat.index for seat in in_play if not seat.is_bot and seat.shown_connected],
                 reaction_ns=int(self.settings.reaction_time_s * 1e9), now=now,
             )
             self.cards = None

@@ -1296,13 +1296,24 @@ class RuledReaction:
     reaction_time_s: float
     rtt_s: float
     claimed_reaction_s: float | None
+    send_ns: int | None = None  # when the seat's copy left (None: a ruling recorded before it was published)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RulingTerms:
+    """The figures a whole ruling used (docs/fairness.md 10.6), published from ruling version 3 on."""
+
+    duration_s: float | None
+    max_forgiven_s: float
+    tie_tolerance_s: float
 
 
 def window_ruled_pb(
     closed: ev.WindowClosed, reactions: Sequence[RuledReaction], *, tie_seed: bytes, compensated: bool,
-    winner: int | None,
+    winner: int | None, terms: RulingTerms | None = None,
 ) -> events_pb2.Event:
-    """The WindowClosed of a ruled race, with every answer's measurements and the winner (None: none)."""
+    """The WindowClosed of a ruled race, with every answer's measurements and the winner (None: none),
+    and, given `terms`, the window's duration, the forgiveness cap and the tie tolerance."""
     out = event_to_pb(closed, None)
     msg = out.reaction_window_closed
     del msg.reactions[:]
@@ -1314,6 +1325,16 @@ def window_ruled_pb(
         reaction.round_trip.FromNanoseconds(round(ruled.rtt_s * 1e9))
         if ruled.claimed_reaction_s is not None:
             reaction.client_reaction_time.FromNanoseconds(round(ruled.claimed_reaction_s * 1e9))
+        if ruled.send_ns is not None:
+            reaction.send_time.FromNanoseconds(ruled.send_ns)
+    if terms is not None:
+        if terms.duration_s is not None:
+            msg.duration.FromNanoseconds(round(terms.duration_s * 1e9))
+            msg.duration.SetInParent()
+        msg.max_latency_forgiven.FromNanoseconds(round(terms.max_forgiven_s * 1e9))
+        msg.max_latency_forgiven.SetInParent()
+        msg.tie_tolerance.FromNanoseconds(round(terms.tie_tolerance_s * 1e9))
+        msg.tie_tolerance.SetInParent()
     msg.tie_seed = tie_seed
     msg.latency_compensated = compensated
     msg.ClearField("winner_seat")

@@ -14,6 +14,7 @@ What a seat learns of other hands, and so `Knowledge.known` (docs: `unonet.engin
 - both hands of a 7-0 swap it made or was chosen for (H10), and its old hand, passed on by a rotation;
 - the hand a Wild Draw Four challenge it made revealed (B2);
 - both cards of a 5-swap it was part of (H11), and the Wild Draw Four a guilty player took back (B3);
+- the card of a wrong jump-in (H7) or an illegal play (H15), which stays in its player's hand;
 - and, as `Knowledge.excluded`, what a Wild Draw Four ruled fair says its player did not hold (every
   card that would have made it unfair, T2), until that hand takes cards the seat did not see.
 Known cards leave a hand when it plays them, and follow the hand through swaps and rotations; when a
@@ -94,6 +95,7 @@ class SeatTracker:
         self.drawn: Card | None = None  # this seat's card drawn on its turn, while it may still play it
         self.sizes: dict[int, int] = {}  # hand sizes, as the plays and draws tell them
         self.went_out: int | None = None  # P1: the first seat out of cards while its last card's draw waits
+        self.card_skips = 0  # TurnSkipped events still to come from the Skip (or 2-player Reverse) just played
 
     def _known(self, seat: int) -> Counter[Card]:
         return self.known.setdefault(seat, Counter())
@@ -119,6 +121,11 @@ class SeatTracker:
         if handler is not None:
             handler(getattr(event, str(kind)))
 
+    def _on_snapshot(self, _msg: events_pb2.Snapshot) -> None:
+        """A snapshot stands for events the stream skipped (a resumed stream too far behind): what they
+        did to the discards and the hands is lost until the next round starts."""
+        self.has_round = False
+
     def _on_match_started(self, msg: events_pb2.MatchStarted) -> None:
         self.rule = convert.ruleset_from_pb(msg.settings.ruleset.preset, msg.settings.ruleset).wild_draw_four
 
@@ -137,6 +144,7 @@ class SeatTracker:
         self.discard.append(card)
         self.first_card_on_top = True
         self.color = None if card.is_black else card.color
+        self.card_skips = 1 if card.rank is Rank.SKIP else 0  # S4: the first player is skipped
 
     def _on_cards_played(self, msg: events_pb2.CardsPlayed) -> None:
         cards = _cards(msg.cards)
@@ -149,6 +157,11 @@ class SeatTracker:
         if msg.hand_size == 0 and self.went_out is None:
             self.went_out = msg.seat
         last = cards[-1]
+        self.card_skips = 0
+        if last.rank is Rank.SKIP or (last.rank is Rank.REVERSE and len(self.in_play) == 2):
+            # T6, T7: one seat skipped per card, but never round to the player itself
+            playing = [s for s in self.in_play if self.sizes.get(s, 0) > 0 and s != self.went_out]
+            self.card_skips = min(len(cards), len(playing) - 1)
         if last.rank is Rank.WILD_DRAW_FOUR:
             self.color_before_wild_draw_four = self.color
             self.wild_draw_four_hand = msg.hand_size
@@ -178,9 +191,13 @@ class SeatTracker:
 
     def _on_turn_started(self, _msg: events_pb2.TurnStarted) -> None:
         self.drawn = None
+        self.card_skips = 0
 
     def _on_turn_skipped(self, msg: events_pb2.TurnSkipped) -> None:
-        self.skip_next.discard(msg.seat)
+        if self.card_skips:  # a Skip card's: it does not pay a lost turn (B3) that is owed
+            self.card_skips -= 1
+        else:
+            self.skip_next.discard(msg.seat)
 
     def _on_pile_reshuffled(self, _msg: events_pb2.PileReshuffled) -> None:
         del self.discard[:-2]  # T5: the top card stays (with the one under a Wild Draw Four, B3)
@@ -266,6 +283,21 @@ class SeatTracker:
                 self.hand += cards
             elif self.seat in (giver, target):  # the seat saw both cards
                 self._known(seat).update(cards)
+
+    def _shown_in_hand(self, seat: int, cards: Iterable[Card]) -> None:
+        """A play the rules punished instead of taking (H7 wrong jump-in, H15 illegal play) showed
+        `cards`, which stay in `seat`'s hand."""
+        if seat == self.seat:
+            return
+        known = self._known(seat)
+        for card, count in Counter(cards).items():
+            known[card] = max(known[card], count)
+
+    def _on_wrong_jump_in(self, msg: events_pb2.WrongJumpIn) -> None:
+        self._shown_in_hand(msg.seat, _cards(msg.cards))
+
+    def _on_illegal_play(self, msg: events_pb2.IllegalPlay) -> None:
+        self._shown_in_hand(msg.seat, _cards(msg.cards))
 
     def _on_penalty_points(self, msg: events_pb2.PenaltyPoints) -> None:
         self.penalty_points[msg.seat] = self.penalty_points.get(msg.seat, 0) + msg.points

@@ -178,11 +178,32 @@ async def look_around(remote: Remote, coverage: FieldCoverage) -> None:
             break
 
 
+#: Games whose races decide fields that only a race lost or won late fills (a wrong jump-in and its
+#: penalty, a late reaction): on a machine so loaded that the careless players' answers reach a window
+#: after it closed, they are played again with fresh seeds, at most `RACE_RETRIES` more times.
+RACE_GAMES = ("jumps", "jumps-cards", "house")
+RACE_RETRIES = 2
+
+
+def unseen(seen: FieldCoverage) -> set[str]:
+    """The documented fields and events the games have not shown yet."""
+    kinds = {f.full_name for f in events_pb2.Event.DESCRIPTOR.oneofs_by_name["payload"].fields}
+    return (universe() - seen.fields - set(MAY_STAY_DEFAULT)) | (kinds - seen.fields)
+
+
 async def observe_games(remote: Remote) -> FieldCoverage:
-    """Play every game once (seeded) against the host behind `remote`, then look around the lobby."""
+    """Play every game once (seeded) against the host behind `remote`, then look around the lobby.
+
+    The race games are played again (new seeds) while something is still unseen, so a field a lost
+    race fills is not missed because the machine was slow; the tests still fail if it never comes."""
     seen = FieldCoverage()
     await asyncio.gather(*(play_game(remote, game, seed, seen) for seed, game in enumerate(GAMES)))
     await look_around(remote, seen)
+    for attempt in range(1, RACE_RETRIES + 1):
+        if not unseen(seen):
+            break
+        again = [game for game in GAMES if game.name in RACE_GAMES]
+        await asyncio.gather(*(play_game(remote, game, 1000 * attempt + seed, seen) for seed, game in enumerate(again)))
     return seen
 
 

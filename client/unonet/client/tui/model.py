@@ -202,6 +202,9 @@ class GameModel:
     fairness_checks: int = 0
     fairness_failure: str = ""
     fairness_on: bool = False
+    #: This copy's hash-chain head (docs/fairness.md 8.2) as "N:HEX", shown in the help overlay to
+    #: compare with other players' at event N; "" when the copy has no chain (it began at a snapshot).
+    log_head: str = ""
     #: The seats whose entropy went into this round's shuffle (DeckCommitted.contributing_seats).
     shuffle_contributors: tuple[int, ...] = ()
     #: The seat's measured round trip to the host (seconds), from its own pings; None until measured.

@@ -364,4 +364,8 @@ def render_help(model: GameModel, ui: UiState) -> StyleAndTextTuples:
     """The ? overlay: every key of this moment."""
     out: StyleAndTextTuples = [("class:score", " HELP\n")]
     out.extend(("", line + "\n") for line in help_lines(model, ui))
+    if model.log_head:  # docs/fairness.md 8.2: the same head at the same number means the same history
+        out.append(("class:dim", f" log head at event {model.log_head.replace(':', ': ', 1)}\n"
+                                 " (compare it with the other players': a different one at the same event means "
+                                 "the host showed you different games)\n"))
     return out

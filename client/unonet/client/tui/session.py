@@ -45,12 +45,13 @@ from unonet.client.tui.controller import AddBot, Effect, LeaveSeat, QuitApp, Sen
 from unonet.client.tui.model import ConnectionState, GameModel
 from unonet.client.tui.screen import GameScreen
 from unonet.client.verify import Verifier
-from unonet.fairness import FairnessError, commit_seat_entropy
+from unonet.fairness import DroppedReveal, FairnessError, commit_seat_entropy
 from unonet.v1 import events_pb2
 
 __all__ = ["Session", "refusal_words"]
 
 log = logging.getLogger(__name__)
+
 
 PING_INTERVAL: Final = 1.0
 _TRANSIENT = (Unavailable, DeadlineExceeded, Cancelled)
@@ -286,6 +287,7 @@ class Session:
             self.verifier = None
             self.model.fairness_failure = ""
             self.model.fairness_on = False
+            self.model.log_head = ""
             return
         try:
             self.verifier.feed(event)
@@ -293,9 +295,14 @@ class Session:
                 self.verifier.finish()
         except FairnessError as error:
             self.model.fairness_failure = str(error)
+            if isinstance(error, DroppedReveal):  # the proof is this seat's value: show it with the failure
+                value = self._entropy.get(self.model.shuffle_round or self.model.round_number)
+                self.model.fairness_failure += f" (your value: {value.hex()})" if value is not None else ""
             self.verifier = None
             return
         self.model.fairness_checks = sum(self.verifier.checks.values())
+        head = self.verifier.head
+        self.model.log_head = f"{head[0]}:{head[1].hex()}" if head is not None else ""
 
     def _contribute_entropy(self) -> None:
         """Commit, then reveal, this seat's share of the shuffle, once each, when the host asks."""
@@ -321,8 +328,26 @@ class Session:
             commitment = commit_seat_entropy(seat, value, table_id=self.client.table_id, round_no=round_no)
             command = cmd.CommitEntropy(commitment)
         else:
-            command = cmd.RevealEntropy(value)
+            self._spawn(self._reveal(round_no, value))
+            return
         self._spawn(self._carry_out(command))
+
+    async def _reveal(self, round_no: int, value: bytes) -> None:
+        """Reveal this seat's value; once the host acknowledged it, the Verifier holds the host to it
+        (docs/fairness.md 12: a reveal acknowledged but dealt without is shown loudly)."""
+        try:
+            result = await self.client.send(cmd.RevealEntropy(value))
+        except UnonetError as error:
+            self.screen.ui.hint = refusal_words(error)
+            self.screen.invalidate()
+            return
+        if self.verifier is not None:
+            try:
+                self.verifier.sent_reveal(round_no, result.event_number)
+            except FairnessError as error:
+                self.model.fairness_failure = f"{error} (your value: {value.hex()})"
+                self.verifier = None
+        self.screen.invalidate()
 
     # --------------------------------------------------------------------------------- pings
 

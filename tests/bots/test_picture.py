@@ -1,0 +1,105 @@
+"""The runner's picture of the table, kept from events alone, equals GetView at every decision, and a
+whole match costs each bot one GetView (plus one per refusal), not one per decision."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+
+import grpc
+import pytest
+from bot_tables import CALL_TIMEOUT, CountingInterceptor
+
+from unonet.bots.random_bot import RandomBot
+from unonet.bots.runner import BotRunner, Seating, play_tables
+from unonet.client.table_client import TableClient
+from unonet.v1 import views_pb2
+
+MATCH_TIMEOUT = 150.0
+
+
+def claimed(view: views_pb2.SeatView) -> dict[str, object]:
+    """The fields picture.py says it keeps, in a form that compares (hands as multisets)."""
+    hand = collections.Counter((ref.card.color, ref.card.rank) for ref in view.hand)
+    # called_uno is not compared: picture.py keeps it as far as the events say, and GetView also shows
+    # calls no event announced (a five swap's giver, a seat whose catch window passed); what a bot acts on,
+    # the catch options, is in the legal actions, which are compared exactly.
+    seats = [(s.seat, s.hand_size, s.score, s.eliminated, s.occupied, s.is_bot) for s in view.seats]
+    return {
+        "hand": hand,
+        "seats": seats,
+        "top_card": (view.top_card.card.color, view.top_card.card.rank),
+        "current_color": view.current_color,
+        "direction": view.direction,
+        "round_number": view.round_number,
+        "draw_obligation": view.draw_obligation.SerializeToString(deterministic=True),
+        "open_windows": sorted(w.id for w in view.open_windows),
+        "discard_pile_size": view.discard_pile_size,
+        "legal_actions": view.legal_actions.SerializeToString(deterministic=True),
+        "phase": view.phase,
+        "seat_to_act": view.seat_to_act if view.HasField("seat_to_act") else None,
+        "five_swap": (view.five_swap.seat, view.five_swap.target_seat, view.five_swap.card.card.SerializeToString()),
+    }
+
+
+class Checking(RandomBot):
+    """A RandomBot that, at every decision, reads GetView on a second client and compares."""
+
+    def __init__(self, seed: int, checker: TableClient) -> None:
+        super().__init__(seed)
+        self.checker = checker
+        self.compared = 0
+        self.differences: list[tuple[int, str, object, object]] = []
+
+    async def decide_async(self, view, state):
+        truth = await asyncio.wait_for(self.checker.get_view(), CALL_TIMEOUT)
+        if truth.event_number == view.event_number:
+            self.compared += 1
+            mine, theirs = claimed(view), claimed(truth)
+            self.differences.extend(
+                (view.event_number, key, mine[key], theirs[key]) for key in mine if mine[key] != theirs[key]
+            )
+        return self.decide(view, state)
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides", "players"),
+    [
+        ("standard", {"target_score": 300}, 3),
+        ("house", {"target_score": 150, "five_swap": True}, 4),
+        ("serbian", {"target_score": 150}, 3),
+    ],
+)
+@pytest.mark.timeout(MATCH_TIMEOUT + 20)
+async def test_the_picture_equals_getview_at_every_decision_and_costs_no_round_trip(
+    served_host, preset, overrides, players
+):
+    counter = CountingInterceptor()
+    counted = grpc.aio.insecure_channel(served_host.address, interceptors=[counter])
+    plain = grpc.aio.insecure_channel(served_host.address)
+    try:
+        owner = TableClient(plain, timeout=CALL_TIMEOUT)
+        created = await asyncio.wait_for(owner.create_table(preset, overrides, players), CALL_TIMEOUT)
+        clients = [TableClient(counted if i == 0 else plain, timeout=CALL_TIMEOUT) for i in range(players)]
+        for i, client in enumerate(clients):
+            await asyncio.wait_for(client.join(created.table_id, f"bot-{i}", seat=i), CALL_TIMEOUT)
+        checker = TableClient(plain, timeout=CALL_TIMEOUT)
+        checker.attach(created.table_id, clients[1].token, 1)
+        checking = Checking(1, checker)
+        runners = [BotRunner(RandomBot(seed=i) if i != 1 else checking) for i in range(players)]
+        results = await asyncio.wait_for(
+            play_tables(
+                Seating(r, c, created.table_id, i) for i, (r, c) in enumerate(zip(runners, clients, strict=True))
+            ),
+            MATCH_TIMEOUT,
+        )
+        assert all(result is not None and not isinstance(result, BaseException) for result in results), results
+        assert checking.compared > 5
+        assert [(n, k) for n, k, _, _ in checking.differences] == [], checking.differences[:3]
+        # Seat 0's channel saw exactly one GetView for the whole match, plus one per refusal.
+        assert runners[0].decisions > 5
+        assert counter.calls["GetView"] == runners[0].view_reads <= 1 + runners[0].refusals
+        assert all(runner.faults == [] for runner in runners)
+    finally:
+        await counted.close()
+        await plain.close()
