@@ -459,6 +459,12 @@ class BotRunner:
             log.warning("seat %d: %r lost (%s); re-reading the view", self.state.seat, command, error)
             return _Outcome.LOST
         self.commands_sent += 1
+        if isinstance(command, cmd.RevealEntropy) and self.verifier is not None:
+            # The host acknowledged our reveal: the Verifier holds it to dealing with it (docs/fairness.md
+            # 12); a reveal dropped and called a timeout raises DroppedReveal, which ends the run loudly.
+            rounds = [round_no for round_no, value in self._entropy.items() if value == command.entropy]
+            if rounds:
+                self.verifier.sent_reveal(rounds[-1], result.event_number)
         # Legal actions on events before the command's own are from before it: never act on them.
         self._acted_through = max(self._acted_through, result.event_number - 1)
         return _Outcome.APPLIED
