@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from unonet.bots import Bot
 from unonet.bots.arena import play_round
-from unonet.bots.kinds import bench_kinds, make_bot
+from unonet.bots.kinds import bench_kinds, describe, make_bot
 from unonet.engine import find_ruleset
 
 SEED = 20261202
@@ -162,6 +162,7 @@ def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mo
                 out[f"{family}_decision_cpu_p50_ms"] = round(percentile_ms(cpu, 0.5), 3)
                 out[f"{family}_decision_cpu_p99_ms"] = round(percentile_ms(cpu, 0.99), 3)
             out[f"{family}_seated_as"] = name
+            out[f"{family}_seated_as_means"] = describe(name)  # a search kind's budget at that name
     oracle = out.get("oracle_vs_greedy_2p")
     for key in [k for k in games if k.endswith("_vs_greedy_2p") and not k.startswith("oracle_")]:
         if isinstance(oracle, float) and oracle > 0.5:  # how much of greedy's gap to the oracle it closes

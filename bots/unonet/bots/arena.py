@@ -104,7 +104,7 @@ class _Arena:
         self.match = match
         self.clock_ns = clock_ns
         self.order = random.Random(seed ^ 0x5EED)
-        self.settings = table_pb2.TableSettings(ruleset=convert.ruleset_to_pb(ruleset))
+        self.settings = table_pb2.TableSettings(ruleset=convert.ruleset_to_pb(ruleset), seat_count=len(seats))
         self.seat_states = [
             table_pb2.SeatState(seat=seat.seat, occupied=True, is_bot=True, bot_kind=seat.bot.kind, connected=True)
             for seat in seats

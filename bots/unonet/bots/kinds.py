@@ -26,6 +26,7 @@ from unonet.bots.levels import LEVELS, TOP_LEVEL, Leveled, parse_kind
 from unonet.bots.oracle_bot import OracleBot
 from unonet.bots.policy import Bot
 from unonet.bots.random_bot import RandomBot
+from unonet.bots.strong import StrongBot, level_note, strong_at_level
 
 __all__ = [
     "BOT_KINDS",
@@ -61,6 +62,8 @@ class BotKind:
             loop (`unonet.host.bot_workers`): for kinds that search.
         at_level: ``at_level(level, seed)`` builds the kind at a level below the top by its own means
             (a search with a smaller budget); None wraps `factory`'s policy in `levels.Leveled`.
+        level_note: for a kind with `at_level`, a sentence on what a level changes (its budget), for
+            `describe`; None says what `levels.Leveled` changes.
     """
 
     name: str
@@ -71,6 +74,7 @@ class BotKind:
     quick_level: str | None = None
     in_worker: bool = False
     at_level: Callable[[int, int | None], Bot] | None = None
+    level_note: Callable[[int], str] | None = None
 
 
 BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in (
@@ -80,6 +84,9 @@ BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in
             "forgets UNO, catches others.", BasicBot),
     BotKind(GreedyBot.kind, "Sound heuristics: sheds points and action cards early, holds wilds, keeps its "
             "colour in force, defends against a player on one card, challenges by the odds.", GreedyBot),
+    BotKind(StrongBot.kind, "Searches: plays each choice out over deals of the unseen cards drawn from what the "
+            "table showed, with greedy-like playouts.",
+            StrongBot, quick_level="strong:1", in_worker=True, at_level=strong_at_level, level_note=level_note),
     BotKind(OracleBot.kind, "Greedy that sees every hand: cheats, for measurement in-process only.", OracleBot,
             public=False, levels=False),
 )})
@@ -127,6 +134,8 @@ def describe(name: str) -> str:
     kind, level = _kind_of(name, public_only=False)
     if not kind.levels:
         return kind.description
+    if kind.level_note is not None:
+        return f"{kind.description} Level {level} of {TOP_LEVEL}: {kind.level_note(level)}"
     if level == TOP_LEVEL:
         return f"{kind.description} Level {level} of {TOP_LEVEL}: its full strength, no pause."
     detail = LEVELS[level]

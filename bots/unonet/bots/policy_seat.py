@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
-from unonet.bots import Bot, BotState, default_command
+from unonet.bots.policy import Bot, BotState, default_command
 from unonet.client import commands as cmd
 from unonet.engine import Action
 from unonet.v1 import actions_pb2, events_pb2, play_service_pb2, views_pb2

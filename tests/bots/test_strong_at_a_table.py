@@ -1,0 +1,82 @@
+"""`strong` at a real host: played over the network by a `BotRunner` it rebuilds every position from the
+events the host sent and never has a command refused for a wrong choice; seated by the host
+(`AddBots`), it is played by a worker process the host supervises, never on the host's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from unonet.bots.greedy_bot import GreedyBot
+from unonet.bots.runner import BotRunner
+from unonet.bots.strong import Budget, StrongBot
+from unonet.client.table_client import TableClient
+from unonet.host.host import Host
+from unonet.host.server import create_server
+
+TIMEOUT = 10.0
+MATCH_TIMEOUT = 120.0
+LATE = {"WINDOW_CLOSED", "NOT_YOUR_TURN", "NOT_CATCHABLE", "NOTHING_TO_CALL"}
+
+
+async def _until(predicate) -> None:
+    while not predicate():
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def served():
+    host = Host(fair_shuffle=False)
+    server, port, _ = await asyncio.wait_for(create_server("127.0.0.1:0", host=host), TIMEOUT)
+    await asyncio.wait_for(server.start(), TIMEOUT)
+    yield f"127.0.0.1:{port}", host
+    await asyncio.wait_for(host.stop(), TIMEOUT + 5)
+    await asyncio.wait_for(server.stop(None), TIMEOUT)
+
+
+@pytest.mark.timeout(MATCH_TIMEOUT + 30)
+async def test_strong_searches_every_decision_of_a_match_over_the_network(served):
+    address, _ = served
+    strong = StrongBot(3, budget=Budget(playouts=24))
+    policies = [strong, GreedyBot(4)]
+    channel = grpc.aio.insecure_channel(address)
+    clients = [TableClient(channel, timeout=TIMEOUT) for _ in policies]
+    try:
+        created = await clients[0].create_table("standard", {"target_score": 40}, 2, name="strong", manual_start=True)
+        for seat, client in enumerate(clients):
+            await client.join(created.table_id, f"bot-{seat}", seat=seat)
+        runners = [BotRunner(policy, verify=True) for policy in policies]
+        playing = asyncio.gather(*(runner.run(client, created.table_id, seat)
+                                   for seat, (runner, client) in enumerate(zip(runners, clients, strict=True))))
+        # The match starts once both runners have read their first view, so every event of every round
+        # reaches the bots (a runner passes on only the events after the view it started from).
+        await asyncio.wait_for(_until(lambda: all(r.state.last_event_number for r in runners)), TIMEOUT)
+        await clients[0].start_table()
+        ended = await asyncio.wait_for(playing, MATCH_TIMEOUT)
+    finally:
+        await channel.close()
+    assert all(result is not None and result.winner_seats for result in ended)
+    assert set(runners[0].refusal_reasons) <= LATE, runners[0].refusal_reasons
+    assert strong.searches > 0
+    assert strong.ahead == 0  # the runner waited for the events before asking it to decide
+    assert strong.unsearchable == 0, strong.last_refusal  # the events rebuilt every position
+
+
+@pytest.mark.timeout(MATCH_TIMEOUT + 30)
+async def test_a_host_seats_strong_in_a_worker_process(served):
+    address, host = served
+    async with await TableClient.connect(address, timeout=TIMEOUT) as client:
+        created = await client.create_table("standard", {"target_score": 20}, 2, name="w", manual_start=True)
+        joined = await client.join(created.table_id, "me", seat=0)
+        assert await client.add_bots(1, "strong") == [1]
+        await client.start_table()
+        table = host.tables[created.table_id]
+        ended = await asyncio.wait_for(BotRunner(GreedyBot(seed=2)).run(client, created.table_id, joined.seat),
+                                       MATCH_TIMEOUT)
+    assert ended is not None and ended.winner_seats
+    assert table.seats[1].bot_kind == "strong:3"
+    assert host.workers.starts(created.table_id, 1) >= 1
+    assert any(key[0] == 1 and not key[1].startswith("bot-") for key in table.commands), "the worker played"
+    assert not any(key[0] == 1 and key[1].startswith("bot-") for key in table.commands), "never in-process"
