@@ -1,7 +1,10 @@
 """What a long match's in-memory event log costs, and how fast a stream resumes from an old number.
 
-One in-process host (memory store, real gRPC on 127.0.0.1:0), one table of four host bots playing a
-long match (`target_score` 100,000, so rounds follow rounds) with no delay, and a spectator. Measured:
+One in-process host (a SQLite store in a temporary directory, real gRPC on 127.0.0.1:0), one table of
+four host bots playing a long match (`target_score` 100,000, so rounds follow rounds) with no delay,
+and a spectator. Run twice in the same process: with the whole log in memory (the window unbounded,
+as hosts before the window kept it) and with the host's window (`eventlog.WINDOW_EVENTS`), older
+numbers read back from the store. Measured for each:
 
 * memory: tracemalloc's traced bytes after every 1,000 events the table logs, up to `--events`; the
   figure is the growth per 1,000 events (a least-squares slope over the samples), the host's own
@@ -10,10 +13,7 @@ long match (`target_score` 100,000, so rounds follow rounds) with no delay, and 
   (anywhere in the log), each timed from the call to its first event, p50 and p99, while the bots play
   on flat out (tracemalloc stopped first).
 
-This is the baseline the in-memory log is to be measured against when older events are read back
-from the store instead (docs/architecture.md, eventlog.py).
-
-    .venv/bin/python bench/eventlog.py                # 20,000 events, 200 resumes
+    .venv/bin/python bench/eventlog.py                # 20,000 events, 200 resumes, each way
     .venv/bin/python bench/eventlog.py --json         # the last line is one JSON object
 """
 
@@ -24,15 +24,18 @@ import asyncio
 import json
 import random
 import statistics
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 import grpc
 
+from unonet.host import eventlog
 from unonet.host.host import Host
 from unonet.host.limits import Limits
 from unonet.host.server import create_server
-from unonet.host.store import MemoryStore
+from unonet.host.store import SqliteStore
 from unonet.v1 import (
     lobby_service_pb2,
     lobby_service_pb2_grpc,
@@ -49,9 +52,10 @@ def slope(xs: list[float], ys: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-async def main(args: argparse.Namespace) -> dict[str, object]:
+async def run(args: argparse.Namespace, db: Path, window: int) -> dict[str, object]:
+    eventlog.WINDOW_EVENTS = window
     tracemalloc.start()
-    host = Host(MemoryStore(), limits=Limits.off())
+    host = Host(SqliteStore(db), limits=Limits.off())
     server, port, _ = await create_server("127.0.0.1:0", host=host)
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
@@ -97,6 +101,7 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
             tracemalloc.stop()
     latencies.sort()
     return {
+        "window": window,
         "events": events,
         "bytes_per_1000_events": round(slope(counts, traced) * 1000) if len(counts) >= 2 else None,
         "traced_mb_at_end": round(traced[-1] / 1e6, 1) if traced else None,
@@ -104,6 +109,23 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
         "resume_p50_ms": round(latencies[len(latencies) // 2] * 1e3, 2),
         "resume_p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1e3, 2),
     }
+
+
+async def main(args: argparse.Namespace) -> dict[str, object]:
+    default = eventlog.WINDOW_EVENTS
+    with tempfile.TemporaryDirectory() as directory:
+        whole = await run(args, Path(directory) / "whole.db", 10**12)
+        windowed = await run(args, Path(directory) / "window.db", default)
+    return {"whole_log": whole, "window": windowed,
+            "memory_ratio": round(windowed["bytes_per_1000_events"] / whole["bytes_per_1000_events"], 3)
+            if windowed["bytes_per_1000_events"] and whole["bytes_per_1000_events"] else None}
+
+
+def describe(name: str, figures: dict[str, object]) -> None:
+    print(f"{name}: {figures['events']} events: {figures['bytes_per_1000_events']} traced bytes per 1,000 events "
+          f"({figures['traced_mb_at_end']} MB traced at the end)")
+    print(f"{name}: resume from an old number: p50 {figures['resume_p50_ms']} ms, p99 {figures['resume_p99_ms']} ms "
+          f"over {figures['resumes']} resumes")
 
 
 if __name__ == "__main__":
@@ -118,7 +140,6 @@ if __name__ == "__main__":
     if arguments.json:
         print(json.dumps(figures))
     else:
-        print(f"{figures['events']} events: {figures['bytes_per_1000_events']} traced bytes per 1,000 events "
-              f"({figures['traced_mb_at_end']} MB traced at the end)")
-        print(f"resume from an old number: p50 {figures['resume_p50_ms']} ms, p99 {figures['resume_p99_ms']} ms "
-              f"over {figures['resumes']} resumes")
+        describe("whole log in memory", figures["whole_log"])  # type: ignore[arg-type]
+        describe(f"window of {eventlog.WINDOW_EVENTS}", figures["window"])  # type: ignore[arg-type]
+        print(f"memory per 1,000 events, window / whole log: {figures['memory_ratio']}")

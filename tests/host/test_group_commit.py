@@ -194,11 +194,11 @@ class FailingStore(SqliteStore):
 
     fail_next = False
 
-    def _write(self, journal_rows) -> None:
+    def _write(self, *rows) -> None:
         if self.fail_next:
             self.fail_next = False
             raise sqlite3.OperationalError("database or disk is full")
-        super()._write(journal_rows)
+        super()._write(*rows)
 
 
 async def _joined_table(host: Host):

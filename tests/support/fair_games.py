@@ -53,4 +53,4 @@ def play_match(seed: int, *, seats: int = 4, preset: str = "standard", store: St
 
 def stream(table: Table, seat: int | None = None) -> list[Any]:
     """Every event of the table's log as `seat` (None: a spectator) receives it."""
-    return [table.render(entry, seat) for entry in table.log]
+    return list(table.events.rendered_since(0, seat))  # the old ones read back from the store

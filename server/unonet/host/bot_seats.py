@@ -118,6 +118,6 @@ class HostBots:
 
     def _feed(self, table: Table, bot: _BotSeat) -> None:
         """Every event since the last call, as this seat's stream would render it."""
-        for entry in table.log[bot.fed:]:
-            bot.policy.follow(table.render(entry, bot.policy.seat))
+        for event in table.events.rendered_since(bot.fed, bot.policy.seat):
+            bot.policy.follow(event)
         bot.fed = table.last_number

@@ -1,18 +1,27 @@
 """A table's numbered event log, and each event rendered and serialized once per visibility class.
 
-Every event a table produces gets the next number and stays in the log unchanged. Streams send the
-same events to many receivers, so the log keeps each recent event's serialized renderings on the entry
+Every event a table produces gets the next number and never changes. Streams send the same events to
+many receivers, so the log keeps each recent event's serialized renderings on the entry
 (`LogEntry.wire`, `legal_wire`, `shared`): a public event is rendered once for everyone, an event with
 hidden cards once per distinct `visible_to` result, and a seat's legal actions once per seat.
+
+Only the last `window` events stay in memory (what live streams and the host's bots read). Every
+event's renderings are also journalled with the input that produced it (`Store.append`'s
+`renderings`: the public one, and each seat's own where it differs), so an older number (a resume
+from far back, a stream from event 1) is read back from the store as the very bytes its stream would
+have sent, and a long match holds a bounded log however long it runs.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from unonet.engine import Event
 from unonet.host.framing import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
+from unonet.host.store import PUBLIC_VIEWER, Rendering, Store
 from unonet.v1 import actions_pb2, events_pb2
 from unonet.wire import convert
 
@@ -21,6 +30,13 @@ _PUBLIC = object()
 _HIDDEN = object()
 # How many of a table's latest log entries keep their serialized copies (LogEntry.wire).
 WIRE_CACHE_ENTRIES = 256
+# How many of a table's latest events stay in memory; older ones are read back from the store. A
+# stream more than this far behind reads from SQLite, a few hundred microseconds per message.
+WINDOW_EVENTS = 1024
+
+
+class RenderingMissing(LookupError):
+    """The store has no rendering of an event that left the window: its database was damaged."""
 
 
 @dataclass
@@ -46,23 +62,101 @@ class LogEntry:
 
 
 class EventLog:
-    """The events of one table, numbered from 1, and their serialized renderings."""
+    """The events of one table, numbered from 1, and their serialized renderings: the last `window`
+    in memory, every one in the store."""
 
-    def __init__(self, *, turn_time_s: float) -> None:
-        self.entries: list[LogEntry] = []
+    def __init__(self, *, turn_time_s: float, store: Store, table_id: str, seat_count: int,
+                 window: int | None = None) -> None:
+        self.entries: list[LogEntry] = []  # the window: the latest events, oldest first (never rebound)
+        self.count = 0  # the last event's number
+        self.holding = False  # while a replay rebuilds the log: nothing leaves the window yet (`release`)
+        self.window = WINDOW_EVENTS if window is None else window
+        self._times = array("q")  # every event's host time, by number - 1 (the spectator delay reads it)
+        self._store, self._table_id, self._seat_count = store, table_id, seat_count
         self._turn_time_ns = int(turn_time_s * 1e9)  # what every TurnStarted says of the turn clock
 
     def add(self, event: Event | events_pb2.Event, now: int) -> LogEntry:
         """Append the event under the next number."""
-        entry = LogEntry(len(self.entries) + 1, now, event)
+        self.count += 1
+        entry = LogEntry(self.count, now, event)
         self.entries.append(entry)
+        self._times.append(now)
         return entry
 
     def trim(self, added: int) -> None:
-        """After `added` new entries: only the recent entries' serialized copies are kept."""
+        """After `added` new entries: only the recent entries' serialized copies are kept, and only the
+        last `window` entries (their renderings are in the store since their input was journalled)."""
         log = self.entries
         for old in log[max(0, len(log) - WIRE_CACHE_ENTRIES - added):-WIRE_CACHE_ENTRIES]:
             old.wire = old.legal_wire = old.shared = None
+        if not self.holding and len(log) > self.window:
+            del log[:len(log) - self.window]
+
+    def release(self, *, backfill: bool) -> None:
+        """After a replay: store the renderings of the events a host before them did not store (with
+        `backfill`; a check of the database writes nothing), then keep only the window."""
+        if backfill:
+            through = self._store.rendered_through(self._table_id)
+            rows = [row for entry in self.entries if entry.number > through
+                    for row in self.renderings(entry, self.render_bytes(entry, None, cache=False), cache=False)]
+            if rows:
+                self._store.add_renderings(self._table_id, rows)
+        self.holding = False
+        self.trim(0)
+
+    def entry(self, number: int) -> LogEntry | None:
+        """The entry numbered `number` if it is still in memory (None: read it from the store)."""
+        index = number - (self.count - len(self.entries) + 1)
+        return self.entries[index] if 0 <= index < len(self.entries) else None
+
+    def time_ns(self, number: int) -> int:
+        """When the event numbered `number` happened (host clock), in memory or not."""
+        return self._times[number - 1]
+
+    def renderings(self, entry: LogEntry, public: bytes, *, cache: bool) -> list[Rendering]:
+        """The rows the store keeps for `entry` (`public`: its public rendering): the public one, and
+        each seat's own where it differs (a card only it sees, its legal actions)."""
+        rows: list[Rendering] = [(entry.number, PUBLIC_VIEWER, public)]
+        if entry.legal is not None or _hides_something(entry.event):
+            for seat in range(self._seat_count):
+                wire = self.render_bytes(entry, seat, cache=cache)
+                if wire != public:
+                    rows.append((entry.number, seat, wire))
+        return rows
+
+    def framed(self, numbers: list[int], seat: int | None, tag: bytes) -> bytes:
+        """The events `numbers` (consecutive, ascending) as `seat`'s stream sends them, each framed as
+        field `tag` of a WatchEventsResponse: from memory, or the store for those left the window."""
+        old = [n for n in numbers if self.entry(n) is None]
+        stored = self._stored(old[0], old[-1], seat) if old else {}
+        parts = []
+        for number in numbers:
+            entry = self.entry(number)
+            if entry is None:
+                parts.append(length_delimited(tag, stored[number]))
+            elif tag is EVENTS_FIELD and entry.shared is not None:
+                parts.append(entry.shared)
+            else:
+                parts.append(length_delimited(tag, self.render_bytes(entry, seat)))
+        return b"".join(parts)
+
+    def rendered_since(self, after: int, seat: int | None) -> Iterator[events_pb2.Event]:
+        """Every event after number `after`, as `seat` receives it (the host's bot seats follow these)."""
+        first_kept = self.count - len(self.entries) + 1
+        if after + 1 < first_kept:
+            stored = self._stored(after + 1, first_kept - 1, seat)
+            for number in range(after + 1, first_kept):
+                yield events_pb2.Event.FromString(stored[number])
+        for entry in self.entries[max(0, after + 1 - first_kept):]:
+            yield self.render(entry, seat)
+
+    def _stored(self, first: int, last: int, seat: int | None) -> dict[int, bytes]:
+        """Events `first` to `last` read back from the store; a missing one is a damaged store."""
+        stored = self._store.renderings(self._table_id, first, last, PUBLIC_VIEWER if seat is None else seat)
+        if len(stored) != last - first + 1:
+            missing = next(n for n in range(first, last + 1) if n not in stored)
+            raise RenderingMissing(f"table {self._table_id}: the store has no rendering of event {missing}")
+        return stored
 
     def share(self, entry: LogEntry, payload: bytes) -> None:
         """Keep `payload` (the entry's public rendering) framed for a batch, when every receiver reads
@@ -115,7 +209,7 @@ class EventLog:
         base = wire.get(key) if wire is not None else None
         if base is None:
             base = self._payload(entry, seat).SerializeToString()
-            if cache and entry.number > len(self.entries) - WIRE_CACHE_ENTRIES:
+            if cache and entry.number > self.count - WIRE_CACHE_ENTRIES:
                 if wire is None:
                     wire = entry.wire = {}
                 wire[key] = base
@@ -126,7 +220,7 @@ class EventLog:
         field_bytes = legal_wire.get(seat) if legal_wire is not None else None
         if field_bytes is None:
             field_bytes = length_delimited(LEGAL_ACTIONS_TAG, legal[seat].SerializeToString())
-            if entry.number > len(self.entries) - WIRE_CACHE_ENTRIES:
+            if entry.number > self.count - WIRE_CACHE_ENTRIES:
                 if legal_wire is None:
                     legal_wire = entry.legal_wire = {}
                 legal_wire[seat] = field_bytes

@@ -98,7 +98,10 @@ class Host:
         """The table rebuilt from its stored rows. Raises TableDamaged (and quarantines the table, with
         a log line naming it and the entry) if they cannot be read or do not replay."""
         try:
-            return self._rebuild(stored)
+            table = self._rebuild(stored)
+            table.events.release(backfill=True)  # a table stored before renderings were: stored now
+            self._mark_lost(table)
+            return table
         except TableDamaged as damaged:
             self.damaged[stored.table_id] = damaged
             log.error("%s; the table is quarantined (TABLE_DAMAGED), every other table is served", damaged)
@@ -126,11 +129,31 @@ class Host:
         self._restored_end[table.table_id] = table.last_number
         return table
 
+    def _mark_lost(self, table: Table) -> None:
+        """A table the store gave back shorter than the host had sent it (its sent mark, store.py):
+        every number from its end to the mark becomes an EventsLost marker (journal.Lost), so no number
+        a client may have seen names another event, and the loss is logged loudly."""
+        sent, end = self.store.sent_through(table.table_id), table.last_number
+        if sent <= end:
+            return
+        log.error("DATA LOSS at table %s: the host had sent events up to %d, but the journal it restarted from "
+                  "ends at event %d: the store lost the inputs behind events %d to %d, which had been acknowledged; "
+                  "those numbers are now EventsLost markers", table.table_id, sent, end, end + 1, sent)
+        self.store.drop_renderings(table.table_id, end)  # any the lost commits left behind
+        table.record(journal.Lost(end + 1, sent))
+
     def lost_events(self, table: Table, claimed: int) -> HostError | None:
         """A client resumes table `table` after event `claimed`, beyond its last event: DATA_LOSS
         (EVENTS_LOST) if the table was rebuilt from the store, whose journal must then have lost
         committed inputs (a cut, damaged or missing WAL), else None (the client is simply wrong: the
         caller answers BAD_EVENT_NUMBER). The loss is logged loudly, once for each higher number."""
+        lost = table.lost_range(claimed)
+        if lost is not None:  # the client saw an event the store lost; its number is a marker now
+            return HostError(grpc.StatusCode.DATA_LOSS, "EVENTS_LOST",
+                             f"the host lost events {lost[0]} to {lost[1]} of table {table.table_id} after sending "
+                             f"them, and you saw some of them (up to {claimed}): those numbers are EventsLost "
+                             f"markers now; resume with start_with_snapshot, or from event {lost[0] - 1}",
+                             {"event_number": str(lost[0] - 1)})
         end = self._restored_end.get(table.table_id)
         if end is None:
             return None
@@ -159,7 +182,7 @@ class Host:
                 continue
             status = table_pb2.TableStatus.Name(table.status).removeprefix("TABLE_STATUS_").lower()
             reports.append(TableReport(stored.table_id, len(stored.journal), table.last_number, status,
-                                       archived=archived))
+                                       archived=archived, sent=self.store.sent_through(stored.table_id)))
         return reports
 
     def _archive(self, table: Table) -> None:

@@ -57,6 +57,7 @@ class TableReport:
     status: str  # the table's TableStatus name, or DAMAGED
     damage: str = ""  # why it is damaged (TableDamaged's message)
     archived: bool = False
+    sent: int = 0  # the highest event number the host had sent (the store's sent mark), if above `events`
 
     @property
     def is_damaged(self) -> bool:
@@ -66,7 +67,10 @@ class TableReport:
         place = "archived" if self.archived else "live"
         if self.is_damaged:
             return f"{self.table_id}  DAMAGED ({place}, {self.entries} journal entries): {self.damage}"
-        return f"{self.table_id}  ok ({place}, {self.status}): {self.entries} journal entries, {self.events} events"
+        line = f"{self.table_id}  ok ({place}, {self.status}): {self.entries} journal entries, {self.events} events"
+        if self.sent > self.events:  # a serving host turns these numbers into EventsLost markers
+            line += f"; events {self.events + 1} to {self.sent} were sent and then lost by the store"
+        return line
 
 
 def summary(reports: list[TableReport]) -> str:

@@ -359,14 +359,32 @@ class EntropyTimeout(Entry):
         return cls(int(data["round"]), data["phase"])
 
 
+@dataclass(frozen=True, slots=True)
+class Lost(Entry):
+    """On restart, the store gave back a table whose events end before `first`, while the host had
+    sent events up to `last` (its sent mark, store.py): each number from `first` to `last` becomes an
+    EventsLost marker, so none of them is ever given to another event."""
+
+    KIND: ClassVar[str] = "lost"
+    first: int
+    last: int
+
+    def fields(self) -> JsonDict:
+        return {"first": self.first, "last": self.last}
+
+    @classmethod
+    def load(cls, data: JsonDict) -> Lost:
+        return cls(int(data["first"]), int(data["last"]))
+
+
 AnyEntry = (
     Join | Connection | Spectate | Unspectate | SeatBot | Leave | Start | Command | Close | Ruling | Late
-    | Timeout | Chat | Entropy | EntropyTimeout
+    | Timeout | Chat | Entropy | EntropyTimeout | Lost
 )
 _KINDS: dict[str, Any] = {
     kind.KIND: kind
     for kind in (Join, Connection, Spectate, Unspectate, SeatBot, Leave, Start, Command, Close, Ruling, Late,
-                 Timeout, Chat, Entropy, EntropyTimeout)
+                 Timeout, Chat, Entropy, EntropyTimeout, Lost)
 }
 KINDS = frozenset(_KINDS)  # every "k" a journal holds
 

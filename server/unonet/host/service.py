@@ -23,7 +23,7 @@ from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, canonical_name, 
 from unonet.engine import PRESET_DESCRIPTIONS, PRESETS, find_ruleset
 from unonet.host import journal
 from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, exists, invalid, precondition
-from unonet.host.eventlog import LogEntry
+from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
@@ -552,7 +552,7 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         tag = EVENTS_FIELD if limit > 1 else EVENT_FIELD
         async with table.lock:
             last = table.last_number
-            if request.after_event_number > last:
+            if request.after_event_number > last or table.lost_range(request.after_event_number):
                 lost = self.host.lost_events(table, request.after_event_number)  # DATA_LOSS: a damaged store
                 await abort(context, lost or invalid("BAD_EVENT_NUMBER", f"the table's last event is {last}",
                                                      event_number=str(last)))
@@ -569,11 +569,12 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             if request.start_with_snapshot:  # a spectator's is behind any spectator delay, as its events are
                 view = table.view(seat) if seat is not None else table.public_view()
                 snapshot = events_pb2.Event(number=view.event_number, snapshot=events_pb2.Snapshot(view=view))
-        # Numbers to send before the queue's: the backlog (log entries never change once appended).
+        # Numbers to send before the queue's: the backlog (events never change once numbered; the old ones
+        # come from the store, eventlog.py).
         after = request.after_event_number if snapshot is None else snapshot.number
         pending = collections.deque(range(after + 1, last + 1))
         delay_ns = int(table.settings.spectator_delay_s * 1e9) if seat is None else 0
-        queue, log_entries = subscriber.queue, table.log
+        queue, events = subscriber.queue, table.events
         self._writers[id(subscriber)] = (subscriber, table)
         self._arm_watchdog()
         try:
@@ -590,14 +591,15 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 pending.extend(queue.take())
                 count = min(limit, len(pending))
                 if delay_ns:
-                    count = await self._due(log_entries, pending, count, delay_ns)
+                    count = await self._due(events, pending, count, delay_ns)
                 numbers = [pending.popleft() for _ in range(count)]
-                await self._write(context, subscriber, b"".join(
-                    shared if tag is EVENTS_FIELD and (shared := log_entries[n - 1].shared) is not None
-                    else length_delimited(tag, table.render_bytes(log_entries[n - 1], seat)) for n in numbers))
+                await self._write(context, subscriber, events.framed(numbers, seat, tag))
         except asyncio.CancelledError:
             if not (subscriber.overflowed or subscriber.store_failed):
                 raise
+        except RenderingMissing as missing:  # a damaged database: one log line, the stream ends TABLE_DAMAGED
+            log.error("%s; the stream ends with TABLE_DAMAGED", missing)
+            await abort(context, precondition("TABLE_DAMAGED", f"{missing}; its older events cannot be sent"))
         finally:
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
@@ -605,15 +607,15 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             await _end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
         await _end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
 
-    async def _due(self, log_entries: list[Any], pending: collections.deque[int], count: int, delay_ns: int) -> int:
+    async def _due(self, log: EventLog, pending: collections.deque[int], count: int, delay_ns: int) -> int:
         """A delayed spectator: wait until the first pending event is due; how many are due by then."""
         now = self.host.clock_ns()
-        first_due = log_entries[pending[0] - 1].time_ns + delay_ns
+        first_due = log.time_ns(pending[0]) + delay_ns
         if first_due > now:
             await asyncio.sleep((first_due - now) / 1e9)  # the spectator delay itself, not a synchronisation
             now = self.host.clock_ns()
         due = 1
-        while due < count and log_entries[pending[due] - 1].time_ns + delay_ns <= now:
+        while due < count and log.time_ns(pending[due]) + delay_ns <= now:
             due += 1
         return due
 

@@ -14,7 +14,7 @@ import json
 import math
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -62,6 +62,17 @@ CREATE TABLE IF NOT EXISTS events (
     public   BLOB NOT NULL,
     PRIMARY KEY (table_id, number)
 );
+-- Each event as its streams send it, so that only a window of recent events stays in memory
+-- (eventlog.py): viewer -1 is the public rendering (spectators, and any seat with no row of its own),
+-- viewer 0, 1, ... a seat's own where it differs (its hidden cards, its legal actions). Written in the
+-- group commit of the input that produced the event.
+CREATE TABLE IF NOT EXISTS renderings (
+    table_id TEXT NOT NULL,
+    number   INTEGER NOT NULL,
+    viewer   INTEGER NOT NULL,
+    event    BLOB NOT NULL,
+    PRIMARY KEY (table_id, number, viewer)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS archived (
     table_id   TEXT PRIMARY KEY,
     created_ns INTEGER NOT NULL,
@@ -69,6 +80,11 @@ CREATE TABLE IF NOT EXISTS archived (
 );
 CREATE INDEX IF NOT EXISTS archived_by_creation ON archived (created_ns, table_id);
 """
+
+
+# One event as one viewer's stream sends it: (number, viewer, serialized Event); viewer -1 is public.
+Rendering = tuple[int, int, bytes]
+PUBLIC_VIEWER = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +112,33 @@ class Store(Protocol):
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None: ...
 
-    def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None: ...
+    def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]],
+               renderings: Sequence[Rendering] = ()) -> None:
+        """Journal one input with its events' public renderings (`events`, for audits) and every
+        rendering its events' streams send (`renderings`, read back by `renderings`), durable together."""
+        ...
+
+    def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
+        """The events `first` to `last` as `viewer` (-1: a spectator) receives them, by number: its own
+        row where it has one, else the public one. Inputs not yet durable are included."""
+        ...
+
+    def sent_through(self, table_id: str) -> int:
+        """The highest event number of the table that may have left the host (its sent mark, kept apart
+        from the journal, so a journal that lost its last commits still knows what clients saw)."""
+        ...
+
+    def rendered_through(self, table_id: str) -> int:
+        """The last event number whose renderings are stored (0 if none: a table stored before them)."""
+        ...
+
+    def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
+        """Store renderings an earlier host did not (its events rebuilt by a replay), now, once."""
+        ...
+
+    def drop_renderings(self, table_id: str, after: int) -> None:
+        """Forget the renderings of the table's events after number `after`: their inputs were lost."""
+        ...
 
     def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
         """Every stored table with its journal, oldest first; with `live_only`, not the archived ones."""
@@ -143,12 +185,44 @@ class MemoryStore:
     def __init__(self) -> None:
         self._tables: dict[str, StoredTable] = {}
         self._archived: dict[str, tuple[int, str, bytes]] = {}
+        self._renderings: dict[str, dict[tuple[int, int], bytes]] = {}
+        self._sent: dict[str, int] = {}
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         self._tables[table_id] = StoredTable(table_id, record, created_ns, [])
 
-    def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
+    def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]],
+               renderings: Sequence[Rendering] = ()) -> None:
         self._tables[table_id].journal.append(entry)
+        self.add_renderings(table_id, renderings)
+        if events:
+            self._sent[table_id] = max(self._sent.get(table_id, 0), events[-1][0])
+
+    def sent_through(self, table_id: str) -> int:
+        return self._sent.get(table_id, 0)
+
+    def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
+        rows = self._renderings.get(table_id, {})
+        found = {}
+        for number in range(first, last + 1):
+            wire = rows.get((number, viewer)) if viewer != PUBLIC_VIEWER else None
+            wire = wire if wire is not None else rows.get((number, PUBLIC_VIEWER))
+            if wire is not None:
+                found[number] = wire
+        return found
+
+    def rendered_through(self, table_id: str) -> int:
+        return max((number for number, viewer in self._renderings.get(table_id, {})), default=0)
+
+    def drop_renderings(self, table_id: str, after: int) -> None:
+        stored = self._renderings.get(table_id, {})
+        for key in [key for key in stored if key[0] > after]:
+            del stored[key]
+
+    def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
+        stored = self._renderings.setdefault(table_id, {})
+        for number, viewer, wire in rows:
+            stored.setdefault((number, viewer), wire)
 
     def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
         yield from (t for t in self._tables.values() if not live_only or t.table_id not in self._archived)
@@ -217,12 +291,23 @@ class SqliteStore:
         # costs the loop a list append rather than SQLite statements of its own. An input's public
         # events ride in its journal row: one row per input, one B-tree touched per commit.
         self._journal_rows: list[tuple[Any, ...]] = []
+        self._rendering_rows: list[tuple[str, int, int, bytes]] = []  # the open group's renderings
+        self._sent_rows: dict[str, int] = {}  # the open group's last event number of each table
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
         self._db.execute("PRAGMA journal_mode=WAL")
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, not {synchronous!r}")
         self._db.execute(f"PRAGMA synchronous={synchronous}")  # see SERVE_SYNCHRONOUS
         self._db.executescript(SCHEMA)
+        # The sent marks live in a file of their own (`<database>.sent`), written after the journal's
+        # commit and before any of its events leave: a journal that loses its last commits (a cut or
+        # missing WAL) does not take with it the knowledge of which numbers clients may have seen.
+        memory = str(path) == ":memory:"
+        self._marks = sqlite3.connect(":memory:" if memory else f"{path}.sent", check_same_thread=False,
+                                      isolation_level=None)
+        self._marks.execute("PRAGMA journal_mode=WAL")
+        self._marks.execute(f"PRAGMA synchronous={synchronous}")
+        self._marks.execute("CREATE TABLE IF NOT EXISTS sent (table_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL)")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
         if "public" not in columns:  # a database from before journal.public
             self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
@@ -241,18 +326,74 @@ class SqliteStore:
                 (table_id, json.dumps(record), created_ns),
             )
 
-    def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]]) -> None:
+    def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]],
+               renderings: Sequence[Rendering] = ()) -> None:
         public = events_blob(blob for _, blob in events) if events else None
         journal_row = (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), public)
+        rendering_rows = [(table_id, number, viewer, wire) for number, viewer, wire in renderings]
         with self._lock:
             last = self._last_seq.get(table_id, 0)
             if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
                 raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
+            sent = {table_id: events[-1][0]} if events else {}
             if self._join_group():
                 self._journal_rows.append(journal_row)
+                self._rendering_rows += rendering_rows
+                self._sent_rows.update(sent)
             else:
-                self._write([journal_row])
+                self._write([journal_row], rendering_rows)
+                self._mark_sent(sent)
             self._last_seq[table_id] = entry.seq
+
+    def _mark_sent(self, sent: dict[str, int]) -> None:
+        """Raise each table's sent mark to its last event journalled (the caller holds the lock)."""
+        if sent:
+            self._marks.executemany(
+                "INSERT INTO sent (table_id, last_number) VALUES (?, ?) ON CONFLICT (table_id)"
+                " DO UPDATE SET last_number = MAX(last_number, excluded.last_number)", list(sent.items()))
+
+    def sent_through(self, table_id: str) -> int:
+        with self._lock:
+            row = self._marks.execute("SELECT last_number FROM sent WHERE table_id = ?", (table_id,)).fetchone()
+        return int(row[0]) if row is not None else 0
+
+    def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT number, viewer, event FROM renderings WHERE table_id = ? AND number BETWEEN ? AND ?"
+                " AND viewer IN (?, ?) ORDER BY number, viewer", (table_id, first, last, PUBLIC_VIEWER, viewer),
+            ).fetchall()
+            pending = [row[1:] for row in self._rendering_rows
+                       if row[0] == table_id and first <= row[1] <= last and row[2] in (PUBLIC_VIEWER, viewer)]
+        found: dict[int, bytes] = {}
+        for number, row_viewer, wire in [*rows, *pending]:
+            if row_viewer == viewer or number not in found:  # the viewer's own row over the public one
+                found[number] = bytes(wire)
+        return found
+
+    def rendered_through(self, table_id: str) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT MAX(number) FROM renderings WHERE table_id = ? AND viewer = ?", (table_id, PUBLIC_VIEWER)
+            ).fetchone()
+            pending = [row[1] for row in self._rendering_rows if row[0] == table_id]
+        return max([int(row[0] or 0), *pending])
+
+    def drop_renderings(self, table_id: str, after: int) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM renderings WHERE table_id = ? AND number > ?", (table_id, after))
+
+    def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("INSERT OR IGNORE INTO renderings (table_id, number, viewer, event)"
+                                     " VALUES (?, ?, ?, ?)", [(table_id, *row) for row in rows])
+                self._db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
 
     def _join_group(self) -> bool:
         """True if the append joins the group the running loop commits (opening it if none is open)."""
@@ -272,12 +413,16 @@ class SqliteStore:
             loop.call_at(due, self._commit)
         return True
 
-    def _write(self, journal_rows: list[tuple[Any, ...]]) -> None:
+    def _write(self, journal_rows: list[tuple[Any, ...]], rendering_rows: list[tuple[str, int, int, bytes]]) -> None:
         """One transaction: every row or none (the caller holds the lock)."""
         self._db.execute("BEGIN")
         try:
             self._db.executemany(
                 "INSERT INTO journal (table_id, seq, time_ns, entry, public) VALUES (?, ?, ?, ?, ?)", journal_rows
+            )
+            self._db.executemany(
+                "INSERT OR REPLACE INTO renderings (table_id, number, viewer, event) VALUES (?, ?, ?, ?)",
+                rendering_rows,
             )
             self._db.execute("COMMIT")
         except BaseException:
@@ -293,10 +438,13 @@ class SqliteStore:
                 return
             self._group_open = False
             journal_rows, self._journal_rows = self._journal_rows, []
+            rendering_rows, self._rendering_rows = self._rendering_rows, []
+            sent, self._sent_rows = self._sent_rows, {}
             waiters, self._waiters = self._waiters, []
             callbacks, self._callbacks = self._callbacks, []
             try:
-                self._write(journal_rows)
+                self._write(journal_rows, rendering_rows)
+                self._mark_sent(sent)  # durable before any waiter or stream hears of the group
             except BaseException as error:  # nothing of the group may be acknowledged
                 for waiter in waiters:
                     if not waiter.done():
@@ -405,3 +553,4 @@ class SqliteStore:
         self._commit()
         with self._lock:
             self._db.close()
+            self._marks.close()

@@ -124,12 +124,15 @@ class Table:
         self.places = Places(table_id, settings.seat_count)  # seats, spectators and their tokens (seats.py)
         self.seats, self.spectators = self.places.seats, self.places.spectators  # never rebound
         self.match: Match | None = None
-        self.events = EventLog(turn_time_s=settings.turn_time_s)  # the numbered events (eventlog.py)
-        self.log = self.events.entries  # the same list, never rebound
+        # The numbered events (eventlog.py): the latest in memory, every one in the store.
+        self.events = EventLog(turn_time_s=settings.turn_time_s, store=store, table_id=table_id,
+                               seat_count=settings.seat_count)
+        self.log = self.events.entries  # the same list (the events in memory), never rebound
         self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
+        self.lost: list[tuple[int, int]] = []  # the numbers the store lost after they were sent (journal.Lost)
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
@@ -152,7 +155,7 @@ class Table:
 
     @property
     def last_number(self) -> int:
-        return len(self.log)
+        return self.events.count
 
     @property
     def reaction_time_ns(self) -> int:
@@ -327,7 +330,9 @@ class Table:
         if not self._replaying:
             watched = bool(self.subscribers)
             public = [(e.number, self.render_bytes(e, None, cache=watched)) for e in produced]
-            self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public)
+            renderings = [row for e, (_, payload) in zip(produced, public, strict=True)
+                          for row in self.events.renderings(e, payload, cache=watched)]
+            self.store.append(self.table_id, JournalEntry(self._seq, now, journal.encode(entry)), public, renderings)
             if watched:
                 for produced_entry, (_, payload) in zip(produced, public, strict=True):
                     self.events.share(produced_entry, payload)
@@ -394,6 +399,7 @@ class Table:
     def replay(self, stored: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
         self._replaying = True
+        self.events.holding = True  # until `Host` releases the log, storing what an older host did not
         try:
             for item in stored:
                 try:
@@ -440,6 +446,8 @@ class Table:
                 produced = self._apply_leave(entry, now)
             case journal.Start():
                 produced = self._apply_start(entry, now)
+            case journal.Lost():
+                produced = self._apply_lost(entry, now)
             case _:
                 raise TypeError(f"not a journal entry: {entry!r}")
         return produced + self._advance_shuffle(entry, now)
@@ -660,6 +668,18 @@ class Table:
         produced = self._append(events, now)
         self._after_change(now)
         return produced
+
+    def _apply_lost(self, entry: journal.Lost, now: int) -> list[LogEntry]:
+        """The numbers the store lost after the host sent them: one EventsLost marker each (journal.Lost)."""
+        if entry.first != self.last_number + 1 or entry.last < entry.first:
+            raise ValueError(f"lost events {entry.first} to {entry.last} do not follow the end {self.last_number}")
+        self.lost.append((entry.first, entry.last))
+        return self._append([convert.events_lost(entry.first, entry.last)
+                             for _ in range(entry.first, entry.last + 1)], now)
+
+    def lost_range(self, number: int) -> tuple[int, int] | None:
+        """The range of EventsLost markers `number` is in, if any: a client that saw it saw another event."""
+        return next(((first, last) for first, last in self.lost if first <= number <= last), None)
 
     def _apply_chat(self, entry: journal.Chat, now: int) -> list[LogEntry]:
         seat = entry.seat

@@ -1264,6 +1264,11 @@ def chat_message(seat: int | None, name: str, text: str) -> events_pb2.Event:
     return host_event(chat_message=events_pb2.ChatMessage(seat=seat, name=name, text=text))
 
 
+def events_lost(first: int, last: int) -> events_pb2.Event:
+    """The marker for an event number the host sent and its store then lost (one per lost number)."""
+    return host_event(events_lost=events_pb2.EventsLost(first_number=first, last_number=last))
+
+
 def chat_penalty(seat: int, penalty_cards: int) -> events_pb2.Event:
     return host_event(chat_penalty=events_pb2.ChatPenalty(seat=seat, penalty_cards=penalty_cards))
 

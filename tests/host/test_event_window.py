@@ -1,0 +1,143 @@
+"""Only a window of recent events stays in memory; older numbers are read back from the store.
+
+A match played with a small window must give every receiver (each seat, a spectator) exactly the
+events a host that kept the whole log in memory gives, from memory, from SQLite, after a restart, and
+from a database written before the host stored renderings (its old events rendered again on restore).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import grpc
+import pytest
+from fair_games import TABLE_ID, drive, new_table
+from host_stubs import reason_of
+
+from unonet.host import eventlog, journal
+from unonet.host.host import Host
+from unonet.host.server import create_server
+from unonet.host.store import SqliteStore
+from unonet.v1 import events_pb2, watch_service_pb2, watch_service_pb2_grpc
+
+SEED = 11
+WINDOW = 40
+TIMEOUT_S = 10.0
+
+
+def _played(store, window: int):
+    host, table, clock = new_table(SEED, store=store)
+    table.events.window = window
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    return table
+
+
+def _renderings(table) -> dict[int | None, list[events_pb2.Event]]:
+    """Every receiver's events, from the log in memory."""
+    return {seat: [table.render(entry, seat) for entry in table.log] for seat in (None, 0, 1, 2, 3)}
+
+
+def test_events_that_left_the_window_read_back_as_they_were_rendered_in_memory(tmp_path) -> None:
+    store = SqliteStore(tmp_path / "unonet.db", group_commit=False)
+    table = _played(store, 10**9)
+    reference = _renderings(table)
+    assert table.last_number > 10 * WINDOW
+    table.events.window = WINDOW
+    table.events.trim(0)
+    assert len(table.log) == WINDOW and table.log[0].number == table.last_number - WINDOW + 1
+    for seat, events in reference.items():
+        assert list(table.events.rendered_since(0, seat)) == events, f"seat {seat}"
+        assert list(table.events.rendered_since(100, seat)) == events[100:], f"seat {seat}"
+    store.close()
+
+
+def test_a_match_played_with_a_small_window_holds_only_the_window(tmp_path) -> None:
+    store = SqliteStore(tmp_path / "unonet.db", group_commit=False)
+    table = _played(store, WINDOW)
+    assert len(table.log) == WINDOW and table.last_number > 10 * WINDOW
+    spectator = [event.SerializeToString() for event in table.events.rendered_since(0, None)]
+    assert spectator == [blob for _, blob in store.public_events(TABLE_ID)]  # the journal's own public copy
+    for seat in range(4):
+        numbers = [event.number for event in table.events.rendered_since(0, seat)]
+        assert numbers == list(range(1, table.last_number + 1))
+    store.close()
+
+
+async def _stream_all(port: int, batch: int) -> list[events_pb2.Event]:
+    """Every event of the table, anonymously (a spectator's rendering), from event 1."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        watch = watch_service_pb2_grpc.WatchServiceStub(channel)
+        stream = watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=TABLE_ID, batch=batch),
+                                   timeout=TIMEOUT_S)
+        events: list[events_pb2.Event] = []
+        while not events or not events[-1].HasField("match_ended"):
+            reply = await asyncio.wait_for(stream.read(), TIMEOUT_S)
+            events += [reply.event] if reply.HasField("event") else list(reply.events)
+        stream.cancel()
+        return events
+
+
+async def _restarted_streams(db: Path) -> tuple[int, list[events_pb2.Event], list[events_pb2.Event]]:
+    host = Host(SqliteStore(db))
+    host.restore()
+    server, port, _ = await create_server("127.0.0.1:0", host=host)
+    await server.start()
+    try:
+        one_by_one = await _stream_all(port, 1)
+        batched = await _stream_all(port, 64)
+        return len(host.table(TABLE_ID).log), one_by_one, batched
+    finally:
+        await host.stop()
+        await server.stop(grace=None)
+
+
+@pytest.mark.parametrize("stored_renderings", [True, False], ids=["renderings stored", "a database from before"])
+def test_a_restarted_host_streams_from_event_1_what_it_streamed_before(
+        tmp_path, monkeypatch, stored_renderings) -> None:
+    db = tmp_path / "unonet.db"
+    store = SqliteStore(db, group_commit=False)
+    reference = _renderings(_played(store, 10**9))
+    store.close()
+    with sqlite3.connect(db) as connection:  # the record a host writes: window ids numbered per table
+        connection.execute("UPDATE tables SET record = json_set(record, '$.window_ids', 'table')")
+        if not stored_renderings:
+            connection.execute("DELETE FROM renderings")
+    monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
+    kept, one_by_one, batched = asyncio.run(_restarted_streams(db))
+    assert kept == WINDOW
+    assert one_by_one == batched == reference[None]
+    with sqlite3.connect(db) as connection:  # the restore stored what the older host did not
+        (count,) = connection.execute("SELECT COUNT(*) FROM renderings WHERE viewer = -1").fetchone()
+    assert count == len(reference[None])
+
+
+async def _stream_refused(db: Path) -> grpc.aio.AioRpcError:
+    host = Host(SqliteStore(db))
+    host.restore()
+    server, port, _ = await create_server("127.0.0.1:0", host=host)
+    await server.start()
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await _stream_all(port, 64)
+        return caught.value
+    finally:
+        await host.stop()
+        await server.stop(grace=None)
+
+
+def test_an_old_event_the_store_lost_ends_the_stream_with_table_damaged(tmp_path, monkeypatch, caplog) -> None:
+    db = tmp_path / "unonet.db"
+    store = SqliteStore(db, group_commit=False)
+    _played(store, WINDOW)
+    store.close()
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM renderings WHERE number = 7")
+    monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
+    refused = asyncio.run(_stream_refused(db))
+    assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert reason_of(refused) == "TABLE_DAMAGED"
+    assert "no rendering of event 7" in (refused.details() or "")
+    assert "Traceback" not in caplog.text
