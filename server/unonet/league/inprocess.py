@@ -25,9 +25,8 @@ import time
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from google.protobuf.message import Message
-
 from unonet.bots import Bot, BotState, default_command
+from unonet.bots.policy_seat import engine_actions
 from unonet.client import commands as cmd
 from unonet.engine import Match, React, UnoError, events
 from unonet.engine.events import Event
@@ -36,10 +35,10 @@ from unonet.league.entrants import Factory, bot_seed
 from unonet.league.order import hand_points, match_ranks, round_ranks
 from unonet.league.results import GameResult, encode_log
 from unonet.league.schedule import GameSpec
-from unonet.v1 import actions_pb2, events_pb2, play_service_pb2, table_pb2, views_pb2
+from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 from unonet.wire import convert
 
-__all__ = ["league_settings", "play_game", "request_for"]
+__all__ = ["league_settings", "play_game"]
 
 _MAX_ATTEMPTS = 4
 
@@ -51,41 +50,6 @@ def league_settings(config: LeagueConfig, spec: GameSpec) -> table_pb2.TableSett
         name=spec.game_id, seat_count=len(spec.seats), ruleset=convert.ruleset_to_pb(config.game_ruleset()),
         league_seeded=True, league_seed_sha256=hashlib.sha256(spec.seed.to_bytes(8, "big")).digest(),
     )
-
-
-def request_for(command: cmd.Command) -> Message:
-    """The PlayService request a command is sent as (what `TableClient.send` builds)."""
-    match command:
-        case cmd.Play():
-            request = play_service_pb2.PlayCardsRequest(
-                cards=list(command.cards), call_uno=command.call_uno, reaction_window_id=command.reaction_window_id
-            )
-            if command.color is not None:
-                request.color = command.color
-            return request
-        case cmd.ChooseColor():
-            return play_service_pb2.ChooseColorRequest(color=command.color)
-        case cmd.Draw():
-            return play_service_pb2.DrawRequest()
-        case cmd.Pass():
-            return play_service_pb2.PassRequest()
-        case cmd.CallUno():
-            return play_service_pb2.CallUnoRequest()
-        case cmd.CatchUno():
-            return play_service_pb2.CatchUnoRequest(
-                target_seat=command.target_seat, reaction_window_id=command.reaction_window_id
-            )
-        case cmd.Challenge():
-            return play_service_pb2.ChallengeRequest()
-        case cmd.React():
-            return play_service_pb2.ReactRequest(reaction_window_id=command.reaction_window_id)
-        case cmd.ChooseSwapTarget():
-            return play_service_pb2.ChooseSwapTargetRequest(target_seat=command.target_seat)
-        case cmd.FiveSwap():
-            return play_service_pb2.FiveSwapRequest(target_seat=command.target_seat, card=command.card)
-        case cmd.GiveCard():
-            return play_service_pb2.GiveCardRequest(card=command.card)
-    raise TypeError(f"not an engine command: {command!r}")
 
 
 class _Game:
@@ -228,7 +192,7 @@ class _Game:
         if isinstance(command, cmd.React | cmd.CatchUno) and command.reaction_window_id:
             self.states[seat].answered_windows.add(command.reaction_window_id)
         try:
-            actions = convert.action_from_request(seat, request_for(command))
+            actions = engine_actions(seat, command)
             produced = self.match.apply_command(actions)
         except (UnoError, TypeError):
             return False
