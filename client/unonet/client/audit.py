@@ -74,6 +74,12 @@ def _read_log(data: bytes, table_id: str | None) -> tuple[str, list[events_pb2.E
 
 
 def _delimited(data: bytes) -> Iterator[events_pb2.Event]:
+    return (events_pb2.Event.FromString(blob) for blob in split_delimited(data))
+
+
+def split_delimited(data: bytes) -> Iterator[bytes]:
+    """The serialized events of a binary log (each behind its varint length, protobuf's delimited
+    form), in order. Raises ValueError for a truncated log."""
     pos = 0
     while pos < len(data):
         length = shift = 0
@@ -88,7 +94,7 @@ def _delimited(data: bytes) -> Iterator[events_pb2.Event]:
                 break
         if pos + length > len(data):
             raise ValueError("the log ends inside an event")
-        yield events_pb2.Event.FromString(data[pos : pos + length])
+        yield data[pos : pos + length]
         pos += length
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from unonet.client.audit import split_delimited
 from unonet.v1 import events_pb2
 
 __all__ = [
@@ -105,23 +106,9 @@ def encode_log(events: Iterable[bytes]) -> bytes:
 
 
 def decode_log(data: bytes) -> Iterator[bytes]:
-    """The serialized events of a delimited log, in order. Raises ValueError for a truncated log."""
-    pos = 0
-    while pos < len(data):
-        length = shift = 0
-        while True:
-            if pos >= len(data):
-                raise ValueError("the log ends inside a length prefix")
-            byte = data[pos]
-            pos += 1
-            length |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                break
-        if pos + length > len(data):
-            raise ValueError("the log ends inside an event")
-        yield data[pos : pos + length]
-        pos += length
+    """The serialized events of a delimited log, in order (the audit's reader, so `unonet verify` and
+    `unonet replay` read a league's logs as their own). Raises ValueError for a truncated log."""
+    return split_delimited(data)
 
 
 class Results:
