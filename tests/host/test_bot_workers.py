@@ -62,9 +62,7 @@ async def _wait_for(predicate, what: str) -> None:
 async def test_a_worker_plays_the_seat_is_restarted_after_a_crash_and_stops_with_the_host(served):
     address, host = served
     async with await TableClient.connect(address, timeout=TIMEOUT) as client:
-        # A match of a few rounds: one that could end with the worker's first commands would leave no
-        # seat to restart the worker for, and the crash below would wait for nothing.
-        created = await client.create_table("standard", {"target_score": 150}, 2, name="w", manual_start=True)
+        created = await client.create_table("standard", {"target_score": 30}, 2, name="w", manual_start=True)
         joined = await client.join(created.table_id, "me", seat=0)
         assert await client.add_bots(1, "workergreedy") == [1]
         await client.start_table()
