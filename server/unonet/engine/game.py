@@ -86,6 +86,7 @@ Shuffle = Callable[[list[Card], str], None]
 T = TypeVar("T")
 
 _BIT_LENGTHS: Final = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` for piles up to 255 cards
+_RANDOM: Final = random.Random
 
 
 def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
@@ -96,18 +97,20 @@ def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
     Inlined here without its two method calls a position; a `Random` subclass gets its own shuffle.
     tests/engine/test_shuffle.py checks it against `Random.shuffle` on every length a round uses.
     """
-    if type(rng) is not random.Random:
+    if type(rng) is not _RANDOM:
         rng.shuffle(cards)
         return
     getrandbits = rng.getrandbits
-    size = len(cards)
-    # For each position i from the last down to 1, the bits drawn for it: `(i + 1).bit_length()`.
-    bits = _BIT_LENGTHS[size:1:-1] if size < len(_BIT_LENGTHS) else [n.bit_length() for n in range(size, 1, -1)]
-    for i, k in zip(range(size - 1, 0, -1), bits, strict=True):
-        j = getrandbits(k)
+    bit_lengths = _BIT_LENGTHS
+    i = len(cards) - 1
+    # A counted loop over native ints (no zip, no range object): the compiled build's deal is mostly this.
+    while i > 0:
+        k = bit_lengths[i + 1] if i < 255 else (i + 1).bit_length()  # the bits drawn for position i
+        j: int = getrandbits(k)
         while j > i:  # `j >= i + 1`: not below the count of positions left
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
 
 
 # The commonest events are values of a seat and at most one card, so each is built once and shared:
@@ -125,6 +128,8 @@ _CACHED_HAND_SIZES: Final = 128
 _ONE_CARD_SLOTS: Final = 10 * len(CARDS)
 _PLAYED_ONE: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
 _DREW_ONE: Final[list[list[ev.Drew | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
+# The shared Played with `called_uno` set (U1: the play that brings a hand to one card carries the call).
+_PLAYED_ONE_CALLED: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(2)]
 # keyed (target, amount, setter, kind, challengeable)
 _DRAW_OBLIGATION: dict[tuple[int, int, int, Rank, bool], ev.DrawObligation] = {}
 _WINDOW_CLOSED: dict[tuple[int, WindowKind], ev.WindowClosed] = {}  # closed with nobody answering, by id and kind
@@ -140,6 +145,21 @@ def _window_closed(window: Window) -> ev.WindowClosed:
         if window.id < 4096:  # ids count up within a round; the table stays small however long one runs
             _WINDOW_CLOSED[key] = event
     return event
+
+
+def _called_uno(played: ev.Played) -> ev.Played:
+    """`played` with `called_uno` set; shared when `played` is the shared one-card event (hand size 1)."""
+    size = played.hand_size
+    if len(played.cards) != 1 or size >= len(_PLAYED_ONE_CALLED):
+        return dataclasses.replace(played, called_uno=True)
+    at = _one_card(played.seat, played.cards[0])
+    if _PLAYED_ONE[size][at] is not played:  # a jump-in or a run cut's
+        return dataclasses.replace(played, called_uno=True)
+    row = _PLAYED_ONE_CALLED[size]
+    called = row[at]
+    if called is None:
+        called = row[at] = dataclasses.replace(played, called_uno=True)
+    return called
 
 
 def _one_card(seat: int, card: Card) -> int:
@@ -1583,7 +1603,7 @@ class Game:
         for i in range(len(out) - 1, -1, -1):
             event = out[i]
             if type(event) is ev.Played and event.seat == seat:
-                out[i] = dataclasses.replace(event, called_uno=True)
+                out[i] = _called_uno(event)
                 return
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
