@@ -33,6 +33,8 @@ from unonet.v1 import table_pb2
 
 log = logging.getLogger(__name__)
 DEFAULT_KEEP_FINISHED_S = 60.0
+# How long `Host.stop` waits for the event streams it cancelled to end (each ends at its next await).
+STREAM_STOP_TIMEOUT_S = 5.0
 
 
 class Host:
@@ -197,6 +199,10 @@ class Host:
             self._ensure_driver(table)
 
     async def stop(self) -> None:
+        """Stop everything that reads or writes the store, so the caller may close it next: the tables'
+        drivers, then every event stream still open (a server stopped with a grace period cancels its
+        calls, but their tasks may not have run their ends yet), then the bot workers. The order of a
+        clean shutdown: stop serving (`server.stop`), this, then `store.close()`."""
         drivers = list(self._drivers.values())  # a driver that archives its table leaves the dict
         for task in drivers:
             task.cancel()
@@ -204,6 +210,12 @@ class Host:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._drivers.clear()
+        streams = [subscriber.task for table in self.tables.values() for subscriber in table.subscribers
+                   if subscriber.task is not None and not subscriber.task.done()]
+        for task in streams:
+            task.cancel()
+        if streams:
+            await asyncio.wait(streams, timeout=STREAM_STOP_TIMEOUT_S)
         await self.workers.close()
 
     def table(self, table_id: str) -> Table:

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import grpc
+
+from unonet.host.errors import HostError
 from unonet.host.framing import events_blob
 from unonet.v1 import watch_service_pb2
 
@@ -85,6 +88,19 @@ CREATE INDEX IF NOT EXISTS archived_by_creation ON archived (created_ns, table_i
 # One event as one viewer's stream sends it: (number, viewer, serialized Event); viewer -1 is public.
 Rendering = tuple[int, int, bytes]
 PUBLIC_VIEWER = -1
+
+
+SHUTTING_DOWN_MESSAGE = "the host is shutting down; reconnect and resume from your last event number"
+
+
+class StoreClosed(HostError):
+    """A read or write of a store that was closed: the host is shutting down. The host stops serving
+    and cancels its streams and drivers before it closes the store (`Host.stop`, `server.serve`), so
+    this reaches a caller only past that order; it is a refusal (UNAVAILABLE, `SHUTTING_DOWN`: retry
+    elsewhere or later, resume from the last event number), never SQLite's ProgrammingError."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN", f"{SHUTTING_DOWN_MESSAGE} ({what})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +295,8 @@ class SqliteStore:
         `synchronous`: SQLite's, NORMAL or FULL (what each means for an acknowledged input: SERVE_SYNCHRONOUS)."""
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
+        self._closed = False  # once `close` ran, every call raises StoreClosed (`_open`)
+        self._path = str(path)
         self._group_commit = group_commit
         self._commit_interval_s = commit_interval_s
         self._last_commit = -math.inf  # loop time of the last group commit
@@ -312,15 +330,27 @@ class SqliteStore:
         if "public" not in columns:  # a database from before journal.public
             self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
 
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[None]:
+        """Hold the lock of a store that is still open.
+
+        Raises:
+            StoreClosed: `close` already ran (the host is shutting down).
+        """
+        with self._lock:
+            if self._closed:
+                raise StoreClosed(f"its store {self._path} is closed")
+            yield
+
     @property
     def synchronous(self) -> str:
         """The synchronous mode SQLite runs this store's connection with (NORMAL or FULL), read back."""
-        with self._lock:
+        with self._open():
             mode = self._db.execute("PRAGMA synchronous").fetchone()[0]
         return {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}[mode]
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute(
                 "INSERT INTO tables (table_id, record, created_ns) VALUES (?, ?, ?)",
                 (table_id, json.dumps(record), created_ns),
@@ -331,7 +361,7 @@ class SqliteStore:
         public = events_blob(blob for _, blob in events) if events else None
         journal_row = (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), public)
         rendering_rows = [(table_id, number, viewer, wire) for number, viewer, wire in renderings]
-        with self._lock:
+        with self._open():
             last = self._last_seq.get(table_id, 0)
             if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
                 raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
@@ -353,12 +383,12 @@ class SqliteStore:
                 " DO UPDATE SET last_number = MAX(last_number, excluded.last_number)", list(sent.items()))
 
     def sent_through(self, table_id: str) -> int:
-        with self._lock:
+        with self._open():
             row = self._marks.execute("SELECT last_number FROM sent WHERE table_id = ?", (table_id,)).fetchone()
         return int(row[0]) if row is not None else 0
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
-        with self._lock:
+        with self._open():
             rows = self._db.execute(
                 "SELECT number, viewer, event FROM renderings WHERE table_id = ? AND number BETWEEN ? AND ?"
                 " AND viewer IN (?, ?) ORDER BY number, viewer", (table_id, first, last, PUBLIC_VIEWER, viewer),
@@ -372,7 +402,7 @@ class SqliteStore:
         return found
 
     def rendered_through(self, table_id: str) -> int:
-        with self._lock:
+        with self._open():
             row = self._db.execute(
                 "SELECT MAX(number) FROM renderings WHERE table_id = ? AND viewer = ?", (table_id, PUBLIC_VIEWER)
             ).fetchone()
@@ -380,11 +410,11 @@ class SqliteStore:
         return max([int(row[0] or 0), *pending])
 
     def drop_renderings(self, table_id: str, after: int) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute("DELETE FROM renderings WHERE table_id = ? AND number > ?", (table_id, after))
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute("BEGIN")
             try:
                 self._db.executemany("INSERT OR IGNORE INTO renderings (table_id, number, viewer, event)"
@@ -476,7 +506,7 @@ class SqliteStore:
 
     def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
         where = " WHERE table_id NOT IN (SELECT table_id FROM archived)" if live_only else ""
-        with self._lock:
+        with self._open():
             rows = self._db.execute(
                 f"SELECT table_id, record, created_ns FROM tables{where} ORDER BY created_ns"
             ).fetchall()
@@ -484,7 +514,7 @@ class SqliteStore:
             yield self._stored(table_id, record, created_ns)
 
     def table(self, table_id: str) -> StoredTable | None:
-        with self._lock:
+        with self._open():
             row = self._db.execute(
                 "SELECT table_id, record, created_ns FROM tables WHERE table_id = ?", (table_id,)
             ).fetchone()
@@ -497,7 +527,7 @@ class SqliteStore:
         except (ValueError, TypeError) as error:
             return StoredTable(table_id, {}, created_ns, [], damage=f"its record is not JSON: {error}")
         try:
-            with self._lock:
+            with self._open():
                 journal = self._db.execute(
                     "SELECT seq, time_ns, entry FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
                 ).fetchall()
@@ -515,20 +545,20 @@ class SqliteStore:
         return StoredTable(table_id, settings, created_ns, entries)
 
     def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute(
                 "INSERT OR REPLACE INTO archived (table_id, created_ns, info) VALUES (?, ?, ?)",
                 (table_id, created_ns, info),
             )
 
     def archived(self, table_id: str) -> bytes | None:
-        with self._lock:
+        with self._open():
             row = self._db.execute("SELECT info FROM archived WHERE table_id = ?", (table_id,)).fetchone()
         return bytes(row[0]) if row is not None else None
 
     def archived_page(self, before: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
         where, position = ("WHERE (created_ns, table_id) < (?, ?)", before) if before is not None else ("", ())
-        with self._lock:
+        with self._open():
             rows = self._db.execute(
                 f"SELECT created_ns, table_id, info FROM archived {where}"
                 " ORDER BY created_ns DESC, table_id DESC LIMIT ?",
@@ -537,7 +567,7 @@ class SqliteStore:
         return [(int(c), str(t), bytes(i)) for c, t, i in rows]
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
-        with self._lock:
+        with self._open():
             old = self._db.execute(  # written before journal.public
                 "SELECT number, public FROM events WHERE table_id = ? ORDER BY number", (table_id,)
             ).fetchall()
@@ -550,7 +580,11 @@ class SqliteStore:
                 yield event.number, event.SerializeToString()
 
     def close(self) -> None:
+        """Commit what is pending and close; any later call raises StoreClosed. Closing twice is fine."""
+        if self._closed:
+            return
         self._commit()
         with self._lock:
+            self._closed = True
             self._db.close()
             self._marks.close()
