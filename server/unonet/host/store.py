@@ -23,6 +23,7 @@ import grpc
 
 from unonet.host.errors import HostError
 from unonet.host.framing import events_blob
+from unonet.host.loghead import ChainHead, genesis, link
 from unonet.v1 import watch_service_pb2
 
 # Under load, at most one commit per 5 ms; an idle host does not wait at all. A commit costs ~0.1 ms of
@@ -144,6 +145,20 @@ class Store(Protocol):
         from the journal, so a journal that lost its last commits still knows what clients saw)."""
         ...
 
+    def sent_head(self, table_id: str) -> ChainHead | None:
+        """The sent mark with the table's log head at it (loghead.py), written with it; None if the mark
+        has no head (a store written before heads, or a table that has sent nothing)."""
+        ...
+
+    def follow_chain(self, table_id: str, head: ChainHead) -> None:
+        """The table's log ends at `head` (a restored table, replayed): link its next events from there."""
+        ...
+
+    def set_mark(self, table_id: str, head: ChainHead) -> None:
+        """Write the table's sent mark and head as `head`, now, even below the mark it had: after a
+        restore found the log's head at the mark was not the journal's, the mark says the journal's log."""
+        ...
+
     def rendered_through(self, table_id: str) -> int:
         """The last event number whose renderings are stored (0 if none: a table stored before them)."""
         ...
@@ -216,6 +231,16 @@ class MemoryStore:
 
     def sent_through(self, table_id: str) -> int:
         return self._sent.get(table_id, 0)
+
+    def sent_head(self, table_id: str) -> ChainHead | None:
+        """None: a throwaway store outlives no host, so there is no head to check."""
+        return None
+
+    def follow_chain(self, table_id: str, head: ChainHead) -> None:
+        pass
+
+    def set_mark(self, table_id: str, head: ChainHead) -> None:
+        self._sent[table_id] = head[0]
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
         rows = self._renderings.get(table_id, {})
@@ -310,7 +335,8 @@ class SqliteStore:
         # events ride in its journal row: one row per input, one B-tree touched per commit.
         self._journal_rows: list[tuple[Any, ...]] = []
         self._rendering_rows: list[tuple[str, int, int, bytes]] = []  # the open group's renderings
-        self._sent_rows: dict[str, int] = {}  # the open group's last event number of each table
+        self._sent_rows: dict[str, ChainHead | tuple[int, None]] = {}  # the open group's mark of each table
+        self._heads: dict[str, ChainHead] = {}  # each table's log head as far as it is journalled (loghead.py)
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
         self._db.execute("PRAGMA journal_mode=WAL")
         if synchronous not in SYNCHRONOUS_MODES:
@@ -325,7 +351,10 @@ class SqliteStore:
                                       isolation_level=None)
         self._marks.execute("PRAGMA journal_mode=WAL")
         self._marks.execute(f"PRAGMA synchronous={synchronous}")
-        self._marks.execute("CREATE TABLE IF NOT EXISTS sent (table_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL)")
+        self._marks.execute("CREATE TABLE IF NOT EXISTS sent (table_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL,"
+                            " head BLOB)")  # head: the log's head after event last_number (loghead.py)
+        if "head" not in {row[1] for row in self._marks.execute("PRAGMA table_info(sent)")}:  # marks from before
+            self._marks.execute("ALTER TABLE sent ADD COLUMN head BLOB")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
         if "public" not in columns:  # a database from before journal.public
             self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
@@ -355,6 +384,7 @@ class SqliteStore:
                 "INSERT INTO tables (table_id, record, created_ns) VALUES (?, ?, ?)",
                 (table_id, json.dumps(record), created_ns),
             )
+            self._heads[table_id] = genesis(table_id)
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]],
                renderings: Sequence[Rendering] = ()) -> None:
@@ -365,7 +395,7 @@ class SqliteStore:
             last = self._last_seq.get(table_id, 0)
             if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
                 raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
-            sent = {table_id: events[-1][0]} if events else {}
+            sent = {table_id: self._link(table_id, events)} if events else {}
             if self._join_group():
                 self._journal_rows.append(journal_row)
                 self._rendering_rows += rendering_rows
@@ -375,17 +405,44 @@ class SqliteStore:
                 self._mark_sent(sent)
             self._last_seq[table_id] = entry.seq
 
-    def _mark_sent(self, sent: dict[str, int]) -> None:
-        """Raise each table's sent mark to its last event journalled (the caller holds the lock)."""
+    def _link(self, table_id: str, events: list[tuple[int, bytes]]) -> ChainHead | tuple[int, None]:
+        """The table's mark after `events`: their last number, with the log's head after them where the
+        store follows the table's chain (a table it created or was told the head of: `follow_chain`)."""
+        head = self._heads.get(table_id)
+        if head is None or events[0][0] != head[0] + 1:  # not followed (or out of step): a mark with no head
+            self._heads.pop(table_id, None)
+            return events[-1][0], None
+        head = self._heads[table_id] = link(head, events)
+        return head
+
+    def _mark_sent(self, sent: dict[str, ChainHead | tuple[int, None]]) -> None:
+        """Raise each table's sent mark to its last event journalled, with the log's head there, both in
+        one statement (the caller holds the lock)."""
         if sent:
             self._marks.executemany(
-                "INSERT INTO sent (table_id, last_number) VALUES (?, ?) ON CONFLICT (table_id)"
-                " DO UPDATE SET last_number = MAX(last_number, excluded.last_number)", list(sent.items()))
+                "INSERT INTO sent (table_id, last_number, head) VALUES (?, ?, ?) ON CONFLICT (table_id)"
+                " DO UPDATE SET last_number = excluded.last_number, head = excluded.head"
+                " WHERE excluded.last_number >= sent.last_number",
+                [(table_id, number, head) for table_id, (number, head) in sent.items()])
 
     def sent_through(self, table_id: str) -> int:
         with self._open():
             row = self._marks.execute("SELECT last_number FROM sent WHERE table_id = ?", (table_id,)).fetchone()
         return int(row[0]) if row is not None else 0
+
+    def sent_head(self, table_id: str) -> ChainHead | None:
+        with self._open():
+            row = self._marks.execute("SELECT last_number, head FROM sent WHERE table_id = ?", (table_id,)).fetchone()
+        return (int(row[0]), bytes(row[1])) if row is not None and row[1] is not None else None
+
+    def follow_chain(self, table_id: str, head: ChainHead) -> None:
+        with self._open():
+            self._heads[table_id] = head
+
+    def set_mark(self, table_id: str, head: ChainHead) -> None:
+        with self._open():
+            self._marks.execute("INSERT OR REPLACE INTO sent (table_id, last_number, head) VALUES (?, ?, ?)",
+                                (table_id, *head))
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
         with self._open():
