@@ -37,6 +37,7 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
+from unonet.engine.draws import SeatDraws
 from unonet.host import journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
@@ -78,6 +79,8 @@ class TableSettings:
     manual_start: bool = False
     # A league-seeded table (CreateTableRequest.league_seed): dealt by the engine from this seed, no fair shuffle.
     league_seed: int | None = None
+    # Its seats draw from per-seat draw streams from that seed (CreateTableRequest.league_seat_draws).
+    league_seat_draws: bool = False
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
@@ -258,6 +261,7 @@ class Table:
         if s.league_seed is not None:
             pb.league_seeded = True
             pb.league_seed_sha256 = hashlib.sha256(s.league_seed.to_bytes(8, "big")).digest()
+            pb.league_seat_draws = s.league_seat_draws
         pb.clock.turn_time.FromNanoseconds(int(s.turn_time_s * 1e9))
         pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
         pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))
@@ -572,12 +576,17 @@ class Table:
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
-            window_ids_per_round=self.window_ids_per_round,
+            window_ids_per_round=self.window_ids_per_round, draws=self._seat_draws(),
         )
         started = convert.match_started(self.settings_pb(), self.seat_states(as_announced=entry.version >= 2))
         produced = self._append([*seated, started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
+
+    def _seat_draws(self) -> SeatDraws | None:
+        """A league-seeded table's per-seat draw streams, from its seed (CreateTableRequest.league_seat_draws)."""
+        league_seed = self.settings.league_seed
+        return SeatDraws(league_seed) if league_seed is not None and self.settings.league_seat_draws else None
 
     def _maybe_autostart(self, now: int) -> list[LogEntry]:
         if self.settings.manual_start or self.match is not None:
