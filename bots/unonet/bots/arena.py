@@ -55,7 +55,8 @@ class RoundResult:
         decision_cpu_ns: the same calls' CPU time in this thread, which a machine busy with other work
             does not inflate (its wall time includes the moments the process was not running).
         commands: how many commands the seats sent.
-        refused: how many of them the rules refused (each followed by the default action).
+        refused: how many of them the rules refused (a refused decision is asked again, then given the
+            default action, as a `BotRunner` does).
     """
 
     winner: int
