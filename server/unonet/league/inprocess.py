@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from unonet.bots.engine_table import EngineTable, StepRaces
 from unonet.engine import Match
+from unonet.engine.draws import SeatDraws
 from unonet.league.config import GameUnit, LeagueConfig
 from unonet.league.entrants import Factory, bot_seed
 from unonet.league.order import hand_points, match_ranks, round_ranks
@@ -56,7 +57,8 @@ def _table(config: LeagueConfig, spec: GameSpec, factories: Sequence[Factory]) -
         for seat, name in enumerate(spec.seats)
     ]
     bots = [build(bot_seed(config.bot(name), spec.seed)) for build, name in zip(factories, spec.seats, strict=True)]
-    match = Match(config.game_ruleset(), len(spec.seats), random.Random(spec.seed))
+    draws = SeatDraws(spec.seed) if config.seat_draws else None
+    match = Match(config.game_ruleset(), len(spec.seats), random.Random(spec.seed), draws=draws)
     table = EngineTable(
         match, bots, StepRaces(), settings=settings, seat_states=seat_states, table_id=spec.game_id,
         keep_log=True, crash_forfeits=True, ends_with_round=config.unit is GameUnit.ROUND,
