@@ -77,7 +77,7 @@ async def play_program(
 async def _exec_once(client: TableClient, program: Program, address: str, table_id: str, seat: int) -> bool:
     """One run of an exec program: True when it played to the match's end, False when it is gone."""
     async with ExecBot(list(program.argv)) as bot:
-        ended = await BotRunner(bot, reaction_delay=0.0).run(client, table_id, seat)
+        ended = await BotRunner(bot, reaction_delay=0.0, pauses=False).run(client, table_id, seat)
     return ended is not None
 
 
