@@ -186,3 +186,39 @@ async def test_match_games_agree_across_paths(make_league):
     for net, local in zip(networked, play_inprocess(config, specs), strict=True):
         assert (net.ranks, net.points) == (local.ranks, local.points), net.game_id
         assert max(net.points) >= 60  # match totals
+
+
+@pytest.mark.timeout(GAME_TIMEOUT)
+async def test_a_killed_runners_scratch_host_is_removed_by_the_next_run(make_league, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from unonet.league.network import SCRATCH_PREFIX
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True, timeout=60)
+    temp = Path(tempfile.gettempdir())
+    dead = temp / f"{SCRATCH_PREFIX}{int(gone.stdout)}-test"  # a runner that was SIGKILLed
+    alive = temp / f"{SCRATCH_PREFIX}{os.getppid()}-test"  # one still running (our parent)
+    for folder in (dead, alive):
+        folder.mkdir(exist_ok=True)
+        (folder / "host.sqlite").write_bytes(b"")
+    try:
+        async with NetworkedLeague(make_league(games=4), ON_LOOP) as league:
+            assert Path(league._scratch.name).name.startswith(f"{SCRATCH_PREFIX}{os.getpid()}-")
+        assert not dead.exists() and alive.exists()
+    finally:
+        import shutil
+
+        for folder in (dead, alive):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_grpc_path_refuses_seat_draws_which_a_host_table_cannot_play(make_league):
+    from unonet.league.config import LeagueFileError
+
+    with pytest.raises(LeagueFileError, match="--inprocess only"):
+        NetworkedLeague(make_league(games=4, extra="seat_draws = true"))

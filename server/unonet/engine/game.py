@@ -62,6 +62,7 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import CARDS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
@@ -298,6 +299,7 @@ class Game:
         deck: Sequence[Card] | None = None,
         shuffle: Shuffle | None = None,
         first_window_id: int = 1,
+        draws: SeatDraws | None = None,
         _blank: bool = False,
     ) -> None:
         """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
@@ -309,6 +311,9 @@ class Game:
         `"first_card_returned"`, `"rebuild"`); the default uses `rng`. A host proving its shuffles fair
         passes its own, derived from the committed seed.
 
+        `draws` picks each card a seat draws (`draws.SeatDraws`, a league's per-seat draw streams);
+        None, the default, takes the top of the pile.
+
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
 
         `_blank` (for `from_position` and `copy`, which fill the state in themselves) deals nothing and
@@ -317,6 +322,7 @@ class Game:
         """
         self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
         self.draw_pile: list[Card] = []  # the top of the pile is the end of the list
+        self.draws = draws
         if _blank:
             return
         if first_window_id < 1:
@@ -713,6 +719,7 @@ class Game:
             self._jump_window,
             tuple(sorted((window_id, tuple(log.order)) for window_id, log in self._reactions.items())),
             self._bluff_snapshot,
+            None if self.draws is None else self.draws.state(),
         )
 
     def copy(self) -> Game:
@@ -726,6 +733,7 @@ class Game:
         clone.shuffle = clone._shuffle_with_rng  # a search must never advance the host's own shuffles
         clone.hands = [list(hand) for hand in self.hands]
         clone.draw_pile = list(self.draw_pile)
+        clone.draws = None  # a search draws from the pile's top: it must never read the draws to come
         clone.discard = list(self.discard)
         clone.catchable = set(self.catchable)
         clone.windows = dict(self.windows)
@@ -1295,7 +1303,7 @@ class Game:
         last: Card | None = None
         drawn_cards: list[Card] = []
         while True:
-            got = self._take(1)
+            got = self._take(1) if self.draws is None else self._take_for(seat, 1)
             if not got:
                 break
             last = got[0]
@@ -1308,7 +1316,10 @@ class Game:
 
     def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
         pile = self.draw_pile
-        cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
+        if self.draws is not None:
+            cards = self._take_for(seat, count)
+        else:
+            cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
         hand = self.hands[seat]
         hand += cards
         size = len(hand)
@@ -1348,6 +1359,22 @@ class Game:
                 if not pile:
                     break  # owed cards that cannot be drawn are forgiven
             taken.append(pile.pop())
+        if not pile:
+            self._rebuild_pile()
+        return taken
+
+    def _take_for(self, seat: int, count: int) -> list[Card]:
+        """`_take` with each card the one `draws` picks for `seat`: the same rebuilds at the same moments."""
+        pile = self.draw_pile
+        draws = self.draws
+        assert draws is not None
+        taken: list[Card] = []
+        for _ in range(count):
+            if not pile:
+                self._rebuild_pile()
+                if not pile:
+                    break  # owed cards that cannot be drawn are forgiven
+            taken.append(draws.take(pile, seat))
         if not pile:
             self._rebuild_pile()
         return taken
