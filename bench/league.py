@@ -28,6 +28,10 @@ policies decide) are profiled.
     .venv/bin/python bench/league.py                  # 96 games per path, a readable report
     .venv/bin/python bench/league.py --quick --json   # 32 games per path; the last line is one JSON object
 
+Last, `sprt_games_duplicate` and `sprt_games_independent`: the mean games a heads-up SPRT(0, 40) of
+`greedy` against `basic` takes on duplicate pairs and on independent games, from `bench/league_sprt.py`
+at its `--quick` sizes (the same code; `--no-sprt` skips it).
+
 Loopback only; the cluster and the host are stopped at the end, on error too.
 """
 
@@ -43,6 +47,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import league_sprt  # a sibling bench script, not a package
 
 from unonet.bots import BOT_KINDS
 from unonet.league.cluster import dask_player
@@ -159,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--kind", default="greedy" if "greedy" in BOT_KINDS else "random")
     parser.add_argument("--no-profile", action="store_true", help="skip the gRPC profile")
+    parser.add_argument("--no-sprt", action="store_true", help="skip the SPRT figures (bench/league_sprt.py --quick)")
     args = parser.parse_args(argv)
     games = 32 if args.quick else 96
     out: dict[str, Any] = {"bot_kind": args.kind, "games": games}
@@ -189,6 +198,16 @@ def main(argv: list[str] | None = None) -> int:
             print("where the gRPC league's busy time goes (profiled own time):", file=sys.stderr)
             for name, share in sorted(shares.items(), key=lambda item: -item[1]):
                 print(f"  {name:16s} {100 * share:5.1f}%", file=sys.stderr)
+    if not args.no_sprt:
+        sprt = league_sprt.run("greedy", "basic", league_sprt.QUICK_DEALS, league_sprt.QUICK_RUNS, 0.0, 40.0, 3000, 23)
+        for key in ("sprt_games_duplicate", "sprt_games_independent"):
+            out[key] = sprt[key]
+        out["sprt_reduction"] = sprt["reduction"]
+        pile = sprt["pile_draws"]
+        assert isinstance(pile, dict)
+        out["sprt_reduction_pile_draws"] = pile["reduction"]
+        print(f"SPRT(0, 40) greedy vs basic: {out['sprt_games_duplicate']:.0f} games on duplicate pairs, "
+              f"{out['sprt_games_independent']:.0f} independent", file=sys.stderr)
     if args.json:
         print(json.dumps(out, sort_keys=True))
     else:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from unonet.engine import events as ev
 from unonet.engine._frozen import fast_init
@@ -779,12 +779,11 @@ class Game:
         seat = action.seat
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self._in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
+        if type(action) not in _HANDLERS:
             raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
         self._quiet = False
         self._out = []
-        handler(self, action)
+        self._handle(action)
         return self._out
 
     def step(self, action: Action) -> None:
@@ -802,7 +801,22 @@ class Game:
         else:
             self._quiet = True
             self._out = []
-        _HANDLERS[action.__class__](self, action)
+        self._handle(action)
+
+    def _handle(self, action: Action) -> None:
+        """Run the handler of the action's type. The commonest ones are called by name, a direct call in
+        the compiled build (through `_HANDLERS` every call would go through Python's calling protocol)."""
+        kind = action.__class__
+        if kind is Play:
+            self._on_play(cast(Play, action))
+        elif kind is Draw:
+            self._on_draw(cast(Draw, action))
+        elif kind is ChooseColor:
+            self._on_choose_color(cast(ChooseColor, action))
+        elif kind is Pass:
+            self._on_pass(cast(Pass, action))
+        else:
+            _HANDLERS[kind](self, action)
 
     def apply_command(self, actions: Sequence[Action]) -> list[Event]:
         """Apply one command's actions all or nothing: a play and the colour it names are two.

@@ -103,6 +103,7 @@ class Host:
             table = self._rebuild(stored)
             self._check_head(table)  # before the release: the whole replayed log is still in memory
             table.events.release(backfill=True)  # a table stored before renderings were: stored now
+            table.commands.release(backfill=True)  # and before command records were
             self._mark_lost(table)
             return table
         except TableDamaged as damaged:

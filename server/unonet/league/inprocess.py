@@ -42,10 +42,12 @@ __all__ = ["league_settings", "play_game"]
 
 def league_settings(config: LeagueConfig, spec: GameSpec) -> table_pb2.TableSettings:
     """The table settings a league game is played under, as its MatchStarted shows them: a
-    league-seeded table (TableSettings.league_seeded) committing to the deal's seed."""
+    league-seeded table (TableSettings.league_seeded) committing to the deal's seed, its seats drawing
+    from per-seat draw streams when the league says so (TableSettings.league_seat_draws)."""
     return table_pb2.TableSettings(
         name=spec.game_id, seat_count=len(spec.seats), ruleset=convert.ruleset_to_pb(config.game_ruleset()),
         league_seeded=True, league_seed_sha256=hashlib.sha256(spec.seed.to_bytes(8, "big")).digest(),
+        league_seat_draws=config.seat_draws,
     )
 
 

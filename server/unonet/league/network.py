@@ -153,7 +153,7 @@ class NetworkedLeague:
         owner = TableClient(self.channel, timeout=timeout)
         created = await owner.create_table(
             self.config.preset, self.ruleset_pb, len(spec.seats), name=spec.game_id, clock=self._clock(),
-            manual_start=True, league_seed=spec.seed,
+            manual_start=True, league_seed=spec.seed, league_seat_draws=self.config.seat_draws,
         )
         clients = [TableClient(self.channel, timeout=timeout) for _ in spec.seats]
         tokens = []
