@@ -215,10 +215,3 @@ async def test_a_killed_runners_scratch_host_is_removed_by_the_next_run(make_lea
 
         for folder in (dead, alive):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_the_grpc_path_refuses_seat_draws_which_a_host_table_cannot_play(make_league):
-    from unonet.league.config import LeagueFileError
-
-    with pytest.raises(LeagueFileError, match="--inprocess only"):
-        NetworkedLeague(make_league(games=4, extra="seat_draws = true"))
