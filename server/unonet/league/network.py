@@ -14,8 +14,8 @@ its event stream (or after `launch_wait_s`), so a slow start does not cost it tu
 
 Failures are the host's to judge and the log's to record: every table has a turn clock with strikes
 and the forfeit policy, so a bot that stops answering (a hung program too) loses on time (outcome
-"time_loss"); a bot runner that raises, or a program that crashes, is restarted on its seat with its
-token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
+"time_loss"); a bot runner that raises, or a program that crashes or hangs, is restarted on its seat
+with its token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
 still running at `game_timeout_s` is a stall: every seat leaves, which ends the match, and every
 seat's outcome is "stall".
 
