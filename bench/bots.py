@@ -260,12 +260,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=None, help="deals per pairing (overrides the mode)")
     parser.add_argument("--pairings", default="", help="comma-separated pairing keys to play (default: all; "
                         "with --quick, QUICK_PAIRINGS)")
+    parser.add_argument("--seat", action="append", default=[], metavar="KIND:LEVEL",
+                        help="seat a kind at this level instead of the mode's (repeatable: --seat strong:2)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per pairing (default 1: one "
                         "core, as the decision times assume); the games are the same whatever the number")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     deals = args.deals or DEALS[mode]
     kinds = bench_kinds(quick=args.quick)
+    for name in args.seat:
+        family = name.split(":")[0]
+        if family not in kinds:
+            parser.error(f"--seat {name}: no kind {family!r}; known: {', '.join(kinds)}")
+        kinds[family] = name
     wanted = {key for key in args.pairings.split(",") if key} or (set(QUICK_PAIRINGS) if args.quick else set())
     chosen = [p for p in pairings(kinds) if not wanted or p.key in wanted]
     times: dict[str, list[int]] = {}
