@@ -45,14 +45,18 @@ from unonet.league.standings import Z95
 MIN_GAMES = 10
 
 
-def play_pool(strong: str, weak: str, deals: int, seed: int, table: int = 2) -> list[tuple[float, ...]]:
+def play_pool(
+    strong: str, weak: str, deals: int, seed: int, table: int = 2, *, seat_draws: bool = False
+) -> list[tuple[float, ...]]:
     """Each deal's `table` games, the strong bot in seat 0, 1, ... (the weak kind in the other seats,
-    each seat its own bot): the strong bot's score in each."""
+    each seat its own bot): the strong bot's score in each. `seat_draws`: the league's per-seat draw
+    streams (unonet.engine.draws) instead of draws from the top of the pile."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "pool.toml"
         bots = f'[[bot]]\nname = "strong"\nkind = "{strong}"\n\n' + "".join(
             f'[[bot]]\nname = "weak{index}"\nkind = "{weak}"\n\n' for index in range(1, table))
-        path.write_text(f"[league]\nseed = {seed}\ngames = 2\ntable_size = {table}\n\n{bots}")
+        draws = str(seat_draws).lower()
+        path.write_text(f"[league]\nseed = {seed}\ngames = 2\ntable_size = {table}\nseat_draws = {draws}\n\n{bots}")
         config = load(path)
     built = {spec.name: factory(spec) for spec in config.bots}
     order = ["strong", *(f"weak{index}" for index in range(1, table))]

@@ -1,6 +1,7 @@
 """`bench/bots.py --json` keeps its contract: the last line is one JSON object with the figures the
 issue names, and a kind registered later gets its pairings and decision times without any change to
-the bench (the `strong` slot). Tiny runs (a few deals), so the suite stays fast."""
+the bench (the `strong` slot). Tiny runs (a few deals, search kinds at their `--quick` budget), so the
+suite stays fast: the contract is the same in both modes, and strong's full budget only costs time."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ def test_a_tiny_run_prints_the_named_figures_last() -> None:
     assert lo <= out["greedy_vs_random_2p"] <= hi
     # `strong` is registered: its pairings and decision times come from the registry like every kind's.
     assert {"strong_vs_random_2p", "strong_vs_random_4p", "strong_vs_greedy_2p", "strong_decision_p99_ms"} <= out.keys()
+    assert out["strong_seated_as"] == kinds.BOT_KINDS["strong"].quick_level  # the budget its registry entry gives
 
 
 def test_a_kind_registered_later_is_measured_like_the_others(monkeypatch) -> None:

@@ -134,6 +134,7 @@ def test_an_old_event_the_store_lost_ends_the_stream_with_table_damaged(tmp_path
     _played(store, WINDOW)
     store.close()
     with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE tables SET record = json_set(record, '$.window_ids', 'table')")  # as a host writes
         connection.execute("DELETE FROM renderings WHERE number = 7")
     monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
     refused = asyncio.run(_stream_refused(db))

@@ -62,6 +62,7 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
@@ -274,6 +275,7 @@ class Game:
         deck: Sequence[Card] | None = None,
         shuffle: Shuffle | None = None,
         first_window_id: int = 1,
+        draws: SeatDraws | None = None,
         _blank: bool = False,
     ) -> None:
         """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
@@ -285,6 +287,9 @@ class Game:
         `"first_card_returned"`, `"rebuild"`); the default uses `rng`. A host proving its shuffles fair
         passes its own, derived from the committed seed.
 
+        `draws` picks each card a seat draws (`draws.SeatDraws`, a league's per-seat draw streams);
+        None, the default, takes the top of the pile.
+
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
 
         `_blank` (for `from_position` and `copy`, which fill the state in themselves) deals nothing and
@@ -293,6 +298,7 @@ class Game:
         """
         self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
         self.draw_pile: list[Card] = []  # the top of the pile is the end of the list
+        self.draws = draws
         if _blank:
             return
         if first_window_id < 1:
@@ -436,6 +442,10 @@ class Game:
         # The hand, fairness and colour in force when the last Wild Draw Four landed (B2).
         self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
         self._out: list[Event] = []
+        # True while `step` runs (the search path): the hot handlers then build no events at all, and the
+        # rarer ones add theirs to a scratch list that is never handed out. Every event-returning entry
+        # point (`apply`, `close_window`, `forfeit`) sets it back.
+        self._quiet = False
 
     def _shuffle_with_rng(self, cards: list[Card], purpose: str) -> None:
         shuffle_like_random(self.rng, cards)
@@ -685,6 +695,7 @@ class Game:
             self._jump_window,
             tuple(sorted((window_id, tuple(log.order)) for window_id, log in self._reactions.items())),
             self._bluff_snapshot,
+            None if self.draws is None else self.draws.state(),
         )
 
     def copy(self) -> Game:
@@ -698,6 +709,7 @@ class Game:
         clone.shuffle = clone._shuffle_with_rng  # a search must never advance the host's own shuffles
         clone.hands = [list(hand) for hand in self.hands]
         clone.draw_pile = list(self.draw_pile)
+        clone.draws = None  # a search draws from the pile's top: it must never read the draws to come
         clone.discard = list(self.discard)
         clone.catchable = set(self.catchable)
         clone.windows = dict(self.windows)
@@ -770,6 +782,7 @@ class Game:
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
+        self._quiet = False
         self._out = []
         handler(self, action)
         return self._out
@@ -778,12 +791,17 @@ class Game:
         """The search path (`unonet.engine.search`): apply an action the caller knows is legal now.
 
         It skips what `apply` checks before the rules run (the round still going, the seat in play,
-        the action's type) and keeps no events: the handlers add theirs to a scratch list that is
-        dropped, most of them shared values, not built. It reaches exactly the state `apply` would
+        the action's type) and builds no events: the handlers a playout runs through (plays, draws,
+        turns passing on, colours, UNO calls, windows opening and closing) skip them while `_quiet`
+        is set, and the rarer ones add theirs to a scratch list nobody reads. It reaches exactly the state `apply` would
         (tests/engine/test_search.py compares fingerprints along random playouts). An action that is
         not legal is undefined behaviour: it may raise, or leave a state no rule leads to.
         """
-        self._out = []
+        if self._quiet:
+            self._out.clear()  # the scratch list: `apply` hands out a new one
+        else:
+            self._quiet = True
+            self._out = []
         _HANDLERS[action.__class__](self, action)
 
     def apply_command(self, actions: Sequence[Action]) -> list[Event]:
@@ -814,6 +832,7 @@ class Game:
         """
         if window_id not in self.windows:
             raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
+        self._quiet = False
         self._out = []
         self._close_window(window_id)
         return self._out
@@ -985,7 +1004,8 @@ class Game:
         self.phase = TURN
         self.color = action.color
         seat, card = pending.seat, pending.card
-        self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
+        if not self._quiet:
+            self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
         if pending.context is _ColorFor.FIRST_CARD:
             self._start_turn(seat)
             return
@@ -1037,7 +1057,7 @@ class Game:
         # H11: a 5 *lets* its player swap a card; passing declines the swap.
         declines_swap = self.phase is FIVE_SWAP
         self._require_turn(action.seat, FIVE_SWAP if declines_swap else AFTER_DRAW)
-        if not declines_swap:
+        if not declines_swap and not self._quiet:
             self._out.append(ev.DrawnCardKept(action.seat))  # T3
         self.phase = TURN
         self.drawn = None
@@ -1194,7 +1214,7 @@ class Game:
     def _start_turn(self, seat: int, *, announce: bool = True) -> None:
         self.current = seat
         self.phase = TURN
-        if announce:
+        if announce and not self._quiet:
             self._out.append(_TURN_STARTED[seat])
 
     def _advance(self, seat: int, skips: int = 0) -> None:
@@ -1208,16 +1228,19 @@ class Game:
             for _ in range(skips):
                 if nxt == seat:  # with two players, however many skips, the player goes again
                     break
-                self._out.append(_SKIPPED[nxt])
+                if not self._quiet:
+                    self._out.append(_SKIPPED[nxt])
                 nxt = self._next(nxt)
         skip_next = self.skip_next
         while skip_next and nxt in skip_next:
             skip_next.discard(nxt)
-            self._out.append(_SKIPPED[nxt])
+            if not self._quiet:
+                self._out.append(_SKIPPED[nxt])
             nxt = self._next(nxt)
         self.current = nxt  # `_start_turn(nxt)`, inlined
         self.phase = TURN
-        self._out.append(_TURN_STARTED[nxt])
+        if not self._quiet:
+            self._out.append(_TURN_STARTED[nxt])
 
     def _next(self, seat: int, direction: int | None = None) -> int:
         step = self.direction if direction is None else direction
@@ -1241,7 +1264,7 @@ class Game:
         last: Card | None = None
         drawn_cards: list[Card] = []
         while True:
-            got = self._take(1)
+            got = self._take(1) if self.draws is None else self._take_for(seat, 1)
             if not got:
                 break
             last = got[0]
@@ -1254,18 +1277,22 @@ class Game:
 
     def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
         pile = self.draw_pile
-        cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
+        if self.draws is not None:
+            cards = self._take_for(seat, count)
+        else:
+            cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
         hand = self.hands[seat]
         hand += cards
         size = len(hand)
-        key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is TURN_DRAW else None
-        if key is not None:
-            drew = _DREW_ONE.get(key)
-            if drew is None:
-                drew = _DREW_ONE[key] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
-            self._out.append(drew)
-        else:
-            self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
+        if not self._quiet:
+            key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is TURN_DRAW else None
+            if key is not None:
+                drew = _DREW_ONE.get(key)
+                if drew is None:
+                    drew = _DREW_ONE[key] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
+                self._out.append(drew)
+            else:
+                self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
         if cards and seat == self.went_out:
             # Holding cards again (a Reverse sent a draw back, H3): back in the round; whoever else
             # went out in the same chain is now the one the round waits for (P1).
@@ -1292,6 +1319,22 @@ class Game:
                 if not pile:
                     break  # owed cards that cannot be drawn are forgiven
             taken.append(pile.pop())
+        if not pile:
+            self._rebuild_pile()
+        return taken
+
+    def _take_for(self, seat: int, count: int) -> list[Card]:
+        """`_take` with each card the one `draws` picks for `seat`: the same rebuilds at the same moments."""
+        pile = self.draw_pile
+        draws = self.draws
+        assert draws is not None
+        taken: list[Card] = []
+        for _ in range(count):
+            if not pile:
+                self._rebuild_pile()
+                if not pile:
+                    break  # owed cards that cannot be drawn are forgiven
+            taken.append(draws.take(pile, seat))
         if not pile:
             self._rebuild_pile()
         return taken
@@ -1430,6 +1473,11 @@ class Game:
             card = cards[0]
             hand.remove(card)
             self.discard.append(card)
+            if self._quiet:
+                self.first_card_on_top = False
+                if self.silence == seat:
+                    self.silence = None
+                return
             key = _with_hand_size(seat << 7 | card.key, len(hand))
             played = _PLAYED_ONE.get(key) if key is not None else None
             if played is None:
@@ -1444,7 +1492,8 @@ class Game:
         self.first_card_on_top = False
         if self.silence == seat:
             self.silence = None
-        self._out.append(played)
+        if not self._quiet:
+            self._out.append(played)
 
     def _after_landing(self, seat: int, cards: tuple[Card, ...], call_uno: bool) -> None:
         """Apply a played card's effects (T6–T10, H10–H14) and settle UNO (U1) and the end of the round."""
@@ -1493,7 +1542,8 @@ class Game:
             else:
                 if count % 2:
                     self.direction = -self.direction
-                    self._out.append(ev.DirectionChanged(self.direction))
+                    if not self._quiet:
+                        self._out.append(ev.DirectionChanged(self.direction))
                 self._advance(seat)
         elif rank is DRAW_TWO:
             target = self._next(seat)
@@ -1518,7 +1568,8 @@ class Game:
                 self.catchable.discard(seat)
                 self._close_catch_window(seat)
             self._mark_called_uno(seat)
-            self._out.append(_UNO_CALLED[seat])
+            if not self._quiet:
+                self._out.append(_UNO_CALLED[seat])
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
@@ -1529,6 +1580,8 @@ class Game:
         """The play that brought `seat` down to one card carried the call (CardsPlayed.called_uno): its
         Played, the seat's last in this step, says so. A run's first card landed in an earlier step, so
         a call settled when the run is cut has no Played here to mark."""
+        if self._quiet:
+            return
         out = self._out
         for i in range(len(out) - 1, -1, -1):
             event = out[i]
@@ -1651,9 +1704,10 @@ class Game:
         self._begin_turn()
         seat, cards = action.seat, action.cards
         self._land(seat, cards)
-        landed = self._out[-1]
-        assert isinstance(landed, ev.Played)
-        self._out[-1] = dataclasses.replace(landed, run_cut=True, window=window.id)
+        if not self._quiet:
+            landed = self._out[-1]
+            assert isinstance(landed, ev.Played)
+            self._out[-1] = dataclasses.replace(landed, run_cut=True, window=window.id)
         self._after_landing(seat, cards, action.call_uno)
 
     def _finish_run(self) -> None:
@@ -1693,9 +1747,10 @@ class Game:
         self.phase = TURN
         self.drawn = None
         self._land(seat, cards)
-        landed = self._out[-1]
-        assert isinstance(landed, ev.Played)
-        self._out[-1] = dataclasses.replace(landed, jump_in=True, window=won)
+        if not self._quiet:
+            landed = self._out[-1]
+            assert isinstance(landed, ev.Played)
+            self._out[-1] = dataclasses.replace(landed, jump_in=True, window=won)
         if obligation is not None and card.rank is DRAW_TWO:  # H6: the jumper takes the chain over
             self._settle_uno(seat, action.call_uno)
             self._open_jump_window(seat, card)
@@ -1796,7 +1851,8 @@ class Game:
             self._blocking += 1
         if blocking and kind is not RUN_CUT_WINDOW:
             self._reactions[window.id] = _ReactionLog()
-        self._out.append(ev.WindowOpened(window))
+        if not self._quiet:
+            self._out.append(ev.WindowOpened(window))
         return window
 
     def _open_jump_window(self, seat: int, card: Card) -> None:
@@ -1807,7 +1863,8 @@ class Game:
             self._next_window = window_id + 1
             window = self.windows[window_id] = Window(window_id, JUMP_IN_WINDOW, self._seats, seat, False, None, card)
             self._jump_window = window_id
-            self._out.append(ev.WindowOpened(window))
+            if not self._quiet:
+                self._out.append(ev.WindowOpened(window))
 
     def _open_escape_window(self, seat: int, skip: Card) -> None:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""
@@ -1825,7 +1882,8 @@ class Game:
         for window in list(self.windows.values()):
             if window.kind is UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]  # never blocking
-                self._out.append(_window_closed(window))
+                if not self._quiet:
+                    self._out.append(_window_closed(window))
 
     def _close_window(self, window_id: int) -> None:
         window = self.windows.pop(window_id)
@@ -1837,7 +1895,8 @@ class Game:
         if window.kind is UNO_CATCH_WINDOW and window.target is not None:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
-            self._out.append(_window_closed(window))
+            if not self._quiet:
+                self._out.append(_window_closed(window))
             if window.kind is RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
@@ -1860,6 +1919,7 @@ class Game:
             raise GameOver(f"round {self.round_no} is over")
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self.in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
+        self._quiet = False
         self._out = []
         was_to_act = self.to_act == seat or self.current == seat
         returned = tuple(self.hands[seat])
@@ -1932,7 +1992,8 @@ class Game:
         for window in list(self.windows.values()):
             self._reactions.pop(window.id, None)
             del self.windows[window.id]
-            self._out.append(_window_closed(window))
+            if not self._quiet:
+                self._out.append(_window_closed(window))
         self._blocking = 0
         self._pending_run = None
         self.catchable.clear()

@@ -4,9 +4,9 @@ A search copies the position (`Game.copy`, `Match.copy`), deals the cards its se
 random (`determinize`, from a `Knowledge`), and plays continuations with the trusted `Game.step`,
 settling blocking windows itself (`settle_blocking`) and finishing the round with `playout`. The
 validating, event-emitting `Game.apply` stays the host's path; `step` reaches the same states
-(tests/engine/test_search.py) and keeps no events (the rules' handlers still add theirs to a scratch
-list, most of them shared values rather than new ones; leaving them out altogether is the hot core's
-work, one rule at a time in its one place).
+(tests/engine/test_search.py) and builds no events: while it runs, the handlers a playout goes through
+skip theirs in their one place (`Game._quiet`), and the rarer ones add theirs to a scratch list nobody
+reads.
 
 One search iteration, for the seat `me` that must decide in `game` (a `Game` it holds, or the one
 `unonet.wire.knowledge.SeatTracker.position` reads from its view)::

@@ -27,6 +27,7 @@ from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
+from unonet.host.store import StoreClosed
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
 from unonet.host.undecodable import BadInputLog, Undecodable, tolerant
 from unonet.v1 import (
@@ -540,6 +541,13 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
     async def WatchEvents(  # type: ignore[override]  # noqa: N802
         self, request: watch_service_pb2.WatchEventsRequest, context: Context
     ) -> None:
+        try:
+            await self._watch(request, context)
+        except StoreClosed as closed:  # past the shutdown order (Host.stop): UNAVAILABLE, resume elsewhere
+            log.info("a stream of table %s ended: %s", request.table_id, closed)
+            await abort(context, closed)
+
+    async def _watch(self, request: watch_service_pb2.WatchEventsRequest, context: Context) -> None:
         # Streams by `context.write` (of pre-serialized bytes), not by yielding: grpc.aio allows both.
         try:
             _check_size(request)  # first, as for every unary call

@@ -133,6 +133,7 @@ class Table:
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands: dict[tuple[int, str], CommandRecord] = {}
         self.lost: list[tuple[int, int]] = []  # the numbers the store lost after they were sent (journal.Lost)
+        self.diverged: list[tuple[int, int]] = []  # of those, the ones that name other events now (journal.Diverged)
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
@@ -448,6 +449,10 @@ class Table:
                 produced = self._apply_start(entry, now)
             case journal.Lost():
                 produced = self._apply_lost(entry, now)
+            case journal.Diverged():
+                self.lost.append((entry.first, entry.last))  # a resume inside it: DATA_LOSS, as for lost ones
+                self.diverged.append((entry.first, entry.last))
+                produced = []
             case _:
                 raise TypeError(f"not a journal entry: {entry!r}")
         return produced + self._advance_shuffle(entry, now)

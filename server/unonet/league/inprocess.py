@@ -29,6 +29,7 @@ from unonet.bots import Bot, BotState, default_command
 from unonet.bots.policy_seat import engine_actions
 from unonet.client import commands as cmd
 from unonet.engine import Match, React, UnoError, events
+from unonet.engine.draws import SeatDraws
 from unonet.engine.events import Event
 from unonet.league.config import GameUnit, LeagueConfig
 from unonet.league.entrants import Factory, bot_seed
@@ -59,7 +60,8 @@ class _Game:
         self.config = config
         self.spec = spec
         self.n = len(spec.seats)
-        self.match = Match(config.game_ruleset(), self.n, random.Random(spec.seed))
+        draws = SeatDraws(spec.seed) if config.seat_draws else None
+        self.match = Match(config.game_ruleset(), self.n, random.Random(spec.seed), draws=draws)
         self.bots: list[Bot] = [
             build(bot_seed(config.bot(name), spec.seed)) for build, name in zip(factories, spec.seats, strict=True)
         ]
