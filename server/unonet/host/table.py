@@ -42,6 +42,7 @@ from unonet.host import journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
+from unonet.host.commandbook import CommandBook, CommandRecord
 from unonet.host.delayed import DelayedState, PublicState
 from unonet.host.errors import exists, invalid, precondition
 from unonet.host.eventlog import EventLog, LogEntry
@@ -86,12 +87,6 @@ class TableSettings:
         return find_ruleset(self.preset or "standard", **self.overrides)
 
 
-@dataclass
-class CommandRecord:
-    request: dict[str, Any]
-    result: actions_pb2.CommandResult
-
-
 class Table:
     """A table's whole state. Only `record` changes it, always under `lock`."""
 
@@ -134,7 +129,7 @@ class Table:
         self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
-        self.commands: dict[tuple[int, str], CommandRecord] = {}
+        self.commands = CommandBook(store, table_id)  # each command id's first result (commandbook.py)
         self.lost: list[tuple[int, int]] = []  # the numbers the store lost after they were sent (journal.Lost)
         self.diverged: list[tuple[int, int]] = []  # of those, the ones that name other events now (journal.Diverged)
         self.lock = asyncio.Lock()
@@ -405,6 +400,7 @@ class Table:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
         self._replaying = True
         self.events.holding = True  # until `Host` releases the log, storing what an older host did not
+        self.commands.holding = True  # likewise
         try:
             for item in stored:
                 try:
