@@ -128,7 +128,7 @@ class Card:
     @property
     def points(self) -> int:
         """Rule C3: number cards their face value, coloured actions 20, black cards 50."""
-        return _POINTS[self.rank]
+        return _POINTS_BY_INDEX[self.index]
 
     @classmethod
     def of(cls, color: Color, rank: Rank) -> Card:
@@ -182,6 +182,7 @@ _INTERNING = False
 
 CARDS: tuple[Card, ...] = tuple(sorted(_INTERNED.values(), key=lambda card: card.index))
 """Every distinct card, each at its `index`: the card table the hot core's int cards index."""
+_POINTS_BY_INDEX: tuple[int, ...] = tuple(_POINTS[card.rank] for card in CARDS)
 
 
 def color_slot(color: Color | None) -> int:

@@ -134,7 +134,8 @@ def playout(
             settle_blocking(game, rng)
         elif policy is None:
             pick = legal_plays(game, seat) or legal_actions(game, seat)
-            game.step(pick[int(uniform() * len(pick))])  # `game.step`, not a local alias: a native call compiled
+            share: float = uniform()  # typed, so that the compiled build multiplies a native float
+            game.step(pick[int(share * len(pick))])  # `game.step`, not a local alias: a native call compiled
         else:
             game.step(policy(game, legal_actions(game, seat)))
         steps += 1
