@@ -35,6 +35,8 @@ from league_duplicates import play_pool  # a sibling bench script, not a package
 
 from unonet.league.sprt import Decision, Sprt, pentanomial, trinomial
 
+QUICK_DEALS, QUICK_RUNS = 400, 60  # `--quick`, and bench/league.py's SPRT figures
+
 
 def sprt_games(units: list[tuple[float, ...]], test: Sprt, cap: int, *, paired: bool) -> tuple[int, Decision]:
     """Games the test took on `units` (pairs of scores, or single scores as 1-tuples), and its decision."""
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
-        args.deals, args.runs = 400, 60
+        args.deals, args.runs = QUICK_DEALS, QUICK_RUNS
     out = run(args.strong, args.weak, args.deals, args.runs, args.elo0, args.elo1, args.max_games, args.seed)
     if not args.json:
         for way in ("seat_draws", "pile_draws"):

@@ -186,3 +186,71 @@ async def test_match_games_agree_across_paths(make_league):
     for net, local in zip(networked, play_inprocess(config, specs), strict=True):
         assert (net.ranks, net.points) == (local.ranks, local.points), net.game_id
         assert max(net.points) >= 60  # match totals
+
+
+@pytest.mark.timeout(GAME_TIMEOUT)
+async def test_a_killed_runners_scratch_host_is_removed_by_the_next_run(make_league, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from unonet.league.network import SCRATCH_PREFIX
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True, timeout=60)
+    temp = Path(tempfile.gettempdir())
+    dead = temp / f"{SCRATCH_PREFIX}{int(gone.stdout)}-test"  # a runner that was SIGKILLed
+    alive = temp / f"{SCRATCH_PREFIX}{os.getppid()}-test"  # one still running (our parent)
+    for folder in (dead, alive):
+        folder.mkdir(exist_ok=True)
+        (folder / "host.sqlite").write_bytes(b"")
+    try:
+        async with NetworkedLeague(make_league(games=4), ON_LOOP) as league:
+            assert Path(league._scratch.name).name.startswith(f"{SCRATCH_PREFIX}{os.getpid()}-")
+        assert not dead.exists() and alive.exists()
+    finally:
+        import shutil
+
+        for folder in (dead, alive):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """Whether process `pid` ignores SIGINT now (its SigIgn mask in /proc)."""
+    import signal
+    from pathlib import Path
+
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    return False
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="reads /proc")
+def test_ctrl_c_is_the_runners_to_handle_not_the_seats_process():
+    """Ctrl-C reaches the whole foreground process group; the seats process leaves it to the runner,
+    which stops it by closing its stdin, instead of dying with a traceback of its own."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    seats = subprocess.Popen([sys.executable, "-m", "unonet.league.seats", "127.0.0.1:9"], stdin=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        assert seats.stdin is not None and seats.stderr is not None
+        deadline = time.monotonic() + 60
+        while not _ignores_sigint(seats.pid):  # its start-up, until it has set its handlers
+            assert seats.poll() is None and time.monotonic() < deadline, "the seats process did not start"
+            time.sleep(0.02)
+        seats.send_signal(signal.SIGINT)
+        seats.stdin.close()  # what the runner does
+        assert seats.wait(timeout=60) == 0
+        assert b"KeyboardInterrupt" not in seats.stderr.read()
+    finally:
+        if seats.poll() is None:
+            seats.kill()
+            seats.wait(timeout=30)

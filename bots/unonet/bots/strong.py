@@ -50,8 +50,8 @@ class Budget:
 
     Attributes:
         playouts: the most playouts per decision (all candidates together); the search's fixed budget.
-        seconds: when set, the search also stops once this much time has gone (then the decision
-            depends on the machine's speed, so measurements use `playouts` alone).
+        seconds: when set, the search also stops once it has used this much CPU time (then the
+            decision depends on the machine's speed, so reproducible measurements use `playouts` alone).
     """
 
     playouts: int
@@ -87,7 +87,9 @@ class StrongBot(Bot):
         budget: the search's budget per decision.
         level: the level it plays at, for its name and a lower level's human-like pause.
         explore: the playout policy's share of random plays (`unonet.bots.rollout`).
-        clock: seconds, for the time budget (injectable for tests).
+        clock: seconds, for the time budget (injectable for tests); by default this thread's CPU time,
+            so a decision searches as much on a busy machine as on an idle one (its strength does not
+            depend on what else runs there; its wall-clock time grows with the load like any program's).
     """
 
     kind = "strong"
@@ -101,7 +103,7 @@ class StrongBot(Bot):
         explore: float = DEFAULT_EXPLORE,
         margin: float = PRIOR_MARGIN,
         z: float = PRIOR_Z,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self.budget = budget or LEVEL_BUDGETS[level]
         self.level = level

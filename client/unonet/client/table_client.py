@@ -233,16 +233,19 @@ class TableClient:
         spectator_delay: float | None = None,
         manual_start: bool = False,
         league_seed: int | None = None,
+        league_seat_draws: bool = False,
     ) -> CreatedTable:
         """Create a table; `overrides` is a Ruleset or a mapping of its fields (``{"target_score": 50}``).
 
         `league_seed` makes a league-seeded table: dealt from that seed by the engine's own shuffle,
-        with no fair shuffle (CreateTableRequest.league_seed, docs/leagues.md).
+        with no fair shuffle (CreateTableRequest.league_seed, docs/leagues.md); `league_seat_draws`
+        then has every seat draw from its own draw stream (CreateTableRequest.league_seat_draws).
 
         The owner token is also kept in `owner_token`. Not retried: a lost answer may have created it.
 
         Raises:
-            InvalidArgument: an unknown preset, impossible options, a bad seat count or clock.
+            InvalidArgument: an unknown preset, impossible options, a bad seat count or clock,
+                `league_seat_draws` without `league_seed`.
             ResourceExhausted: the host holds as many tables as it will.
         """
         if overrides is None:
@@ -260,6 +263,7 @@ class TableClient:
             request.spectator_delay.CopyFrom(_duration(spectator_delay))
         if league_seed is not None:
             request.league_seed = league_seed
+        request.league_seat_draws = league_seat_draws
         response: lobby_service_pb2.CreateTableResponse = await self._unary(self._lobby.CreateTable, request)
         self.owner_token = response.owner_token
         return CreatedTable(response.table.table_id, response.owner_token, response.table)

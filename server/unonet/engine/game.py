@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from unonet.engine import events as ev
 from unonet.engine._frozen import fast_init
@@ -61,7 +61,7 @@ from unonet.engine.actions import (
     Play,
     React,
 )
-from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.cards import CARDS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
 from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
@@ -87,6 +87,7 @@ Shuffle = Callable[[list[Card], str], None]
 T = TypeVar("T")
 
 _BIT_LENGTHS: Final = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` for piles up to 255 cards
+_RANDOM: Final = random.Random
 
 
 def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
@@ -97,31 +98,39 @@ def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
     Inlined here without its two method calls a position; a `Random` subclass gets its own shuffle.
     tests/engine/test_shuffle.py checks it against `Random.shuffle` on every length a round uses.
     """
-    if type(rng) is not random.Random:
+    if type(rng) is not _RANDOM:
         rng.shuffle(cards)
         return
     getrandbits = rng.getrandbits
-    size = len(cards)
-    # For each position i from the last down to 1, the bits drawn for it: `(i + 1).bit_length()`.
-    bits = _BIT_LENGTHS[size:1:-1] if size < len(_BIT_LENGTHS) else [n.bit_length() for n in range(size, 1, -1)]
-    for i, k in zip(range(size - 1, 0, -1), bits, strict=True):
-        j = getrandbits(k)
+    bit_lengths = _BIT_LENGTHS
+    i = len(cards) - 1
+    # A counted loop over native ints (no zip, no range object): the compiled build's deal is mostly this.
+    while i > 0:
+        k = bit_lengths[i + 1] if i < 255 else (i + 1).bit_length()  # the bits drawn for position i
+        j: int = getrandbits(k)
         while j > i:  # `j >= i + 1`: not below the count of positions left
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
 
 
 # The commonest events are values of a seat and at most one card, so each is built once and shared:
 # events are frozen, so sharing one cannot be seen, while building a frozen dataclass costs a Python-level
-# `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128).
+# `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128) or, in
+# the tables of one-card events, by `Card.index` (0-57).
 _TURN_STARTED: Final = tuple(ev.TurnStarted(seat) for seat in range(10))
 _SKIPPED: Final = tuple(ev.Skipped(seat) for seat in range(10))
 _UNO_CALLED: Final = tuple(ev.UnoCalled(seat) for seat in range(10))
 _COLOR_CHOSEN: Final = tuple(tuple(ev.ColorChosen(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
-# Played(seat, (card,), hand_size=n), keyed n << 11 | seat << 7 | card.key (hands hold under 128 cards
-# but for the rare longer one, which is built afresh)
-_PLAYED_ONE: dict[int, ev.Played] = {}
-_DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,), hand_size=n), keyed the same way
+# Played(seat, (card,), hand_size=n) at `_PLAYED_ONE[n][_one_card(seat, card)]`, built on first use: list
+# indexes, no hashing (hands hold under 128 cards but for the rare longer one, whose event is built afresh);
+# Drew(seat, 1, DrawReason.TURN, (card,), hand_size=n) in `_DREW_ONE` the same way.
+_CACHED_HAND_SIZES: Final = 128
+_ONE_CARD_SLOTS: Final = 10 * len(CARDS)
+_PLAYED_ONE: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
+_DREW_ONE: Final[list[list[ev.Drew | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
+# The shared Played with `called_uno` set (U1: the play that brings a hand to one card carries the call).
+_PLAYED_ONE_CALLED: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(2)]
 # keyed (target, amount, setter, kind, challengeable)
 _DRAW_OBLIGATION: dict[tuple[int, int, int, Rank, bool], ev.DrawObligation] = {}
 _WINDOW_CLOSED: dict[tuple[int, WindowKind], ev.WindowClosed] = {}  # closed with nobody answering, by id and kind
@@ -139,9 +148,24 @@ def _window_closed(window: Window) -> ev.WindowClosed:
     return event
 
 
-def _with_hand_size(key: int, hand_size: int) -> int | None:
-    """A one-card event's cache key with the hand size after it, or None for a hand too large to cache."""
-    return hand_size << 11 | key if hand_size < 128 else None
+def _called_uno(played: ev.Played) -> ev.Played:
+    """`played` with `called_uno` set; shared when `played` is the shared one-card event (hand size 1)."""
+    size = played.hand_size
+    if len(played.cards) != 1 or size >= len(_PLAYED_ONE_CALLED):
+        return dataclasses.replace(played, called_uno=True)
+    at = _one_card(played.seat, played.cards[0])
+    if _PLAYED_ONE[size][at] is not played:  # a jump-in or a run cut's
+        return dataclasses.replace(played, called_uno=True)
+    row = _PLAYED_ONE_CALLED[size]
+    called = row[at]
+    if called is None:
+        called = row[at] = dataclasses.replace(played, called_uno=True)
+    return called
+
+
+def _one_card(seat: int, card: Card) -> int:
+    """A one-card event's place in its row of `_PLAYED_ONE` or `_DREW_ONE`."""
+    return seat * len(CARDS) + card.index
 
 
 @dataclass(frozen=True, slots=True)
@@ -779,12 +803,9 @@ class Game:
         seat = action.seat
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self._in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
         self._quiet = False
         self._out = []
-        handler(self, action)
+        self._handle(action)
         return self._out
 
     def step(self, action: Action) -> None:
@@ -802,7 +823,25 @@ class Game:
         else:
             self._quiet = True
             self._out = []
-        _HANDLERS[action.__class__](self, action)
+        self._handle(action)
+
+    def _handle(self, action: Action) -> None:
+        """Run the handler of the action's type. The commonest ones are called by name, a direct call in
+        the compiled build (through `_HANDLERS` every call would go through Python's calling protocol)."""
+        kind = type(action)
+        if kind is Play:
+            self._on_play(cast(Play, action))
+        elif kind is Draw:
+            self._on_draw(cast(Draw, action))
+        elif kind is ChooseColor:
+            self._on_choose_color(cast(ChooseColor, action))
+        elif kind is Pass:
+            self._on_pass(cast(Pass, action))
+        else:
+            handler = _HANDLERS.get(kind)
+            if handler is None:
+                raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
+            handler(self, action)
 
     def apply_command(self, actions: Sequence[Action]) -> list[Event]:
         """Apply one command's actions all or nothing: a play and the colour it names are two.
@@ -898,7 +937,7 @@ class Game:
 
     def _on_play(self, action: Play) -> None:
         seat, cards = action.seat, action.cards
-        if cards.__class__ is tuple and len(cards) == 1 and cards[0].__class__ is Card:  # one card
+        if type(cards) is tuple and len(cards) == 1 and type(cards[0]) is Card:  # one card
             card = cards[0]
             if card not in self.hands[seat]:
                 raise MalformedAction(f"seat {seat} does not hold {card}", reason="CARD_NOT_IN_HAND")
@@ -1285,11 +1324,12 @@ class Game:
         hand += cards
         size = len(hand)
         if not self._quiet:
-            key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is TURN_DRAW else None
-            if key is not None:
-                drew = _DREW_ONE.get(key)
+            if len(cards) == 1 and reason is TURN_DRAW and size < _CACHED_HAND_SIZES:
+                row = _DREW_ONE[size]
+                at = _one_card(seat, cards[0])
+                drew = row[at]
                 if drew is None:
-                    drew = _DREW_ONE[key] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
+                    drew = row[at] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
                 self._out.append(drew)
             else:
                 self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
@@ -1469,7 +1509,7 @@ class Game:
             rest.remove(cards[0])
             fair = is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
             self._bluff_snapshot = (tuple(rest), fair, self.color)
-        if len(cards) == 1 and cards.__class__ is tuple:  # the usual play: one card, and its shared event
+        if len(cards) == 1 and type(cards) is tuple:  # the usual play: one card, and its shared event
             card = cards[0]
             hand.remove(card)
             self.discard.append(card)
@@ -1478,12 +1518,16 @@ class Game:
                 if self.silence == seat:
                     self.silence = None
                 return
-            key = _with_hand_size(seat << 7 | card.key, len(hand))
-            played = _PLAYED_ONE.get(key) if key is not None else None
-            if played is None:
-                played = ev.Played(seat, cards, hand_size=len(hand))
-                if key is not None:
-                    _PLAYED_ONE[key] = played
+            size = len(hand)
+            if size < _CACHED_HAND_SIZES:
+                row = _PLAYED_ONE[size]
+                at = _one_card(seat, card)
+                cached = row[at]
+                if cached is None:
+                    cached = row[at] = ev.Played(seat, cards, hand_size=size)
+                played = cached
+            else:
+                played = ev.Played(seat, cards, hand_size=size)
         else:
             for card in cards:
                 hand.remove(card)
@@ -1586,7 +1630,7 @@ class Game:
         for i in range(len(out) - 1, -1, -1):
             event = out[i]
             if type(event) is ev.Played and event.seat == seat:
-                out[i] = dataclasses.replace(event, called_uno=True)
+                out[i] = _called_uno(event)
                 return
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
@@ -1648,6 +1692,8 @@ class Game:
 
     def _set_obligation(self, obligation: Obligation) -> None:
         self.obligation = obligation
+        if self._quiet:
+            return
         challengeable = obligation.bluff is not None and self.ruleset.can_challenge
         key = (obligation.target, obligation.amount, obligation.setter, obligation.kind, challengeable)
         event = _DRAW_OBLIGATION.get(key)

@@ -99,6 +99,14 @@ def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> C
     return wrapper
 
 
+def _seat_draws(request: lobby_service_pb2.CreateTableRequest) -> bool:
+    """CreateTableRequest.league_seat_draws, refused (INVALID_FIELD) on a table that is not league-seeded."""
+    if request.league_seat_draws and not request.HasField("league_seed"):
+        raise invalid("INVALID_FIELD", "league_seat_draws needs a league_seed: per-seat draws come from the "
+                      "league's seed", field="league_seat_draws")
+    return request.league_seat_draws
+
+
 def _name(value: str, field: str, limit: int) -> str:
     value = value.strip()
     if not value:
@@ -206,6 +214,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             spectator_delay_s=delay,
             manual_start=request.manual_start,
             league_seed=request.league_seed if request.HasField("league_seed") else None,
+            league_seat_draws=_seat_draws(request),
             **(_clock(request.clock) if request.HasField("clock") else {}),
         )
         table = self.host.create_table(settings)

@@ -77,6 +77,16 @@ CREATE TABLE IF NOT EXISTS renderings (
     event    BLOB NOT NULL,
     PRIMARY KEY (table_id, number, viewer)
 ) WITHOUT ROWID;
+-- Each command id's first result (commandbook.py), so a retry however late gets it without every
+-- record staying in memory: written in the group commit of the input that made it.
+CREATE TABLE IF NOT EXISTS commands (
+    table_id   TEXT NOT NULL,
+    seat       INTEGER NOT NULL,
+    command_id TEXT NOT NULL,
+    request    TEXT NOT NULL,  -- what the id was used for, as JSON (a reuse for another request is refused)
+    result     BLOB NOT NULL,  -- the serialized CommandResult
+    PRIMARY KEY (table_id, seat, command_id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS archived (
     table_id   TEXT PRIMARY KEY,
     created_ns INTEGER NOT NULL,
@@ -163,6 +173,23 @@ class Store(Protocol):
         """The last event number whose renderings are stored (0 if none: a table stored before them)."""
         ...
 
+    def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
+        """Keep a command id's first result; it is written with the next input appended (the one that
+        made it: the table records it while applying that input), durable together."""
+        ...
+
+    def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        """Store command records an earlier host did not (rebuilt by a replay), now, once each."""
+        ...
+
+    def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
+        """A command id's record (its request as JSON, its serialized result), None if never used."""
+        ...
+
+    def command_keys(self, table_id: str) -> Iterator[tuple[int, str]]:
+        """Every (seat, command id) with a record."""
+        ...
+
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
         """Store renderings an earlier host did not (its events rebuilt by a replay), now, once."""
         ...
@@ -218,6 +245,20 @@ class MemoryStore:
         self._archived: dict[str, tuple[int, str, bytes]] = {}
         self._renderings: dict[str, dict[tuple[int, int], bytes]] = {}
         self._sent: dict[str, int] = {}
+        self._commands: dict[tuple[str, int, str], tuple[str, bytes]] = {}
+
+    def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
+        self._commands[(table_id, seat, command_id)] = (request, result)
+
+    def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        for seat, command_id, request, result in rows:
+            self._commands.setdefault((table_id, seat, command_id), (request, result))
+
+    def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
+        return self._commands.get((table_id, seat, command_id))
+
+    def command_keys(self, table_id: str) -> Iterator[tuple[int, str]]:
+        yield from [(seat, command_id) for (table, seat, command_id) in self._commands if table == table_id]
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         self._tables[table_id] = StoredTable(table_id, record, created_ns, [])
@@ -335,6 +376,7 @@ class SqliteStore:
         # events ride in its journal row: one row per input, one B-tree touched per commit.
         self._journal_rows: list[tuple[Any, ...]] = []
         self._rendering_rows: list[tuple[str, int, int, bytes]] = []  # the open group's renderings
+        self._command_rows: list[tuple[str, int, str, str, bytes]] = []  # written with the next input's rows
         self._sent_rows: dict[str, ChainHead | tuple[int, None]] = {}  # the open group's mark of each table
         self._heads: dict[str, ChainHead] = {}  # each table's log head as far as it is journalled (loghead.py)
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
@@ -401,7 +443,8 @@ class SqliteStore:
                 self._rendering_rows += rendering_rows
                 self._sent_rows.update(sent)
             else:
-                self._write([journal_row], rendering_rows)
+                command_rows, self._command_rows = self._command_rows, []
+                self._write([journal_row], rendering_rows, command_rows)
                 self._mark_sent(sent)
             self._last_seq[table_id] = entry.seq
 
@@ -466,6 +509,38 @@ class SqliteStore:
             pending = [row[1] for row in self._rendering_rows if row[0] == table_id]
         return max([int(row[0] or 0), *pending])
 
+    def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
+        with self._open():
+            self._command_rows.append((table_id, seat, command_id, request, result))
+
+    def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        with self._open():
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
+                                     " VALUES (?, ?, ?, ?, ?)", [(table_id, *row) for row in rows])
+                self._db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
+        with self._open():
+            pending = next((row[3:] for row in reversed(self._command_rows)
+                            if row[0] == table_id and row[1] == seat and row[2] == command_id), None)
+            if pending is not None:
+                return pending
+            row = self._db.execute("SELECT request, result FROM commands WHERE table_id = ? AND seat = ?"
+                                   " AND command_id = ?", (table_id, seat, command_id)).fetchone()
+        return (str(row[0]), bytes(row[1])) if row is not None else None
+
+    def command_keys(self, table_id: str) -> Iterator[tuple[int, str]]:
+        with self._open():
+            rows = self._db.execute("SELECT seat, command_id FROM commands WHERE table_id = ?", (table_id,)).fetchall()
+            pending = [(row[1], row[2]) for row in self._command_rows if row[0] == table_id]
+        yield from dict.fromkeys([*((int(seat), str(cid)) for seat, cid in rows), *pending])
+
     def drop_renderings(self, table_id: str, after: int) -> None:
         with self._open():
             self._db.execute("DELETE FROM renderings WHERE table_id = ? AND number > ?", (table_id, after))
@@ -500,7 +575,8 @@ class SqliteStore:
             loop.call_at(due, self._commit)
         return True
 
-    def _write(self, journal_rows: list[tuple[Any, ...]], rendering_rows: list[tuple[str, int, int, bytes]]) -> None:
+    def _write(self, journal_rows: list[tuple[Any, ...]], rendering_rows: list[tuple[str, int, int, bytes]],
+               command_rows: list[tuple[str, int, str, str, bytes]]) -> None:
         """One transaction: every row or none (the caller holds the lock)."""
         self._db.execute("BEGIN")
         try:
@@ -511,6 +587,11 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO renderings (table_id, number, viewer, event) VALUES (?, ?, ?, ?)",
                 rendering_rows,
             )
+            if command_rows:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
+                    " VALUES (?, ?, ?, ?, ?)", command_rows,
+                )
             self._db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
@@ -526,11 +607,12 @@ class SqliteStore:
             self._group_open = False
             journal_rows, self._journal_rows = self._journal_rows, []
             rendering_rows, self._rendering_rows = self._rendering_rows, []
+            command_rows, self._command_rows = self._command_rows, []
             sent, self._sent_rows = self._sent_rows, {}
             waiters, self._waiters = self._waiters, []
             callbacks, self._callbacks = self._callbacks, []
             try:
-                self._write(journal_rows, rendering_rows)
+                self._write(journal_rows, rendering_rows, command_rows)
                 self._mark_sent(sent)  # durable before any waiter or stream hears of the group
             except BaseException as error:  # nothing of the group may be acknowledged
                 for waiter in waiters:
@@ -603,6 +685,7 @@ class SqliteStore:
 
     def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
         with self._open():
+            self._heads.pop(table_id, None)  # a table loaded back is followed again from its replay (Host._load)
             self._db.execute(
                 "INSERT OR REPLACE INTO archived (table_id, created_ns, info) VALUES (?, ?, ?)",
                 (table_id, created_ns, info),

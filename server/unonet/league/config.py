@@ -9,7 +9,7 @@
     game = "round"           # "round" (the default) or "match": what one game is
     schedule = "round-robin" # or "gauntlet" (then: challenger = "NAME")
     duplicate = true         # duplicate deals (the default): each deck replayed with the seats rotated
-    seat_draws = false       # per-seat draw streams (unonet.engine.draws), for duplicate deals
+    seat_draws = true        # per-seat draw streams (the default for heads-up duplicate leagues)
 
     [[bot]]
     name = "rnd"
@@ -77,9 +77,10 @@ class LeagueConfig:
     bots: tuple[BotSpec, ...]
     db: Path
     max_steps: int = 20_000
-    # Per-seat draw streams (unonet.engine.draws): a seat's k-th draw depends on the deal's seed, the
-    # seat and k and on which cards the pile holds, not on the pile's order, so the rotated replays of
-    # a deal give each seat the same draws for as long as the pile holds them.
+    # Per-seat draw streams (unonet.engine.draws): each seat draws the pile's cards in its own order
+    # from the deal's seed, never by the pile's order, so the rotated replays of a deal give each seat
+    # the same draws for as long as the pile holds them. On by default for heads-up duplicate leagues,
+    # where bench/league_sprt.py measures it; docs/leagues.md has the figures.
     seat_draws: bool = False
 
     def ruleset(self) -> Ruleset:
@@ -166,7 +167,7 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
         raise LeagueFileError("league.games must be a positive number of games")
     db = Path(_get(league, "db", str, str(default_db)))
     duplicate = _get(league, "duplicate", bool, True)
-    seat_draws = _get(league, "seat_draws", bool, False)
+    seat_draws = _get(league, "seat_draws", bool, duplicate and sizes == (2,))
     if seat_draws and not duplicate:
         raise LeagueFileError("league.seat_draws is for duplicate deals: it needs duplicate = true")
     if base is not None and not db.is_absolute() and "db" in league:

@@ -14,8 +14,8 @@ its event stream (or after `launch_wait_s`), so a slow start does not cost it tu
 
 Failures are the host's to judge and the log's to record: every table has a turn clock with strikes
 and the forfeit policy, so a bot that stops answering (a hung program too) loses on time (outcome
-"time_loss"); a bot runner that raises, or a program that crashes, is restarted on its seat with its
-token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
+"time_loss"); a bot runner that raises, or a program that crashes or hangs, is restarted on its seat
+with its token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
 still running at `game_timeout_s` is a stall: every seat leaves, which ends the match, and every
 seat's outcome is "stall".
 
@@ -30,7 +30,9 @@ import contextlib
 import functools
 import json
 import logging
+import os
 import queue
+import shutil
 import sys
 import tempfile
 import threading
@@ -65,6 +67,8 @@ log = logging.getLogger(__name__)
 
 #: How often a game whose runners all still play asks the host whether its table is finished.
 FINISHED_CHECK_S = 0.5
+#: The embedded host's scratch folders, in the temporary directory: PREFIX + the runner's pid + "-" + a suffix.
+SCRATCH_PREFIX = "unonet-league-host-"
 #: How often a game waiting for its launched programs to connect asks the host about its seats.
 LAUNCH_CHECK_S = 0.05
 
@@ -91,8 +95,11 @@ class NetworkedLeague:
         self.options = options or NetworkOptions()
         self.entrants = check_league(config)
         # The host's own journal, in a folder of its own: the public log of each game is read from it.
-        # It is scratch: a game the runner did not record is played again from its seed.
-        self._scratch = tempfile.TemporaryDirectory(prefix="unonet-league-host-")
+        # It is scratch: a game the runner did not record is played again from its seed. A runner that
+        # was killed (SIGKILL, or Ctrl-C, which ends this thread with the process) could not remove its
+        # folder: the next run removes every such folder whose process is gone.
+        _remove_stale_scratch()
+        self._scratch = tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         self.store = SqliteStore(Path(self._scratch.name) / "host.sqlite")
         # Every seat of every game comes from this machine's one address: the per-address rates a public
         # host applies (`unonet serve`) would throttle the league itself, so only the per-token ones stay.
@@ -141,7 +148,7 @@ class NetworkedLeague:
         owner = TableClient(self.channel, timeout=timeout)
         created = await owner.create_table(
             self.config.preset, self.ruleset_pb, len(spec.seats), name=spec.game_id, clock=self._clock(),
-            manual_start=True, league_seed=spec.seed,
+            manual_start=True, league_seed=spec.seed, league_seat_draws=self.config.seat_draws,
         )
         clients = [TableClient(self.channel, timeout=timeout) for _ in spec.seats]
         tokens = []
@@ -262,6 +269,20 @@ class NetworkedLeague:
         for spec in specs:
             asyncio.get_running_loop().create_task(one(spec))
         return out
+
+
+def _remove_stale_scratch() -> None:
+    """Remove the scratch folders of league runners that are no longer running (named by their pid)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # gone: its folder is garbage
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # alive, another user's
+            pass
 
 
 def _is_launched(played: Factory | Program) -> bool:

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 async def play_seat(client: TableClient, bot: Bot, table_id: str, seat: int, max_restarts: int) -> None:
     """Play the seat to the match's end; a runner that raises is restarted; out of restarts, leave."""
     for attempt in range(max_restarts + 1):
-        runner = BotRunner(bot, reaction_delay=0.0)
+        runner = BotRunner(bot, reaction_delay=0.0, pauses=False)  # no human waits: no level's pause
         try:
             await runner.run(client, table_id, seat)
             return
@@ -102,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m unonet.league.seats HOST:PORT", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, format="seats %(levelname)s %(message)s")
+    # Ctrl-C reaches the whole foreground process group: the runner, which stops this process by closing
+    # its stdin (and whose death closes it too), is the one to handle it, not a traceback from here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     asyncio.run(serve(args[0]))
     return 0
 
