@@ -8,6 +8,9 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/unonet/v1/*.proto)
 PROTO_STAMP := protos/unonet/v1/.generated
 NODE_STAMP := node_modules/.installed
+# pip is the interpreter's own (ensurepip's, which installs everything here): upgrading it from the index on
+# every fresh environment cost each clean clone two downloads and an unpinned tool. No version check either.
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 # The optional compiled build (setup.py, `UNONET_USE_MYPYC=1`): the engine's hot modules compiled by mypyc into a
 # wheel, installed with the dev extra into its own environment. The editable .venv stays pure Python.
@@ -24,7 +27,6 @@ install: $(STAMP) $(PROTO_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
@@ -41,7 +43,8 @@ protos: $(PROTO_STAMP)
 # The buf CLI that lints the protos, and the Node gRPC client a test runs, come from npm, pinned exactly in
 # package.json and package-lock.json.
 $(NODE_STAMP): package.json $(wildcard package-lock.json)
-	if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+	if [ -f package-lock.json ]; then npm ci --prefer-offline --no-audit --no-fund; \
+	else npm install --prefer-offline --no-audit --no-fund; fi
 	touch $@
 
 lint: install $(NODE_STAMP)
@@ -66,7 +69,6 @@ test: lint pytest compiled-test
 # The build tools are pyproject's own pins (build-system requires, and the dev extra's mypy, which ships mypyc).
 $(CSTAMP): pyproject.toml setup.py $(ENGINE_SRC) $(PROTO_SRC) $(STAMP)
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
-	$(CPY) -m pip install -q --upgrade pip
 	$(CPY) -m pip install -q $$($(PY) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
 	  print(" ".join(r for r in d["build-system"]["requires"] + [r for r in d["project"]["optional-dependencies"]["dev"] if r.startswith("mypy==")]))')
 	rm -rf build/lib.* build/bdist.* $(WHEELS)  # stale extensions; build/temp.* keeps objects gcc may reuse

@@ -2,9 +2,12 @@
 
 One in-process host (a SQLite store in a temporary directory, real gRPC on 127.0.0.1:0), one table of
 four host bots playing a long match (`target_score` 100,000, so rounds follow rounds) with no delay,
-and a spectator. Run twice in the same process: with the whole log in memory (the window unbounded,
-as hosts before the window kept it) and with the host's window (`eventlog.WINDOW_EVENTS`), older
-numbers read back from the store. Measured for each:
+and a spectator. Run three times in the same process: with the whole log and every command record in
+memory (the window unbounded, as hosts before the window kept it), with the host's window
+(`eventlog.WINDOW_EVENTS`, older numbers read back from the store) but every command record in memory
+(as hosts before `commandbook.py` kept them), and as the host runs now: the window and only the
+latest `commandbook.RECENT_COMMANDS` records of each table in memory, older ones in the store.
+Measured for each:
 
 * memory: tracemalloc's traced bytes after every 1,000 events the table logs, up to `--events`; the
   figure is the growth per 1,000 events (a least-squares slope over the samples), the host's own
@@ -31,7 +34,7 @@ from pathlib import Path
 
 import grpc
 
-from unonet.host import eventlog
+from unonet.host import commandbook, eventlog
 from unonet.host.host import Host
 from unonet.host.limits import Limits
 from unonet.host.server import create_server
@@ -52,8 +55,9 @@ def slope(xs: list[float], ys: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-async def run(args: argparse.Namespace, db: Path, window: int) -> dict[str, object]:
+async def run(args: argparse.Namespace, db: Path, window: int, records: int) -> dict[str, object]:
     eventlog.WINDOW_EVENTS = window
+    commandbook.RECENT_COMMANDS = records
     tracemalloc.start()
     host = Host(SqliteStore(db), limits=Limits.off())
     server, port, _ = await create_server("127.0.0.1:0", host=host)
@@ -102,6 +106,7 @@ async def run(args: argparse.Namespace, db: Path, window: int) -> dict[str, obje
     latencies.sort()
     return {
         "window": window,
+        "records_in_memory": records,
         "events": events,
         "bytes_per_1000_events": round(slope(counts, traced) * 1000) if len(counts) >= 2 else None,
         "traced_mb_at_end": round(traced[-1] / 1e6, 1) if traced else None,
@@ -111,14 +116,22 @@ async def run(args: argparse.Namespace, db: Path, window: int) -> dict[str, obje
     }
 
 
+def ratio(a: dict[str, object], b: dict[str, object]) -> float | None:
+    """`a`'s memory growth per 1,000 events over `b`'s."""
+    x, y = a["bytes_per_1000_events"], b["bytes_per_1000_events"]
+    return round(x / y, 3) if isinstance(x, int) and isinstance(y, int) and y else None
+
+
 async def main(args: argparse.Namespace) -> dict[str, object]:
-    default = eventlog.WINDOW_EVENTS
+    window, records = eventlog.WINDOW_EVENTS, commandbook.RECENT_COMMANDS
     with tempfile.TemporaryDirectory() as directory:
-        whole = await run(args, Path(directory) / "whole.db", 10**12)
-        windowed = await run(args, Path(directory) / "window.db", default)
-    return {"whole_log": whole, "window": windowed,
-            "memory_ratio": round(windowed["bytes_per_1000_events"] / whole["bytes_per_1000_events"], 3)
-            if windowed["bytes_per_1000_events"] and whole["bytes_per_1000_events"] else None}
+        whole = await run(args, Path(directory) / "whole.db", 10**12, 10**12)
+        windowed = await run(args, Path(directory) / "window.db", window, 10**12)
+        bounded = await run(args, Path(directory) / "bounded.db", window, records)
+    return {"whole_log": whole, "window": windowed, "bounded": bounded,
+            "memory_ratio": ratio(windowed, whole),  # the window against the whole log in memory
+            "records_ratio": ratio(bounded, windowed),  # bounded command records against all in memory
+            "bounded_ratio": ratio(bounded, whole)}
 
 
 def describe(name: str, figures: dict[str, object]) -> None:
@@ -141,5 +154,7 @@ if __name__ == "__main__":
         print(json.dumps(figures))
     else:
         describe("whole log in memory", figures["whole_log"])  # type: ignore[arg-type]
-        describe(f"window of {eventlog.WINDOW_EVENTS}", figures["window"])  # type: ignore[arg-type]
-        print(f"memory per 1,000 events, window / whole log: {figures['memory_ratio']}")
+        describe(f"window of {eventlog.WINDOW_EVENTS}, every command record", figures["window"])  # type: ignore[arg-type]
+        describe(f"window and {commandbook.RECENT_COMMANDS} command records", figures["bounded"])  # type: ignore[arg-type]
+        print(f"memory per 1,000 events, window / whole log: {figures['memory_ratio']}, bounded records / every "
+              f"record: {figures['records_ratio']}, now / whole log: {figures['bounded_ratio']}")

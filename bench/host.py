@@ -21,10 +21,13 @@ Measured through the host, in three runs, each with a fresh host:
     before it acts: the issue's "100 active tables"): `p50_ms`, `p99_ms` from sending a command to the
     arrival of its CommandResult.last_event_number at EVERY seat's stream of that table (the slowest
     seat), measured in the client process;
-  * the flooded run: the latency run again on a fresh host that keeps its default rate per token
+  * the flooded runs: the latency run again on a fresh host that keeps its default rate per token
     (100 commands/s), with one more client process whose one token sends CallUno from 64 concurrent
-    callers flat out: `flood_p99_ms` and its ratio to the latency run's (`flood_p99_ratio`), the other
-    tables' commands/s ratio, and the flood's answers by status (`flood_by_status`). All clients dial
+    callers flat out, `--flood-repeats` times (3), each beside an unflooded run of its own on a fresh
+    host (the first is the latency run): `flood_p99_ms`, its ratio to the unflooded run beside it
+    (`flood_p99_ratio`) and the other tables' commands/s ratio, each the median over the pairs (every
+    pair's in `*_runs`: on a shared machine one run's p99 is noise, a ratio within a pair much less),
+    and the floods' answers by status (`flood_by_status`). All clients dial
     from 127.0.0.1, so every run lifts the host's limits per IP address (they would count every client
     as one peer), and all but the flooded run the rate per token too.
 The ceiling (a bare grpc.aio server in its own process, raw-bytes generic handlers, no protobuf, stock
@@ -1043,6 +1046,29 @@ async def run_stalls(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[
             "stall_total_mb": round(rss2 - rss1, 2), "stall_seconds": round(stalled["seconds"], 2)}
 
 
+def flood_figures(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """The flood's cost from (unflooded, flooded) pairs of paced runs: medians over the pairs of the
+    flooded runs' latency and of the ratios within each pair, with every pair's ratio listed."""
+    p99_ratios = [flooded["p99_ms"] / calm["p99_ms"] for calm, flooded in pairs if calm["p99_ms"]]
+    rate_ratios = [flooded["commands_per_s"] / calm["commands_per_s"] for calm, flooded in pairs
+                   if calm["commands_per_s"]]
+    by_status: collections.Counter[str] = collections.Counter()
+    for _, flooded in pairs:
+        by_status.update(flooded["flood"]["by_status"])
+    return {
+        "flood_repeats": len(pairs),
+        "flood_p50_ms": round(statistics.median(flooded["p50_ms"] for _, flooded in pairs), 2),
+        "flood_p99_ms": round(statistics.median(flooded["p99_ms"] for _, flooded in pairs), 2),
+        "flood_unflooded_p99_ms": round(statistics.median(calm["p99_ms"] for calm, _ in pairs), 2),
+        "flood_p99_ratio": round(statistics.median(p99_ratios), 2) if p99_ratios else None,
+        "flood_p99_ratio_runs": [round(ratio, 2) for ratio in p99_ratios],
+        "flood_commands_per_s_ratio": round(statistics.median(rate_ratios), 3) if rate_ratios else None,
+        "flood_commands_per_s_ratio_runs": [round(ratio, 3) for ratio in rate_ratios],
+        "flood_calls_per_s": round(statistics.median(flooded["flood"]["calls_per_s"] for _, flooded in pairs), 1),
+        "flood_by_status": dict(by_status),
+    }
+
+
 async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="unonet-bench-"))
     procs = Procs(tmp)
@@ -1066,9 +1092,17 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
                                            "think_ms": args.latency_think_ms, "profile": False})
         paced = await run_games(procs, tmp, paced_args, name="paced")
         say(f"  paced games done: p99 {paced['p99_ms']:.1f} ms at {args.latency_tables} tables")
-        flooded = await run_games(procs, tmp, paced_args, name="flooded", flood=True)
-        say(f"  flooded games done: p99 {flooded['p99_ms']:.1f} ms while one token floods "
-            f"{flooded['flood']['calls_per_s']:.0f} calls/s")
+        # The flood's cost, in pairs: each flooded run beside an unflooded run of its own (the first the
+        # latency run), each on a fresh host, so the figure is a ratio within a pair (the machine's drift
+        # and its other load move both sides) and the median over pairs (one noisy pair moves nothing).
+        pairs = []
+        for repeat in range(args.flood_repeats):
+            calm = paced if repeat == 0 else await run_games(procs, tmp, paced_args, name=f"calm{repeat}")
+            flooded = await run_games(procs, tmp, paced_args, name=f"flooded{repeat}", flood=True)
+            pairs.append((calm, flooded))
+            say(f"  flooded games {repeat + 1}/{args.flood_repeats} done: p99 {flooded['p99_ms']:.1f} ms "
+                f"(unflooded beside it {calm['p99_ms']:.1f} ms) while one token floods "
+                f"{flooded['flood']['calls_per_s']:.0f} calls/s")
         memory = await run_memory(procs, tmp, args)
         say(f"  memory done: {memory['mem_mb_1000_tables']:.0f} MB")
         stalls = await run_stalls(procs, tmp, args)
@@ -1097,13 +1131,8 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "latency_host_cpu_share": round(paced["host_cpu_share"], 2),
         # The same paced games while one more client floods one token's commands (64 callers flat
         # out): what a flood costs the other tables, as ratios to the paced run before it.
-        "flood_p50_ms": round(flooded["p50_ms"], 2),
-        "flood_p99_ms": round(flooded["p99_ms"], 2),
-        "flood_p99_ratio": round(flooded["p99_ms"] / paced["p99_ms"], 2) if paced["p99_ms"] else None,
-        "flood_commands_per_s_ratio": round(flooded["commands_per_s"] / paced["commands_per_s"], 3)
-        if paced["commands_per_s"] else None,
-        "flood_calls_per_s": round(flooded["flood"]["calls_per_s"], 1),
-        "flood_by_status": flooded["flood"]["by_status"],
+        # Each figure is the median over the pairs (flood_repeats), each ratio one within a pair.
+        **flood_figures(pairs),
         # Latency with the host saturated (the throughput run): queueing, not service time.
         "p50_ms_flat_out": round(games["p50_ms"], 2),
         "p99_ms_flat_out": round(games["p99_ms"], 2),
@@ -1171,7 +1200,8 @@ def report(out: dict[str, Any]) -> None:
     print(f"  flat out         p50 {out['p50_ms_flat_out']:.2f} ms, p99 {out['p99_ms_flat_out']:.2f} ms over "
           f"{out['latency_samples']} commands (saturated: a queue of {out['tables']} tables)")
     print(f"  under a flood    p50 {out['flood_p50_ms']:.2f} ms, p99 {out['flood_p99_ms']:.2f} ms (p99 x"
-          f"{out['flood_p99_ratio']}, commands/s x{out['flood_commands_per_s_ratio']}) while one token sends "
+          f"{out['flood_p99_ratio']}, commands/s x{out['flood_commands_per_s_ratio']}: medians of "
+          f"{out['flood_repeats']} pairs, p99 ratios {out['flood_p99_ratio_runs']}) while one token sends "
           f"{out['flood_calls_per_s']:.0f} calls/s: {out['flood_by_status']}")
     print(f"host memory        {out['mem_mb_1000_tables']:.0f} MB RSS with 1,000 idle 4-seat tables "
           f"({out['mem_mb_empty_host']:.0f} MB empty; {out['mem_idle_tables_note']})")
@@ -1217,6 +1247,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--flood-token-rate", type=float, default=None, metavar="RATE",
                         help="the flooded run's rate per token (default: the host's default); a tiny run on a slow "
                         "machine may not outrun the default, so a test sets a low one")
+    parser.add_argument("--flood-repeats", type=int, default=3, metavar="N",
+                        help="pairs of an unflooded and a flooded paced run, each on a fresh host; the flood figures "
+                        "are medians over the pairs, each ratio taken within its pair")
     parser.add_argument("--max-games", type=int, default=100_000)
     # Internal: the roles of the child processes.
     parser.add_argument("--role", default="main", choices=["main", "host-client", "memory-client", "flood-client",
@@ -1236,6 +1269,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     if args.warmup is None:
         args.warmup = 1.0 if args.quick else 2.0
     args.clients = max(1, min(args.clients, args.tables))
+    args.flood_repeats = max(1, args.flood_repeats)
     return args
 
 

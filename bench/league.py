@@ -10,17 +10,27 @@ scheduled games into a fresh results database:
   * Dask: a LocalCluster of two worker processes on 127.0.0.1 (no dashboard), batches of 8 games, each
     batch with its own embedded host (the gRPC path on the worker). Cluster start-up is not counted.
 
-Games per second is games recorded over wall-clock seconds, database writes included. Then a cProfile of
-the gRPC league says where its time goes, by the module that spent it (own time, not cumulative):
-the host (`unonet.host`, `unonet.engine`), the bots (`unonet.bots`, the policies), the client SDK
-(`unonet.client`), gRPC and protobuf (`grpc`, `google.protobuf`, and grpc.aio's Cython callbacks,
-which the profiler sees only as the `Context.run` that calls them), asyncio's loop, the league runner
-(`unonet.league`, SQLite) and the rest. The profile plays the bots on the host's event loop
-(`bot_processes=0`), so one profiler sees the host, the bots and their clients side by side; only the
-runner's thread and that loop's thread are profiled.
+Games per second is games recorded over wall-clock seconds, database writes included, and for the gRPC
+path the embedded host's and the seats process's start and stop too: `grpc_setup_s` is that fixed cost
+alone (a league of no games, timed in the same process), to read the figure's share of it. Then a
+cProfile of the gRPC league says where its time goes, by the module that spent it (own time, not
+cumulative): the host (`unonet.host`, `unonet.engine`, the `unonet.wire` rendering of every event,
+`unonet.fairness`, and its journal's SQLite calls), the bots' runner (`BotRunner`, its `TablePicture`,
+the `BotState`), the bots' policies (the rest of `unonet.bots`), the client SDK (`unonet.client`),
+gRPC and protobuf (`grpc`, `google.protobuf`, the generated `unonet.v1`, protobuf's C methods, and
+grpc.aio's Cython callbacks, which the profiler sees only as the `Context.run` that calls them),
+asyncio (the loop, its futures, and the worker threads a policy's decision is handed to), the league
+runner (`unonet.league`, the results database's SQLite calls) and the rest. The profile plays the bots
+on the host's event loop (`bot_processes=0`), so one profiler sees the host, the bots and their
+clients side by side; the runner's thread, that loop's thread and its worker threads (where the
+policies decide) are profiled.
 
     .venv/bin/python bench/league.py                  # 96 games per path, a readable report
     .venv/bin/python bench/league.py --quick --json   # 32 games per path; the last line is one JSON object
+
+Last, `sprt_games_duplicate` and `sprt_games_independent`: the mean games a heads-up SPRT(0, 40) of
+`greedy` against `basic` takes on duplicate pairs and on independent games, from `bench/league_sprt.py`
+at its `--quick` sizes (the same code; `--no-sprt` skips it).
 
 Loopback only; the cluster and the host are stopped at the end, on error too.
 """
@@ -38,20 +48,43 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+import league_sprt  # a sibling bench script, not a package
+
 from unonet.bots import BOT_KINDS
 from unonet.league.cluster import dask_player
 from unonet.league.config import load
 from unonet.league.network import NetworkOptions, play_networked
 from unonet.league.runner import Player, play_inprocess, run_league
 
+# By the file that spent the time, first match wins. The host renders every event with `unonet.wire`
+# and hashes with `unonet.fairness`; the bots' runner (its loop, the picture it keeps of the table,
+# the state a policy reads) is apart from the policies themselves.
 BUCKETS = (
-    ("host", ("unonet/host/", "unonet/engine/")),
-    ("bots", ("unonet/bots/",)),
+    ("host", ("unonet/host/", "unonet/engine/", "unonet/wire/", "unonet/fairness/")),
+    ("bots' runner", ("unonet/bots/runner.py", "unonet/bots/picture.py", "unonet/bots/policy.py",
+                      "unonet/bots/faults.py", "unonet/bots/actions.py")),
+    ("bots' policies", ("unonet/bots/",)),
     ("client SDK", ("unonet/client/",)),
-    ("grpc + protobuf", ("grpc", "google/protobuf", "google/rpc")),
-    ("asyncio", ("asyncio/", "selectors.py")),
-    ("league runner", ("unonet/league/", "sqlite3")),
+    ("grpc + protobuf", ("grpc", "google/protobuf", "google/rpc", "unonet/v1/")),
+    ("asyncio", ("asyncio/", "selectors.py", "concurrent/futures/", "threading.py", "queue.py")),
+    ("league runner", ("unonet/league/",)),
 )
+IDLE_WORDS = ("poll", "acquire", "wait", "sleep", "select")
+
+
+def builtin_bucket(function: str, thread: str) -> str:
+    """The bucket of a built-in's own time (C code: its file is "~"), by what it is and which thread ran it."""
+    if any(word in function for word in IDLE_WORDS) or "'get' of '_queue" in function:
+        return "idle"  # waiting: the loop's epoll, a lock, a worker thread's queue
+    if "_contextvars.Context" in function or "google._upb" in function or "FromString" in function:
+        return "grpc + protobuf"  # grpc.aio is Cython: its callbacks' own time shows as Context.run
+    if "sqlite3" in function:  # the host's journal on its loop's thread; the results database on the runner's
+        return "host" if thread == "league-host" else "league runner"
+    if "_asyncio." in function or "_queue." in function:
+        return "asyncio"  # futures, and the hand-off of each decision to a worker thread (to_thread)
+    return "other"
 
 
 def league_file(folder: Path, kind: str, games: int) -> Path:
@@ -70,38 +103,54 @@ def timed(path: Path, player: Player) -> tuple[int, float]:
     return summary.played, time.perf_counter() - started
 
 
+def grpc_setup(path: Path) -> float:
+    """Seconds to start and stop the gRPC path's embedded host and seats process, playing nothing."""
+    import asyncio
+
+    from unonet.league.network import NetworkedLeague
+
+    async def empty() -> None:
+        async with NetworkedLeague(load(path)):
+            pass
+
+    started = time.perf_counter()
+    asyncio.run(empty())
+    return time.perf_counter() - started
+
+
 def profile_grpc(path: Path) -> dict[str, float]:
-    """Share of the gRPC league's busy Python time by bucket, over the runner's thread and the host's
-    event loop thread (which runs the host, the bots and their clients); built-in waits (the loop's epoll,
-    the runner waiting for results) are idle, reported apart as `idle_of_all_threads`."""
+    """Share of the gRPC league's busy Python time by bucket, over the runner's thread, the host's event
+    loop thread (which runs the host, the bots' runners and their clients) and that loop's worker threads
+    (the policies' decisions); built-in waits (the loop's epoll, the runner waiting for results, a worker
+    waiting for a decision to make) are idle, reported apart as `idle_of_all_threads`."""
     import threading
 
-    profiles: list[cProfile.Profile] = []
+    profiles: list[tuple[str, cProfile.Profile]] = []
     original = threading.Thread.run
 
     def run_profiled(self: threading.Thread) -> None:
-        if self.name != "league-host":  # gRPC's and SQLite's own helper threads: not the league's Python
+        # The host's loop, and the loop's worker threads, where each policy decides (`Bot.decide_async`
+        # is `decide` in `asyncio.to_thread`); gRPC's and SQLite's own helper threads are not the league's.
+        if self.name != "league-host" and not self.name.startswith("asyncio_"):
             original(self)
             return
         profile = cProfile.Profile()
-        profiles.append(profile)
+        profiles.append((self.name, profile))
         profile.runcall(original, self)
 
     threading.Thread.run = run_profiled  # type: ignore[method-assign]
     try:
         main = cProfile.Profile()
-        profiles.append(main)
+        profiles.append(("runner", main))
         main.runcall(timed, path, lambda config, specs: play_networked(config, specs, NetworkOptions(bot_processes=0)))
     finally:
         threading.Thread.run = original  # type: ignore[method-assign]
     totals = dict.fromkeys([name for name, _ in BUCKETS] + ["other", "idle"], 0.0)
-    for profile in profiles:
+    for thread, profile in profiles:
         stats = pstats.Stats(profile)
         for (filename, _, function), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
-            if filename == "~":  # a built-in: waiting (the loop's epoll, a lock, a queue) is idle time
-                idle = any(word in function for word in ("poll", "acquire", "wait", "sleep", "select"))
-                # grpc.aio is Cython: its callbacks' own time shows as the Context.run that called them
-                bucket = "idle" if idle else "grpc + protobuf" if "_contextvars.Context" in function else "other"
+            if filename == "~":
+                bucket = builtin_bucket(function, thread)
             else:
                 bucket = next((name for name, keys in BUCKETS if any(key in filename for key in keys)), "other")
             totals[bucket] += own
@@ -118,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--kind", default="greedy" if "greedy" in BOT_KINDS else "random")
     parser.add_argument("--no-profile", action="store_true", help="skip the gRPC profile")
+    parser.add_argument("--no-sprt", action="store_true", help="skip the SPRT figures (bench/league_sprt.py --quick)")
     args = parser.parse_args(argv)
     games = 32 if args.quick else 96
     out: dict[str, Any] = {"bot_kind": args.kind, "games": games}
@@ -131,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
             played, seconds = run()
             out[f"games_per_s_{name}"] = played / seconds
             print(f"{name:10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
+        out["grpc_setup_s"] = grpc_setup(league_file(folder, args.kind, games))
+        print(f"{'':10s} of which {out['grpc_setup_s']:.2f} s start and stop the host and the seats process",
+              file=sys.stderr)
         from distributed import LocalCluster
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -145,6 +198,16 @@ def main(argv: list[str] | None = None) -> int:
             print("where the gRPC league's busy time goes (profiled own time):", file=sys.stderr)
             for name, share in sorted(shares.items(), key=lambda item: -item[1]):
                 print(f"  {name:16s} {100 * share:5.1f}%", file=sys.stderr)
+    if not args.no_sprt:
+        sprt = league_sprt.run("greedy", "basic", league_sprt.QUICK_DEALS, league_sprt.QUICK_RUNS, 0.0, 40.0, 3000, 23)
+        for key in ("sprt_games_duplicate", "sprt_games_independent"):
+            out[key] = sprt[key]
+        out["sprt_reduction"] = sprt["reduction"]
+        pile = sprt["pile_draws"]
+        assert isinstance(pile, dict)
+        out["sprt_reduction_pile_draws"] = pile["reduction"]
+        print(f"SPRT(0, 40) greedy vs basic: {out['sprt_games_duplicate']:.0f} games on duplicate pairs, "
+              f"{out['sprt_games_independent']:.0f} independent", file=sys.stderr)
     if args.json:
         print(json.dumps(out, sort_keys=True))
     else:

@@ -14,9 +14,11 @@ above 1/2 and stays there to the league's end (`--max-games`; at least 10 games 
 early crossing that does not last does not count). A league still not separated at its end counts as
 needing all its games (reported as `capped_*`, so a capped mean is never mistaken for a measured one).
 The figure is the mean over `--leagues` leagues of the games needed, each way, and `reduction` =
-1 - duplicate / independent. The same question answered from the pool's variances, the games at which
-a 95% half-width equals the stronger bot's edge, is printed beside it (`expected_*`): (1.96 s / edge)^2
-games with s the deviation per game, and twice (1.96 s_pair / edge)^2 with s_pair that per pair.
+1 - duplicate / independent, for the per-seat draw streams (`seat_draws`, unonet.engine.draws) and
+for draws from the top of the pile (`pile_draws`), the same deals in the same process. The same
+question answered from the pool's variances, the games at which a 95% half-width equals the stronger
+bot's edge, is printed beside it (`expected_*`): (1.96 s / edge)^2 games with s the deviation per
+game, and twice (1.96 s_pair / edge)^2 with s_pair that per pair.
 
     .venv/bin/python bench/league_duplicates.py --strong greedy --weak random        # 200 leagues
     .venv/bin/python bench/league_duplicates.py --quick --json                       # 60 leagues; JSON last
@@ -45,14 +47,18 @@ from unonet.league.standings import Z95
 MIN_GAMES = 10
 
 
-def play_pool(strong: str, weak: str, deals: int, seed: int, table: int = 2) -> list[tuple[float, ...]]:
+def play_pool(
+    strong: str, weak: str, deals: int, seed: int, table: int = 2, *, seat_draws: bool = False
+) -> list[tuple[float, ...]]:
     """Each deal's `table` games, the strong bot in seat 0, 1, ... (the weak kind in the other seats,
-    each seat its own bot): the strong bot's score in each."""
+    each seat its own bot): the strong bot's score in each. `seat_draws`: the league's per-seat draw
+    streams (unonet.engine.draws) instead of draws from the top of the pile."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "pool.toml"
         bots = f'[[bot]]\nname = "strong"\nkind = "{strong}"\n\n' + "".join(
             f'[[bot]]\nname = "weak{index}"\nkind = "{weak}"\n\n' for index in range(1, table))
-        path.write_text(f"[league]\nseed = {seed}\ngames = 2\ntable_size = {table}\n\n{bots}")
+        draws = str(seat_draws).lower()
+        path.write_text(f"[league]\nseed = {seed}\ngames = 2\ntable_size = {table}\nseat_draws = {draws}\n\n{bots}")
         config = load(path)
     built = {spec.name: factory(spec) for spec in config.bots}
     order = ["strong", *(f"weak{index}" for index in range(1, table))]
@@ -102,16 +108,32 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.deals, args.leagues, args.max_games = 600, 60, 400
-    started = time.perf_counter()
     table = args.table
-    pool = play_pool(args.strong, args.weak, args.deals, args.seed, table)
-    played = time.perf_counter() - started
-    cap = min(args.max_games, len(pool))  # independent games need a deal each
+    out: dict[str, object] = {"strong": args.strong, "weak": args.weak, "table": table, "leagues": args.leagues}
+    for way in ("seat_draws", "pile_draws"):
+        started = time.perf_counter()
+        pool = play_pool(args.strong, args.weak, args.deals, args.seed, table, seat_draws=way == "seat_draws")
+        figures = separate(pool, table, args.leagues, args.max_games, args.seed)
+        figures["pool_seconds"] = time.perf_counter() - started
+        out[way] = figures
+        print(f"{args.strong} vs {args.weak} x{table - 1}, {way.replace('_', ' ')}: strong scores "
+              f"{figures['strong_mean_score']:.3f} per game over {table * len(pool)} games "
+              f"({figures['pool_seconds']:.0f} s); games to separate at 95%, mean over {args.leagues} leagues: "
+              f"duplicate {figures['games_to_separate_duplicate']:.1f}, independent "
+              f"{figures['games_to_separate_independent']:.1f} ({100 * figures['reduction']:.0f}% fewer)",
+              file=sys.stderr)
+    print(json.dumps(out, sort_keys=True) if args.json else json.dumps(out, indent=2, sort_keys=True))
+    return 0
+
+
+def separate(pool: list[tuple[float, ...]], table: int, leagues: int, max_games: int, seed: int) -> dict[str, float]:
+    """Simulated leagues on one pool, duplicate and independent: the games each needed to separate."""
+    cap = min(max_games, len(pool))  # independent games need a deal each
     cap -= cap % table
     even = 0.5  # the strong bot's mean score if it were no better than the others (order.scores)
-    rng = random.Random(args.seed)
+    rng = random.Random(seed)
     duplicate, independent, capped = [], [], [0, 0]
-    for _ in range(args.leagues):
+    for _ in range(leagues):
         order = rng.sample(range(len(pool)), len(pool))
         pairs = [statistics.fmean(pool[i]) for i in order[: cap // table]]
         singles = [pool[i][k % table] for k, i in enumerate(rng.sample(range(len(pool)), cap))]
@@ -128,9 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     pair_sd = statistics.stdev([statistics.fmean(deal) for deal in pool])
     expected_independent = (Z95 * game_sd / edge) ** 2 if edge > 0 else math.inf
     expected_duplicate = table * (Z95 * pair_sd / edge) ** 2 if edge > 0 else math.inf
-    out = {
-        "strong": args.strong, "weak": args.weak, "table": table, "deals": len(pool), "leagues": args.leagues,
-        "max_games": cap,
+    return {
+        "deals": len(pool), "max_games": cap,
         "strong_mean_score": strong_score,
         "games_to_separate_duplicate": statistics.fmean(duplicate),
         "games_to_separate_independent": statistics.fmean(independent),
@@ -140,15 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "sd_per_game": game_sd, "sd_per_pair": pair_sd,
         "expected_games_duplicate": expected_duplicate, "expected_games_independent": expected_independent,
         "expected_reduction": 1 - expected_duplicate / expected_independent,
-        "pool_seconds": played,
     }
-    print(f"{args.strong} vs {args.weak} x{table - 1}: strong scores {strong_score:.3f} per game over "
-          f"{table * len(pool)} games "
-          f"({played:.0f} s); games to separate at 95%, mean over {args.leagues} leagues: duplicate "
-          f"{out['games_to_separate_duplicate']:.1f}, independent {out['games_to_separate_independent']:.1f} "
-          f"({100 * out['reduction']:.0f}% fewer)", file=sys.stderr)
-    print(json.dumps(out, sort_keys=True) if args.json else json.dumps(out, indent=2, sort_keys=True))
-    return 0
 
 
 if __name__ == "__main__":

@@ -127,8 +127,8 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
     finally:
         if announcer is not None:
             await announcer.stop()
+        await server.stop(grace=1)  # the shutdown order: stop serving, stop the host's readers, close the store
         await host.stop()
-        await server.stop(grace=1)
         store.close()
 
 

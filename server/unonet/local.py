@@ -47,8 +47,8 @@ async def run_local(
 
             await play_joined(client, colour_blind=colour_blind, on_stream_open=start)
     finally:
+        await server.stop(grace=0.5)  # the shutdown order: stop serving, the host's readers, then the store
         await host.stop()
-        await server.stop(grace=0.5)
         if store is not None:
             with contextlib.suppress(Exception):
                 store.close()

@@ -21,6 +21,7 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
          "--latency-tables", "2", "--latency-think-ms", "20", "--idle-tables", "8",
          "--stall-streams", "10", "--stall-events", "100",
          "--flood-token-rate", "10",  # so a 1 s flood outruns the token's rate on any machine
+         "--flood-repeats", "2",
          "--ceiling-helper-threads", "batch"],  # the like-for-like ceiling's path too
         capture_output=True, text=True, timeout=300, check=False,
     )
@@ -32,6 +33,9 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     # The flooded run: the other tables' latency beside it, and the flood refused by its token's rate.
     assert out["flood_p99_ms"] > 0 and out["flood_calls_per_s"] > 0
     assert out["flood_by_status"].get("RESOURCE_EXHAUSTED", 0) > 0
+    # Two pairs of an unflooded and a flooded run: the ratio is the median of the ratios within them.
+    assert out["flood_repeats"] == 2 and len(out["flood_p99_ratio_runs"]) == 2
+    assert out["flood_p99_ratio"] == pytest.approx(sum(out["flood_p99_ratio_runs"]) / 2, abs=0.01)
     assert out["stall_streams"] == 10 and isinstance(out["stall_kb_per_stream"], int | float)
     assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
     assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2

@@ -89,3 +89,15 @@ async def test_the_runner_pauses_as_the_level_says_but_never_past_half_the_clock
     assert slept[-1] == pytest.approx(0.2)
     await asyncio.wait_for(BotRunner(GreedyBot())._think(turn), 5)
     assert len(slept) == 2  # the top level does not pause
+    await asyncio.wait_for(BotRunner(low, pauses=False)._think(turn), 5)
+    assert len(slept) == 2  # a league's runner (no human waits) asks for no pause
+
+
+def test_a_levels_pause_changes_none_of_its_choices():
+    # A BotRunner asks for the pause before each decision, an in-process table never does: the same
+    # seed must make the same choices either way, or a league's two paths would play different games.
+    turn = view([RED_2, RED_7, RED_8, BLUE_9], plays=[option(RED_2), option(BLUE_9)], draw=DRAW)
+    paused, unpaused = make_bot("greedy:1", seed=8), make_bot("greedy:1", seed=8)
+    for _ in range(200):
+        assert paused.think_seconds(turn) > 0
+        assert paused.decide(turn, STATE) == unpaused.decide(turn, STATE)

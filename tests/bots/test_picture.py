@@ -8,7 +8,7 @@ import collections
 
 import grpc
 import pytest
-from bot_tables import CALL_TIMEOUT, CountingInterceptor
+from bot_tables import CALL_TIMEOUT, CountingInterceptor, default_clock
 
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner, Seating, play_tables
@@ -77,7 +77,8 @@ async def test_the_picture_equals_getview_at_every_decision_and_costs_no_round_t
     plain = grpc.aio.insecure_channel(served_host.address)
     try:
         owner = TableClient(plain, timeout=CALL_TIMEOUT)
-        created = await asyncio.wait_for(owner.create_table(preset, overrides, players), CALL_TIMEOUT)
+        created = await asyncio.wait_for(owner.create_table(preset, overrides, players, clock=default_clock()),
+                                         CALL_TIMEOUT)
         clients = [TableClient(counted if i == 0 else plain, timeout=CALL_TIMEOUT) for i in range(players)]
         for i, client in enumerate(clients):
             await asyncio.wait_for(client.join(created.table_id, f"bot-{i}", seat=i), CALL_TIMEOUT)

@@ -15,7 +15,7 @@ from fake_seat_host import END, TABLE, TIMEOUT, TOKEN, Abort, Snapshot, chat, se
 from unonet.client import commands as cmd
 from unonet.client import errors
 from unonet.client.table_client import TableClient
-from unonet.v1 import actions_pb2, cards_pb2
+from unonet.v1 import actions_pb2, cards_pb2, events_pb2
 
 
 @pytest.fixture
@@ -47,6 +47,54 @@ async def test_events_resume_after_drops_without_gap_or_duplicate(host):
     assert client.last_event_number == 9
     # The legal actions kept are the latest ones seen: the (empty) snapshot's, which replaced event 5's.
     assert client.legal_actions is not None and not client.legal_actions.required
+
+
+def _lost(number, first, last):
+    return events_pb2.Event(number=number, events_lost=events_pb2.EventsLost(first_number=first, last_number=last))
+
+
+async def test_a_resume_refused_with_data_loss_reopens_from_the_named_number_with_a_snapshot(host):
+    fake, client = host
+    legal = actions_pb2.LegalActions(required=True, draw=actions_pb2.DrawOption(count=1))
+    fake.log = [chat(1), chat(2), chat(3, legal), chat(4), chat(5)]
+    fake.scripts = [
+        [1, 2, 3, Abort(grpc.StatusCode.UNAVAILABLE)],  # the host goes down; it comes back without event 3
+        [Abort(grpc.StatusCode.DATA_LOSS, "EVENTS_LOST", {"event_number": "2"})],
+        [Snapshot(2), 3, 4],  # the table as the host has it now, then its events
+    ]
+    seen = await asyncio.wait_for(take(client, 4), TIMEOUT)
+
+    assert [e.number for e in seen] == [1, 2, 3, 2]
+    assert seen[3].WhichOneof("payload") == "snapshot" and client.last_event_number == 2
+    assert [(r.after_event_number, r.start_with_snapshot) for r in fake.watch_requests] == [
+        (0, False), (3, False), (2, True)]
+    # The lost event 3's legal actions are gone: the snapshot's replaced them though it is numbered before.
+    assert client.legal_actions is not None and not client.legal_actions.required
+    assert client.log_head is None  # the chain followed events that are not the table's
+
+
+async def test_an_events_lost_range_is_yielded_then_the_stream_reopens_with_a_snapshot(host):
+    fake, client = host
+    fake.log = [chat(1), _lost(2, 2, 3), _lost(3, 2, 3), chat(4)]
+    fake.scripts = [
+        [1, 2, 3, 4],  # the host would go on, but what this copy learnt from event 2 on may be wrong
+        [Snapshot(3), 4],
+    ]
+    seen = await asyncio.wait_for(take(client, 5), TIMEOUT)
+
+    assert [(e.number, e.WhichOneof("payload")) for e in seen] == [
+        (1, "chat_message"), (2, "events_lost"), (3, "events_lost"), (3, "snapshot"), (4, "chat_message")]
+    assert [(r.after_event_number, r.start_with_snapshot) for r in fake.watch_requests] == [(0, False), (1, True)]
+    assert client.last_event_number == 4
+
+
+async def test_data_loss_without_an_event_number_is_raised(host):
+    fake, client = host
+    fake.log = [chat(1)]
+    fake.scripts = [[Abort(grpc.StatusCode.DATA_LOSS, "EVENTS_LOST")]]
+    with pytest.raises(errors.DataLoss) as raised:
+        await asyncio.wait_for(take(client, 1), TIMEOUT)
+    assert raised.value.reason == "EVENTS_LOST"
 
 
 async def test_events_keep_the_latest_legal_actions(host):

@@ -24,10 +24,18 @@ import pytest
 
 from unonet.client.table_client import TableClient
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (make pytest installs it)")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (make pytest installs it)"),
+    pytest.mark.timeout(400),  # above every wait below: a loaded machine slows them, never fails them
+]
 
 UNONET = str(Path(sys.executable).with_name("unonet"))
-DEADLINE = 20.0
+#: How long a wait for the screen to show something may take: generous, since each wait ends as soon as
+#: its condition holds; only a client that never gets there uses it up (a loaded machine, a host
+#: process restarting, is slow, not wrong).
+DEADLINE = 60.0
+#: The most a whole round or match of playing may take, for the loops that play one.
+PLAY_DEADLINE = 240.0
 
 
 def free_port() -> int:
@@ -160,6 +168,11 @@ def play_once(pane: Pane, screen: str) -> str:
     return "play" if chosen_is_legal else "draw"
 
 
+def asks_us(screen: str) -> bool:
+    """Whether the screen asks something `play_once` answers."""
+    return "name the colour" in screen or "U calls UNO" in screen or "YOUR TURN" in screen
+
+
 def hand_count(screen: str) -> int:
     line = hand_line(screen)
     return int(line.split(":")[0].split()[1]) if line else -1
@@ -189,7 +202,7 @@ def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
         pane.keys("p" if "P keeps it" not in screen else "x")
         pane.wait_for(lambda s: "nothing to pass" in s or "does nothing here" in s, "a dead key's hint")
         played, seen_our_play = 0, False
-        end = time.monotonic() + 60
+        end = time.monotonic() + PLAY_DEADLINE
         while time.monotonic() < end:
             screen = pane.text()
             if "FINAL SCORES" in screen or "SCORES AFTER ROUND" in screen:
@@ -225,20 +238,14 @@ def test_the_client_resumes_after_the_host_restarts_mid_round(host: Host, tmp_pa
         screen = pane.wait_for(lambda s: "RECONNECTING" in s and "reconnecting to the host" in s, "reconnecting")
         assert "YOUR TURN" not in screen and "[" not in hand_line(screen)  # nothing stale offered as playable
         host.start()
-        pane.wait_for(lambda s: "RECONNECTING" not in s, "the reconnection", deadline=30)
+        pane.wait_for(lambda s: "RECONNECTING" not in s, "the reconnection")
         # Resumed where it left off: the hand on screen is the one the restarted host holds for the seat.
         pane.wait_for(lambda s: hand_count(s) == host_hand_size(host.address, table_id, 3), "the host's hand size")
-        moves = 0
-        end = time.monotonic() + 30
-        while time.monotonic() < end and moves < 3:
-            screen = pane.text()
-            if play_once(pane, screen):
-                moves += 1
-                pane.wait_for(lambda s, old=screen: moved_on(old, s), "the move after the restart")
-            else:
-                time.sleep(0.05)
-        screen = pane.text()
-        assert moves >= 1 and "gone" not in screen.lower()
+        # And it plays on: the next thing the restarted host asks of us goes through.
+        screen = pane.wait_for(asks_us, "our next turn after the restart")
+        done = play_once(pane, screen)
+        screen = pane.wait_for(lambda s, old=screen: moved_on(old, s), f"the {done} after the restart")
+        assert "gone" not in screen.lower()
         assert "refused" not in screen, screen
     finally:
         pane.close()
@@ -310,7 +317,7 @@ def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_onl
     moves: list[str] = []
     try:
         pane.wait_for(lambda s: "fair ✓" in s, "the dealt table")
-        end = time.monotonic() + 150
+        end = time.monotonic() + PLAY_DEADLINE
         while time.monotonic() < end:
             screen = pane.text()
             if "FINAL SCORES" in screen:

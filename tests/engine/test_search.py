@@ -69,6 +69,33 @@ def test_step_reaches_the_state_apply_reaches_along_random_playouts(ruleset: Rul
 
 @settings(max_examples=30, deadline=None)
 @given(ruleset=rulesets(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
+def test_apply_after_step_returns_every_event_of_its_action(ruleset: Ruleset, players: int, seed: int) -> None:
+    """`step` builds no events, but a game that stepped and then applies reports the action's events in
+    full, the very ones a game that only ever applied reports, and the list it returned before stays as
+    it was."""
+    mixed = Game(ruleset, players, random.Random(seed), dealer=seed % players)
+    applied = mixed.copy()
+    chooser = random.Random(seed + 1)
+    kept: list[tuple[list[object], list[object]]] = []
+    for _ in range(300):
+        if applied.is_over:
+            break
+        move = _random_move(applied, chooser)
+        if isinstance(move, int):
+            events, alone = mixed.close_window(move), applied.close_window(move)
+        elif chooser.random() < 0.5:
+            applied.apply(move)
+            mixed.step(move)
+            continue
+        else:
+            events, alone = mixed.apply(move), applied.apply(move)
+        assert events == alone, f"apply after step lost events of {move}"
+        kept.append((events, list(events)))
+    assert all(events == copy for events, copy in kept), "a later step changed a list apply returned"
+
+
+@settings(max_examples=30, deadline=None)
+@given(ruleset=rulesets(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
 def test_a_playout_finishes_the_round_with_every_card_accounted_for(ruleset: Ruleset, players: int, seed: int) -> None:
     game = Game(ruleset, players, random.Random(seed), dealer=seed % players)
     result = playout(game, random.Random(seed + 1))

@@ -1,12 +1,19 @@
 """Bot seats of a kind that searches are played by worker processes the host supervises: started when
 the seat needs them, restarted after a crash, stopped with the host. The kind here is greedy flagged
-`in_worker` (the registry's `strong` will be one), so the real worker entry point plays it."""
+`in_worker` (the registry's `strong` will be one), so the real worker entry point plays it.
+
+A crashed worker is started again only while its seat still wants it (`BotWorkers.wanted`): a crash
+seen once the match is over is not restarted. The crash in the table test is therefore made on cue,
+while the match provably goes on: the other seat's player is held at its own turn (no turn clock, no
+jump-in in `standard`), so nobody can end the match until the test lets it go."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import signal
+import sys
+from collections.abc import Callable
 from types import MappingProxyType
 
 import pytest
@@ -15,9 +22,10 @@ from unonet.bots import kinds
 from unonet.bots.greedy_bot import GreedyBot
 from unonet.bots.runner import BotRunner
 from unonet.client.table_client import TableClient
-from unonet.host.bot_workers import WorkerSpec, default_command
+from unonet.host.bot_workers import BotWorkers, WorkerSpec, default_command
 from unonet.host.host import Host
 from unonet.host.server import create_server
+from unonet.v1 import table_pb2
 
 TIMEOUT = 10.0
 MATCH_TIMEOUT = 90.0
@@ -58,24 +66,64 @@ async def _wait_for(predicate, what: str) -> None:
         raise AssertionError(f"never: {what}") from None
 
 
+class HeldGreedy(GreedyBot):
+    """Greedy, except that once `hold()` is true it waits at its next decision until `release` is set.
+    While it waits its seat owes the decision, so (no turn clock, no jump-in) the match cannot end."""
+
+    def __init__(self, hold: Callable[[], bool]) -> None:
+        super().__init__(seed=2)
+        self.hold = hold
+        self.parked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def decide_async(self, view, state):
+        if self.hold() and not self.release.is_set():
+            self.parked.set()
+            await self.release.wait()
+        return await super().decide_async(view, state)
+
+
+def _recording(workers: BotWorkers) -> asyncio.Queue[bool]:
+    """The supervisor's answers to `wanted` (asked after every crash), in order."""
+    answers: asyncio.Queue[bool] = asyncio.Queue()
+    asked = workers.wanted
+
+    def wanted(table_id: str, seat: int, kind: str) -> bool:
+        answer = asked(table_id, seat, kind)
+        answers.put_nowait(answer)
+        return answer
+
+    workers.wanted = wanted
+    return answers
+
+
 @pytest.mark.timeout(MATCH_TIMEOUT * 2 + 30)
 async def test_a_worker_plays_the_seat_is_restarted_after_a_crash_and_stops_with_the_host(served):
     address, host = served
+    answers = _recording(host.workers)
     async with await TableClient.connect(address, timeout=TIMEOUT) as client:
-        created = await client.create_table("standard", {"target_score": 30}, 2, name="w", manual_start=True)
+        created = await client.create_table("standard", {"target_score": 30}, 2, name="w", manual_start=True,
+                                            clock=table_pb2.ClockSettings())  # no turn clock: the hold is safe
         joined = await client.join(created.table_id, "me", seat=0)
         assert await client.add_bots(1, "workergreedy") == [1]
         await client.start_table()
         table = host.tables[created.table_id]
-        playing = asyncio.create_task(BotRunner(GreedyBot(seed=2)).run(client, created.table_id, joined.seat))
+
+        def worker_acted() -> bool:  # with no clock, every command of seat 1's not `bot-` is the worker's
+            return any(key[0] == 1 and not key[1].startswith("bot-") for key in table.commands)
+
+        me = HeldGreedy(hold=worker_acted)
+        playing = asyncio.create_task(BotRunner(me).run(client, created.table_id, joined.seat))
         try:
             await _wait_for(lambda: 1 in host.workers.processes(created.table_id), "a worker process")
             first = host.workers.processes(created.table_id)[1]
-            # The worker acts through the protocol: some command of seat 1's is journalled as its own.
-            await _wait_for(lambda: any(key[0] == 1 and not key[1].startswith("bot-") for key in table.commands),
-                            "a command from the worker")
-            first.send_signal(signal.SIGKILL)  # a crash
+            # The worker acts through the protocol; then seat 0 is held at its own turn, the match going on.
+            await asyncio.wait_for(me.parked.wait(), MATCH_TIMEOUT)
+            assert worker_acted() and table.match is not None and not table.match.is_over
+            first.send_signal(signal.SIGKILL)  # a crash, while the seat certainly still wants its worker
+            assert await asyncio.wait_for(answers.get(), MATCH_TIMEOUT) is True
             await _wait_for(lambda: host.workers.starts(created.table_id, 1) >= 2, "a restart")
+            me.release.set()
             ended = await asyncio.wait_for(playing, MATCH_TIMEOUT)
         finally:
             playing.cancel()
@@ -83,6 +131,31 @@ async def test_a_worker_plays_the_seat_is_restarted_after_a_crash_and_stops_with
     assert table.seats[1].bot_kind == "workergreedy:3"
     assert not any(key[0] == 1 and key[1].startswith("bot-") for key in table.commands), "never played in-process"
     await _wait_for(lambda: not host.workers.processes(created.table_id), "the worker exits with the match")
+
+
+async def test_a_crash_seen_once_the_seat_no_longer_wants_its_worker_is_not_restarted():
+    """The ordering that lost the table test's restart when its crash came at a moment of its choosing:
+    the match ended first (a match to 30 is often one round), so the supervisor rightly let the worker go.
+    Here the crashes come on cue, against a worker that only waits for its signal."""
+    match_over = False
+    workers = BotWorkers(command=lambda spec: [sys.executable, "-c", "import signal; signal.pause()"],
+                         restart_delays=(0.0,))
+    workers.address = "127.0.0.1:1"  # never dialled: the worker only waits
+    workers.wanted = lambda table_id, seat, kind: not match_over
+    answers = _recording(workers)
+    try:
+        assert workers.ensure("t", 1, "k", "token")
+        await _wait_for(lambda: 1 in workers.processes("t"), "a worker process")
+        workers.processes("t")[1].send_signal(signal.SIGKILL)  # the match goes on: restarted
+        assert await asyncio.wait_for(answers.get(), TIMEOUT) is True
+        await _wait_for(lambda: workers.starts("t", 1) == 2 and 1 in workers.processes("t"), "a restart")
+        match_over = True
+        workers.processes("t")[1].send_signal(signal.SIGKILL)  # seen once the match is over: let go
+        assert await asyncio.wait_for(answers.get(), TIMEOUT) is False
+        await _wait_for(lambda: not workers.processes("t"), "the worker gone")
+        assert workers.starts("t", 1) == 2
+    finally:
+        await asyncio.wait_for(workers.close(), TIMEOUT)
 
 
 async def test_host_stop_ends_a_running_worker(served):

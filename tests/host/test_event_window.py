@@ -8,7 +8,10 @@ from a database written before the host stored renderings (its old events render
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -40,10 +43,35 @@ def _renderings(table) -> dict[int | None, list[events_pb2.Event]]:
     return {seat: [table.render(entry, seat) for entry in table.log] for seat in (None, 0, 1, 2, 3)}
 
 
-def test_events_that_left_the_window_read_back_as_they_were_rendered_in_memory(tmp_path) -> None:
-    store = SqliteStore(tmp_path / "unonet.db", group_commit=False)
+@dataclass
+class PlayedOnce:
+    table: object  # the table as played, its whole log in memory: only the read-back test changes it
+    store: SqliteStore
+    reference: dict[int | None, list[events_pb2.Event]]
+    template: Path  # a copy of the database as the match left it: tests that change a database copy this
+
+    def database(self, directory: Path) -> Path:
+        return Path(shutil.copy(self.template, directory / "unonet.db"))
+
+
+@pytest.fixture(scope="module")
+def played_once(tmp_path_factory) -> Iterator[PlayedOnce]:
+    """The seeded match, played once for the module (it is most of each test's time): what the store
+    keeps does not depend on the window in memory, so every test that starts from its database shares it."""
+    directory = tmp_path_factory.mktemp("played")
+    store = SqliteStore(directory / "played.db", group_commit=False)
     table = _played(store, 10**9)
-    reference = _renderings(table)
+    template = directory / "template.db"
+    with sqlite3.connect(directory / "played.db") as source, sqlite3.connect(template) as target:
+        source.backup(target)
+    try:
+        yield PlayedOnce(table, store, _renderings(table), template)
+    finally:
+        store.close()
+
+
+def test_events_that_left_the_window_read_back_as_they_were_rendered_in_memory(played_once) -> None:
+    table, reference = played_once.table, played_once.reference
     assert table.last_number > 10 * WINDOW
     table.events.window = WINDOW
     table.events.trim(0)
@@ -51,7 +79,6 @@ def test_events_that_left_the_window_read_back_as_they_were_rendered_in_memory(t
     for seat, events in reference.items():
         assert list(table.events.rendered_since(0, seat)) == events, f"seat {seat}"
         assert list(table.events.rendered_since(100, seat)) == events[100:], f"seat {seat}"
-    store.close()
 
 
 def test_a_match_played_with_a_small_window_holds_only_the_window(tmp_path) -> None:
@@ -96,11 +123,8 @@ async def _restarted_streams(db: Path) -> tuple[int, list[events_pb2.Event], lis
 
 @pytest.mark.parametrize("stored_renderings", [True, False], ids=["renderings stored", "a database from before"])
 def test_a_restarted_host_streams_from_event_1_what_it_streamed_before(
-        tmp_path, monkeypatch, stored_renderings) -> None:
-    db = tmp_path / "unonet.db"
-    store = SqliteStore(db, group_commit=False)
-    reference = _renderings(_played(store, 10**9))
-    store.close()
+        tmp_path, monkeypatch, played_once, stored_renderings) -> None:
+    db, reference = played_once.database(tmp_path), played_once.reference
     with sqlite3.connect(db) as connection:  # the record a host writes: window ids numbered per table
         connection.execute("UPDATE tables SET record = json_set(record, '$.window_ids', 'table')")
         if not stored_renderings:
@@ -128,12 +152,11 @@ async def _stream_refused(db: Path) -> grpc.aio.AioRpcError:
         await server.stop(grace=None)
 
 
-def test_an_old_event_the_store_lost_ends_the_stream_with_table_damaged(tmp_path, monkeypatch, caplog) -> None:
-    db = tmp_path / "unonet.db"
-    store = SqliteStore(db, group_commit=False)
-    _played(store, WINDOW)
-    store.close()
+def test_an_old_event_the_store_lost_ends_the_stream_with_table_damaged(tmp_path, monkeypatch, caplog,
+                                                                          played_once) -> None:
+    db = played_once.database(tmp_path)
     with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE tables SET record = json_set(record, '$.window_ids', 'table')")  # as a host writes
         connection.execute("DELETE FROM renderings WHERE number = 7")
     monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
     refused = asyncio.run(_stream_refused(db))

@@ -18,7 +18,7 @@ from fair_games import TABLE_ID, drive, new_table, play_match, stream
 
 from unonet.client.verify import Verifier
 from unonet.fairness import combine_seed, commit_seat_entropy
-from unonet.host import journal
+from unonet.host import eventlog, journal
 from unonet.host.errors import HostError
 from unonet.host.store import SqliteStore
 from unonet.v1 import views_pb2
@@ -123,7 +123,10 @@ def test_every_round_is_shuffled_committed_and_revealed_in_order() -> None:
             "round_ended") < following.index("shuffle_revealed")
 
 
-def test_a_restarted_host_replays_the_same_shuffles_and_keeps_the_seed_private(tmp_path) -> None:
+def test_a_restarted_host_replays_the_same_shuffles_and_keeps_the_seed_private(tmp_path, monkeypatch) -> None:
+    # A window far shorter than any match, so both tables read their older events back from their stores
+    # on every run (with the default window only a match longer than 1,024 events did, a random few).
+    monkeypatch.setattr(eventlog, "WINDOW_EVENTS", 16)
     db = tmp_path / "host.db"
     store = SqliteStore(db)
     host, table, clock = new_table(9, seats=3, store=store, target_score=100)
@@ -133,9 +136,8 @@ def test_a_restarted_host_replays_the_same_shuffles_and_keeps_the_seed_private(t
     table.entropy(0, "c", commitment=commit_seat_entropy(0, VALUE, table_id=TABLE_ID, round_no=1))
     table.entropy(0, "r", value=VALUE)
     drive(host, table, clock)
-    store.close()
 
-    again = SqliteStore(db)
+    again = SqliteStore(db)  # a second host on the same file; the first one's store stays open while it is read
     (stored,) = list(again.tables())
     from unonet.host.table import Table, TableSettings
 
@@ -152,6 +154,7 @@ def test_a_restarted_host_replays_the_same_shuffles_and_keeps_the_seed_private(t
     revealed = [e.shuffle_revealed.seed for e in stream(table) if e.WhichOneof("payload") == "shuffle_revealed"]
     assert revealed == seeds, "each seed is published only after its round, by ShuffleRevealed"
     again.close()
+    store.close()
 
 
 async def test_a_player_commits_and_reveals_over_grpc(stubs) -> None:

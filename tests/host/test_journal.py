@@ -29,6 +29,7 @@ EVERY_KIND: list[journal.AnyEntry] = [
     journal.Entropy(0, "c4", value=b"\x02" * 32),
     journal.EntropyTimeout(2, "reveal"),
     journal.Lost(41, 57),
+    journal.Diverged(5, 57),
 ]
 
 

@@ -38,7 +38,7 @@ from unonet.v1 import (
     watch_service_pb2_grpc,
 )
 
-TIMEOUT = 10
+TIMEOUT = 60  # generous: every wait here ends on its condition (the clock is the test's), only a hang uses it up
 MS = 1_000_000
 T0 = 1_700_000_000_000_000_000
 SETTINGS: dict[str, Any] = {"name": "races", "seat_count": 2, "preset": "standard", "overrides": {"sound_wilds": True},

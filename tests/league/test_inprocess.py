@@ -77,12 +77,12 @@ def test_a_policy_that_raises_forfeits_its_seat(make_league):
     assert result.ranks[1] == 3
 
 
-def test_python_bots_and_unsupported_sources(tmp_path, make_league):
+def test_python_bots_and_sources_inprocess_cannot_play(tmp_path, make_league):
     config = make_league(bot_lines='[[bot]]\nname = "py"\npython = "unonet.bots.random_bot:RandomBot"\n')
     assert isinstance(factory(config.bot("py"))(1), RandomBot)
     for source in ("exec", "launch"):
         bad = make_league(bot_lines=f'[[bot]]\nname = "x"\n{source} = "./mybot --fast"\n')
-        with pytest.raises(EntrantError, match="not supported"):
+        with pytest.raises(EntrantError, match=f"{source} = './mybot --fast' is a program of its own"):
             check_entrants(bad)
     with pytest.raises(EntrantError, match="unknown kind"):
         check_entrants(make_league(bot_lines='[[bot]]\nname = "x"\nkind = "nope"\n'))
@@ -93,7 +93,7 @@ def test_cli_refuses_an_unplayable_league_before_playing(tmp_path, capsys):
     from unonet.cli import main
 
     assert main(["league", "run", str(path), "--inprocess"]) == 2
-    assert "launch bots are not supported" in capsys.readouterr().err
+    assert "launch = './bot' is a program of its own, which plays only over gRPC" in capsys.readouterr().err
     assert not (tmp_path / "league.sqlite").exists() or Results(tmp_path / "league.sqlite").count() == 0
     assert league_cli.__doc__
 

@@ -18,6 +18,11 @@ from unonet.client.table_client import TableClient
 from unonet.v1 import events_pb2, table_pb2
 
 CALL_TIMEOUT = 10.0
+#: How long the reaction windows of these tables stay open. A window nobody answers (an UNO call that
+#: no one can catch opens one for every other seat) holds the whole table until it closes: at the
+#: host's default, 1.5 s, those waits were most of a match's wall time. No test of these tables is
+#: about the windows' length (tests/host's are, on the host's injectable clock).
+REACTION_S = 0.3
 
 
 class CountingInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
@@ -32,11 +37,22 @@ class CountingInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore
         return await continuation(client_call_details, request)
 
 
+def _duration(seconds: float) -> duration_pb2.Duration:
+    value = duration_pb2.Duration()
+    value.FromNanoseconds(int(seconds * 1e9))
+    return value
+
+
 def clock(turn_s: float, strikes: int = 2) -> table_pb2.ClockSettings:
-    """A short turn clock (no time bank) after which a seat is taken over by a host bot."""
-    turn = duration_pb2.Duration()
-    turn.FromNanoseconds(int(turn_s * 1e9))
-    return table_pb2.ClockSettings(turn_time=turn, strikes_before_takeover=strikes)
+    """A short turn clock (no time bank) after which a seat is taken over by a host bot; short windows."""
+    return table_pb2.ClockSettings(turn_time=_duration(turn_s), strikes_before_takeover=strikes,
+                                   reaction_time=_duration(REACTION_S))
+
+
+def default_clock() -> table_pb2.ClockSettings:
+    """The host's default clock (TableSettings': 30 s turns, no bank, 3 strikes, a bot takes over), but
+    with short reaction windows (`REACTION_S`). A ClockSettings is taken as written, so each is set."""
+    return clock(30.0, strikes=3)
 
 
 @dataclass
@@ -54,11 +70,13 @@ async def join_table(
     channel: grpc.aio.Channel, seats: int, *, preset: str = "standard", overrides: dict[str, Any] | None = None,
     clock_settings: table_pb2.ClockSettings | None = None, owner: TableClient | None = None,
 ) -> tuple[str, list[TableClient]]:
-    """A new table with every seat joined; with an `owner` client the table waits for its StartTable."""
+    """A new table with every seat joined; with an `owner` client the table waits for its StartTable.
+    Its clock is `clock_settings`, else `default_clock()`."""
     manual = owner is not None
     owner = owner or TableClient(channel, timeout=CALL_TIMEOUT)
     created = await asyncio.wait_for(
-        owner.create_table(preset, overrides or {"target_score": 50}, seats, clock=clock_settings,
+        owner.create_table(preset, overrides or {"target_score": 50}, seats,
+                           clock=clock_settings if clock_settings is not None else default_clock(),
                            manual_start=manual),
         CALL_TIMEOUT,
     )

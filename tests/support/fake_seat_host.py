@@ -52,6 +52,7 @@ def chat(number, legal=None):
 class Abort:
     code: grpc.StatusCode
     reason: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)  # the ErrorDetail's facts (`event_number`, ...)
 
 
 @dataclass
@@ -101,7 +102,7 @@ class FakeHost(
                     event = events_pb2.Event(number=step.number, snapshot=events_pb2.Snapshot(view=view))
                     yield watch_service_pb2.WatchEventsResponse(event=event)
                 elif isinstance(step, Abort):
-                    await context.abort(step.code, f"scripted {step.code.name}", trailer(step.reason))
+                    await context.abort(step.code, f"scripted {step.code.name}", trailer(step.reason, **step.metadata))
                 elif step == END:
                     return
             return

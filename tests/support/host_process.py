@@ -27,8 +27,10 @@ from unonet.v1 import (
     watch_service_pb2_grpc,
 )
 
-TIMEOUT = 10
-START_TIMEOUT = 30
+# Generous: each wait ends when its call answers or its event arrives, so these only bound a host that
+# never does; a loaded machine (a host process starting beside others) is slow, not wrong.
+TIMEOUT = 60
+START_TIMEOUT = 120
 LISTENING = re.compile(r"unonet host listening on 127\.0\.0\.1:(\d+) \((\d+) tables restored\)")
 
 

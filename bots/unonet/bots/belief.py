@@ -10,8 +10,14 @@ facts, then moves such improbable cards back into the draw pile, each with proba
 player who holds back a playable card on purpose is rare, so the deals a search plays out look like the
 hands the table has actually shown.
 
-Why soft and not hard: a draw by choice is legal (T3), people and bots sandbag, and a hard exclusion
-that is wrong would make some true positions impossible to deal at all.
+The same holds for a Wild Draw Four waiting to be answered: most players do not bluff, so a deal where
+the accused held a card the rule forbade (B2) is made fair, by moving those cards into the draw pile,
+unless a draw with the accused's bluff rate says it bluffed. That rate counts the accused's challenged
+Wild Draw Fours from a prior of `BLUFF_PRIOR` (one bluff in `BLUFF_PRIOR_WEIGHT` plays seen): without
+it a deal of random hands finds most Wild Draw Fours unfair, and a search would challenge them all.
+
+Why soft and not hard: a draw by choice is legal (T3), people and bots sandbag or bluff, and a hard
+exclusion that is wrong would make some true positions impossible to deal at all.
 """
 
 from __future__ import annotations
@@ -20,14 +26,17 @@ import random
 from collections.abc import Sequence
 
 from unonet.engine import Card, Game, Knowledge, determinize, standard_deck
-from unonet.engine.rules import matches
+from unonet.engine.rules import is_wild_draw_four_fair, matches
 from unonet.v1 import events_pb2, views_pb2
 from unonet.wire.knowledge import SeatTracker
 
-__all__ = ["DEFAULT_TRUST", "Belief", "pinned_cards"]
+__all__ = ["BLUFF_PRIOR", "BLUFF_PRIOR_WEIGHT", "DEFAULT_TRUST", "Belief", "pinned_cards"]
 
 #: How often a card a seat most likely does not hold is moved out of its hand in a deal.
 DEFAULT_TRUST = 0.85
+#: The bluff rate of a seat never challenged, and how many challenges that prior counts as.
+BLUFF_PRIOR = 0.1
+BLUFF_PRIOR_WEIGHT = 4
 _ALL_CARDS = tuple(dict.fromkeys(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)))
 
 
@@ -50,12 +59,18 @@ class Belief:
         self.tracker = SeatTracker(seat)
         self.unlikely: dict[int, frozenset[Card]] = {}
         self.fresh: dict[int, int] = {}
+        self.guilty: dict[int, int] = {}
+        self.challenged: dict[int, int] = {}
 
     def observe(self, event: events_pb2.Event) -> None:
         """Follow one event the seat received (every one, in order)."""
         kind = event.WhichOneof("payload")
         if kind == "cards_drawn":
             self._drawn(event.cards_drawn)
+        elif kind == "challenge_resolved":
+            accused = event.challenge_resolved.accused_seat
+            self.challenged[accused] = self.challenged.get(accused, 0) + 1
+            self.guilty[accused] = self.guilty.get(accused, 0) + event.challenge_resolved.guilty
         elif kind in ("round_started", "hands_rotated", "hands_swapped", "cards_exchanged", "player_eliminated"):
             # Hands changed owners (or a new round began): what was suggested about a hand is about
             # cards that may now be elsewhere, so it is dropped rather than guessed at.
@@ -77,6 +92,12 @@ class Belief:
         elif seat in self.fresh:
             self.fresh[seat] += msg.count
 
+    def bluff_rate(self, seat: int) -> float:
+        """How often `seat` bluffs a Wild Draw Four, by its challenged ones from the prior."""
+        return (self.guilty.get(seat, 0) + BLUFF_PRIOR * BLUFF_PRIOR_WEIGHT) / (
+            self.challenged.get(seat, 0) + BLUFF_PRIOR_WEIGHT
+        )
+
     def position(self, view: views_pb2.SeatView) -> tuple[Game, Knowledge]:
         """The position the seat knows and its hard knowledge (`SeatTracker.position`).
 
@@ -87,23 +108,60 @@ class Belief:
     def sample(self, game: Game, knowledge: Knowledge, rng: random.Random) -> Game:
         """A deal of the unseen cards by the hard facts (`determinize`), with each card a seat most
         likely does not hold (beyond the cards it has taken since) moved into the draw pile with
-        probability `trust`, swapped for a draw-pile card that seat may hold.
+        probability `trust`, swapped for a draw-pile card that seat may hold, and the open Wild Draw
+        Four's accused hand made fair but at the accused's bluff rate (the module docstring).
 
         Raises MalformedAction as `determinize` does.
         """
         clone = determinize(game, knowledge, rng)
-        if not self.unlikely or self.trust == 0.0:
-            return clone
         hands = [list(hand) for hand in clone.hands]
         pile = list(clone.draw_pile)
-        changed = False
+        changed = self._acquit(clone, hands, pile, knowledge, rng)
+        if not self.unlikely or self.trust == 0.0:
+            if changed:
+                clone.redeal_unseen(hands, pile)
+            return clone
+        obligation = clone.obligation
+        accused = obligation.bluff.accused if obligation is not None and obligation.bluff is not None else None
         for seat, unlikely in self.unlikely.items():
-            if seat == self.seat or seat >= len(hands) or not clone.in_play[seat]:
-                continue
+            if seat in (self.seat, accused) or seat >= len(hands) or not clone.in_play[seat]:
+                continue  # an accused hand decides its challenge: `_acquit` alone deals it
             changed |= self._thin(seat, hands[seat], pile, unlikely, game, knowledge, rng)
         if changed:
             clone.redeal_unseen(hands, pile)
         return clone
+
+    def _acquit(
+        self, clone: Game, hands: list[list[Card]], pile: list[Card], knowledge: Knowledge, rng: random.Random
+    ) -> bool:
+        """Make the open Wild Draw Four's accused hand fair in `hands` (swapping the cards that make it a
+        bluff for draw-pile cards that do not), unless a draw at the accused's bluff rate says it bluffed."""
+        obligation = clone.obligation
+        record = obligation.bluff if obligation is not None else None
+        if record is None or record.is_fair or record.accused == self.seat or len(clone.discard) < 2:
+            return False
+        accused = record.accused
+        if rng.random() < self.bluff_rate(accused):
+            return False
+        rule, under, color = clone.ruleset.wild_draw_four, clone.discard[-2], record.previous_color
+        known = list(knowledge.known[accused]) if accused < len(knowledge.known) else []
+        banned = knowledge.excluded[accused] if accused < len(knowledge.excluded) else frozenset()
+        hand = hands[accused]
+        changed = False
+        for index in range(min(len(record.hand), len(hand))):
+            card = hand[index]
+            if is_wild_draw_four_fair((card,), color, under, rule) or _take(known, card):
+                continue
+            fair = [
+                i for i, other in enumerate(pile)
+                if other not in banned and is_wild_draw_four_fair((other,), color, under, rule)
+            ]
+            if not fair:
+                break
+            spot = fair[int(rng.random() * len(fair))]
+            hand[index], pile[spot] = pile[spot], hand[index]
+            changed = True
+        return changed
 
     def _thin(
         self,

@@ -70,6 +70,9 @@ class Leveled(Bot):
         self.level = level
         self.kind = f"{bot.kind}:{level.number}"
         self.rng = random.Random(seed)
+        # The pause has a generator of its own, so the level's choices are the same whether or not a
+        # runner asks for its pauses (a BotRunner does, an in-process table does not).
+        self.pause_rng = random.Random(None if seed is None else f"pause:{seed}")
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         """The policy's command, a random play instead now and then, maybe without its UNO call."""
@@ -92,7 +95,7 @@ class Leveled(Bot):
 
     def think_seconds(self, view: views_pb2.SeatView) -> float:
         """The level's pause, varied so that it does not feel mechanical."""
-        return self.level.think_s * self.rng.uniform(0.5, 1.5) if self.level.think_s else 0.0
+        return self.level.think_s * self.pause_rng.uniform(0.5, 1.5) if self.level.think_s else 0.0
 
     def _slip(self, command: cmd.Command | None) -> cmd.Command | None:
         if isinstance(command, cmd.Play) and command.call_uno and self.rng.random() < self.level.forget_uno:

@@ -111,6 +111,8 @@ class BotRunner:
             the host in time; a later answer is dropped as LATE.
         max_think: the longest a decision may take where the table has no clock (None: no limit).
         max_react: the longest an optional reaction may take to choose (its windows close fast).
+        pauses: honour the policy's human-like pause before a decision (`Bot.think_seconds`); a league,
+            where no human waits, turns them off.
     """
 
     def __init__(
@@ -124,8 +126,10 @@ class BotRunner:
         safety_margin: float = 0.1,
         max_think: float | None = None,
         max_react: float = 1.0,
+        pauses: bool = True,
     ) -> None:
         self.bot = bot
+        self.pauses = pauses
         self.verify = verify
         #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
         #: (`unonet.client.verify`); None when not verifying, or after a snapshot broke the record.
@@ -334,6 +338,8 @@ class BotRunner:
 
     async def _think(self, view: views_pb2.SeatView) -> None:
         """The policy's human-like pause (`Bot.think_seconds`), at most half the time its clock leaves."""
+        if not self.pauses:
+            return
         pause = self.bot.think_seconds(view)
         if pause <= 0:
             return

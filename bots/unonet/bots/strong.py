@@ -3,9 +3,10 @@
 At each decision with more than one choice it rebuilds the position its seat knows from the events it
 received (`unonet.bots.belief.Belief`, over `unonet.wire.knowledge.SeatTracker`), and plays whole
 rounds on the engine's search API from it: each playout deals the unseen cards afresh by the belief
-(hard facts, then what draws suggest), takes one candidate command and plays the round out with the
-greedy-like playout policy (`unonet.bots.rollout`). Every candidate is played out on the same deals
-(common random numbers, so luck of the deal cancels between them), and sequential halving spends the
+(hard facts, then what draws and Wild Draw Fours suggest), takes one candidate command and plays the
+round out with greedy's own scoring as the playout policy (`unonet.bots.rollout`), so the search is a
+policy-improvement step over greedy. Every candidate is played out on the same deals with the same
+playout stream (common random numbers, so luck of the deal cancels between them), and sequential halving spends the
 budget: each phase plays every remaining candidate equally often and keeps the better half, so the
 playouts go to telling the close candidates apart. The candidate that wins most rounds is sent.
 
@@ -16,6 +17,8 @@ a time budget on top that stops the search early (for play at a real table). The
 rebuilt, say after joining mid-round, or not yet: a view read before the events that led to it arrived)
 is answered at once, by greedy's rules when need be; so are the
 optional reactions (catches, UNO calls, jump-ins), which greedy answers at once, as a fast human would.
+A Wild Draw Four to answer (challenge or draw) is decided by the odds the belief's deals give, not by
+playouts (`StrongBot._answer_draw_four` says why).
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ from unonet.bots.levels import LEVELS, TOP_LEVEL
 from unonet.bots.options import all_commands
 from unonet.bots.policy import Bot, BotState
 from unonet.bots.policy_seat import engine_actions
-from unonet.bots.rollout import DEFAULT_EXPLORE, greedy_policy
+from unonet.bots.rollout import DEFAULT_EXPLORE, greedy_policy, remembered_lacks
 from unonet.client import commands as cmd
-from unonet.engine import Action, Game, Knowledge, Play, Rank, UnoError, is_bluff, legal_actions, playout
+from unonet.engine import Action, Color, Game, Knowledge, Play, Rank, UnoError, is_bluff, legal_actions, playout
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
 __all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "level_note", "strong_at_level"]
@@ -47,8 +50,8 @@ class Budget:
 
     Attributes:
         playouts: the most playouts per decision (all candidates together); the search's fixed budget.
-        seconds: when set, the search also stops once this much time has gone (then the decision
-            depends on the machine's speed, so measurements use `playouts` alone).
+        seconds: when set, the search also stops once it has used this much CPU time (then the
+            decision depends on the machine's speed, so reproducible measurements use `playouts` alone).
     """
 
     playouts: int
@@ -60,13 +63,19 @@ PRIOR_MARGIN = 0.05
 PRIOR_Z = 2.0
 """...and by how many standard errors of that difference."""
 
+CHALLENGE_DEALS = 64
+"""How many deals (at most the budget's playouts) estimate the chance that a Wild Draw Four was a bluff."""
+CHALLENGE_ABOVE = 2 / (8 + 2)
+"""A challenge turns 4 cards drawn into 4 for the accused when guilty (8 cards swing) and costs 2 more
+when not: it pays above this chance of guilt (greedy's threshold too)."""
+
 LEVEL_BUDGETS: dict[int, Budget] = {
     1: Budget(playouts=24),
     2: Budget(playouts=120),
     3: Budget(playouts=400, seconds=0.09),
 }
-"""Each level's budget: the top level searches up to 90 ms a decision (the issue's 100 ms p99 target,
-with room for rebuilding the position), the lower ones fixed, smaller budgets."""
+"""Each level's budget: the top level searches up to 90 ms of CPU time a decision (the issue's 100 ms
+p99 target, with room for rebuilding the position), the lower ones fixed, smaller budgets."""
 
 
 class StrongBot(Bot):
@@ -78,7 +87,9 @@ class StrongBot(Bot):
         budget: the search's budget per decision.
         level: the level it plays at, for its name and a lower level's human-like pause.
         explore: the playout policy's share of random plays (`unonet.bots.rollout`).
-        clock: seconds, for the time budget (injectable for tests).
+        clock: seconds, for the time budget (injectable for tests); by default this thread's CPU time,
+            so a decision searches as much on a busy machine as on an idle one (its strength does not
+            depend on what else runs there; its wall-clock time grows with the load like any program's).
     """
 
     kind = "strong"
@@ -90,14 +101,18 @@ class StrongBot(Bot):
         budget: Budget | None = None,
         level: int = TOP_LEVEL,
         explore: float = DEFAULT_EXPLORE,
-        clock: Callable[[], float] = time.perf_counter,
+        margin: float = PRIOR_MARGIN,
+        z: float = PRIOR_Z,
+        clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self.budget = budget or LEVEL_BUDGETS[level]
         self.level = level
         self.kind = "strong" if level == TOP_LEVEL else f"strong:{level}"  # as `levels.Leveled` names them
         self.rng = random.Random(seed)
         self.pauses = random.Random(None if seed is None else seed ^ 0x7A05E)
-        self.policy = greedy_policy(self.rng, explore)
+        self.explore = explore
+        self.margin = margin
+        self.z = z
         self.clock = clock
         self.greedy = GreedyBot(seed)
         self.belief: Belief | None = None
@@ -166,9 +181,40 @@ class StrongBot(Bot):
             options = honest or options
         if len(options) <= 1:
             return options[0][0] if options else self.greedy.decide(view, state)
+        if all(isinstance(command, cmd.Challenge | cmd.Draw) for command, _ in options):
+            return self._answer_draw_four(game, knowledge, [command for command, _ in options])
         self.searches += 1
         prior = _index_of(self.greedy.decide(view, state), [command for command, _ in options])
         return options[self._search(game, knowledge, [actions for _, actions in options], state.seat, prior)][0]
+
+    def _answer_draw_four(self, game: Game, knowledge: Knowledge, commands: list[cmd.Command]) -> cmd.Command:
+        """Challenge a Wild Draw Four when the belief's deals find it a bluff more often than
+        `CHALLENGE_ABOVE`, else draw.
+
+        Not searched: the two answers differ by two cards drawn (or four given) and every draw after
+        them, so playouts tell them apart only with far more than a decision's budget, while the chance
+        of guilt itself is what the deals measure well (`Belief` makes most of them fair, as most
+        players are, but at the accused's bluff rate).
+        """
+        assert self.belief is not None
+        self.searches += 1
+        guilty = dealt = 0
+        for _ in range(min(CHALLENGE_DEALS, self.budget.playouts)):
+            try:
+                deal = self.belief.sample(game, knowledge, self.rng)
+            except UnoError:
+                break
+            obligation = deal.obligation
+            if obligation is None or obligation.bluff is None:
+                break
+            dealt += 1
+            guilty += not obligation.bluff.is_fair
+        self.last_playouts = dealt  # deals, not playouts, but the same budget
+        challenge = next((c for c in commands if isinstance(c, cmd.Challenge)), None)
+        draw = next((c for c in commands if isinstance(c, cmd.Draw)), commands[0])
+        if challenge is not None and dealt and guilty / dealt > CHALLENGE_ABOVE:
+            return challenge
+        return draw
 
     def _belief(self, seat: int) -> Belief:
         if self.belief is None or self.belief.seat != seat:
@@ -196,6 +242,9 @@ class StrongBot(Bot):
         results: list[list[float]] = [[] for _ in candidates]  # per candidate, per deal played, 1 for a win
         phases = max(1, math.ceil(math.log2(len(candidates))))
         left = budget.playouts
+        lacks = remembered_lacks(self.greedy.memory)
+        memory = self.greedy.memory
+        rates = {s: memory.bluff_rate(s) for s in range(game.num_players)}
         for phase in range(phases):
             if left <= 0:
                 break
@@ -210,8 +259,9 @@ class StrongBot(Bot):
                 except UnoError:
                     timed_out = True
                     break
+                stream = self.rng.getrandbits(64)  # every candidate's playout of this deal draws alike
                 for index in alive:
-                    results[index].append(self._playout(deal, candidates[index], seat))
+                    results[index].append(self._playout(deal, candidates[index], seat, stream, lacks, rates))
                     left -= 1
             if timed_out:
                 break
@@ -228,16 +278,26 @@ class StrongBot(Bot):
         diffs = [a - b for a, b in zip(ours, theirs, strict=True)]
         gain = _mean(diffs)
         spread = statistics.pstdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
-        return best if gain >= PRIOR_MARGIN and gain >= PRIOR_Z * spread else prior
+        return best if gain >= self.margin and gain >= self.z * spread else prior
 
-    def _playout(self, deal: Game, actions: tuple[Action, ...], seat: int) -> float:
-        """1 when `seat` wins the round played out from `deal` after `actions`, else 0."""
+    def _playout(
+        self,
+        deal: Game,
+        actions: tuple[Action, ...],
+        seat: int,
+        stream: int,
+        lacks: dict[int, frozenset[Color]],
+        rates: dict[int, float],
+    ) -> float:
+        """1 when `seat` wins the round played out from `deal` after `actions`, else 0; the playout's
+        choices drawn from `stream`, so that every candidate's playout of one deal draws the same."""
         game = deal.copy()
         for action in actions:
             game.step(action)
         if game.is_over:
             return 1.0 if game.winner == seat else 0.0
-        return 1.0 if playout(game, self.rng, self.policy).winner == seat else 0.0
+        rng = random.Random(stream)
+        return 1.0 if playout(game, rng, greedy_policy(rng, self.explore, lacks, rates)).winner == seat else 0.0
 
 
 def _candidates(view: views_pb2.SeatView) -> list[cmd.Command]:
@@ -283,7 +343,9 @@ def _key(play: cmd.Play) -> tuple[object, ...]:
 def level_note(level: int) -> str:
     """What `strong` at `level` does differently: its budget and its pause (for `kinds.describe`)."""
     budget, think = LEVEL_BUDGETS[level], LEVELS[level].think_s
-    limit = f", or {budget.seconds:g} s, whichever comes first" if budget.seconds is not None else " (reproducible)"
+    limit = " (reproducible)"
+    if budget.seconds is not None:
+        limit = f", or {budget.seconds:g} s of CPU time, whichever comes first"
     pause = f"; thinks about {think:g} s a move" if think else "; no pause"
     return f"up to {budget.playouts} playouts a decision{limit}{pause}."
 

@@ -18,6 +18,7 @@ from unonet.client import commands
 from unonet.client.errors import (
     AlreadyExists,
     Cancelled,
+    DataLoss,
     DeadlineExceeded,
     FailedPrecondition,
     InvalidArgument,
@@ -37,6 +38,7 @@ __all__ = [
     "AlreadyExists",
     "Cancelled",
     "CreatedTable",
+    "DataLoss",
     "DeadlineExceeded",
     "FailedPrecondition",
     "InvalidArgument",

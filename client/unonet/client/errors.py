@@ -142,6 +142,13 @@ class Cancelled(UnonetError):
     default_code = grpc.StatusCode.CANCELLED
 
 
+class DataLoss(UnonetError):
+    """The host's store lost or altered events this client saw (``EVENTS_LOST``): the events after
+    ``metadata["event_number"]`` are not the table's any more; resume from there with a snapshot."""
+
+    default_code = grpc.StatusCode.DATA_LOSS
+
+
 class Unimplemented(UnonetError):
     """The host does not offer this RPC (yet), such as ``CommitEntropy`` before provably fair shuffles."""
 
@@ -160,6 +167,7 @@ _BY_CODE: dict[grpc.StatusCode, type[UnonetError]] = {
         Unavailable,
         DeadlineExceeded,
         Cancelled,
+        DataLoss,
         Unimplemented,
     )
 }

@@ -30,6 +30,7 @@ from google.protobuf import duration_pb2, timestamp_pb2
 
 from unonet.client import commands as cmd
 from unonet.client.errors import (
+    DataLoss,
     ResourceExhausted,
     Unavailable,
     UnonetError,
@@ -232,16 +233,19 @@ class TableClient:
         spectator_delay: float | None = None,
         manual_start: bool = False,
         league_seed: int | None = None,
+        league_seat_draws: bool = False,
     ) -> CreatedTable:
         """Create a table; `overrides` is a Ruleset or a mapping of its fields (``{"target_score": 50}``).
 
         `league_seed` makes a league-seeded table: dealt from that seed by the engine's own shuffle,
-        with no fair shuffle (CreateTableRequest.league_seed, docs/leagues.md).
+        with no fair shuffle (CreateTableRequest.league_seed, docs/leagues.md); `league_seat_draws`
+        then has every seat draw from its own draw stream (CreateTableRequest.league_seat_draws).
 
         The owner token is also kept in `owner_token`. Not retried: a lost answer may have created it.
 
         Raises:
-            InvalidArgument: an unknown preset, impossible options, a bad seat count or clock.
+            InvalidArgument: an unknown preset, impossible options, a bad seat count or clock,
+                `league_seat_draws` without `league_seed`.
             ResourceExhausted: the host holds as many tables as it will.
         """
         if overrides is None:
@@ -259,6 +263,7 @@ class TableClient:
             request.spectator_delay.CopyFrom(_duration(spectator_delay))
         if league_seed is not None:
             request.league_seed = league_seed
+        request.league_seat_draws = league_seat_draws
         response: lobby_service_pb2.CreateTableResponse = await self._unary(self._lobby.CreateTable, request)
         self.owner_token = response.owner_token
         return CreatedTable(response.table.table_id, response.owner_token, response.table)
@@ -381,7 +386,11 @@ class TableClient:
         (RESOURCE_EXHAUSTED, SUBSCRIBER_TOO_SLOW), or simply ends. Every event yielded is numbered
         exactly one more than the one before; a duplicate is dropped, and a gap closes the stream and
         resumes from the last number, as the protocol asks. A Snapshot is yielded as it comes and sets
-        the position to its number (the last event it includes). Close the iterator
+        the position to its number (the last event it includes). When the host's store lost events
+        this copy may have seen (docs/protocol.md: a resume refused with DATA_LOSS / EVENTS_LOST, or the
+        last of a range of `events_lost` markers, yielded as they come), the stream reopens after the
+        number the host names with `start_with_snapshot`, so a Snapshot comes next: replace your
+        picture with it (`legal_actions` already is, and `log_head` is gone). Close the iterator
         (``contextlib.aclosing``) to cancel the call.
 
         Raises:
@@ -405,6 +414,7 @@ class TableClient:
             call = self._watch.WatchEvents(request, timeout=self.stream_timeout)
             progressed = False
             failure: UnonetError | None = None
+            resync_after: int | None = None  # an EventsLost range ended: reopen with a snapshot, from here
             try:
                 async for response in call:
                     # Several events per message (`batch`); a host that predates it sends one in `event`.
@@ -430,15 +440,27 @@ class TableClient:
                         progressed = True
                         snapshot_first = False
                         yield event
-                    if failure is not None:
+                        lost = event.events_lost if event.HasField("events_lost") else None
+                        if lost is not None and event.number >= lost.last_number:
+                            resync_after = int(lost.first_number) - 1
+                            break
+                    if failure is not None or resync_after is not None:
                         break
             except grpc.aio.AioRpcError as error:
                 failure = from_rpc_error(error)
-                if not _is_resumable(failure):
+                if isinstance(failure, DataLoss) and failure.metadata.get("event_number", "").isdecimal():
+                    resync_after = int(failure.metadata["event_number"])
+                elif not _is_resumable(failure):
                     raise failure from error
-                log.info("event stream broke (%s); resuming after %d", failure, last)
+                else:
+                    log.info("event stream broke (%s); resuming after %d", failure, last)
             finally:
                 call.cancel()
+            if resync_after is not None:  # what this copy learnt after that number may not be the table's
+                log.warning("the host lost or altered events after %d; resuming from there with a snapshot",
+                            resync_after)
+                last, snapshot_first = resync_after, True
+                self._forget_since_loss()
             fruitless = 0 if progressed else fruitless + 1
             if fruitless > _MAX_FRUITLESS_RECONNECTS:
                 raise failure or Unavailable(message=f"the event stream keeps ending without events after {last}")
@@ -609,6 +631,13 @@ class TableClient:
         if not self.table_id:
             raise RuntimeError("join (or attach to) a table first")
         return self.table_id
+
+    def _forget_since_loss(self) -> None:
+        """The host lost events this copy saw (an EventsLost range, DATA_LOSS on resume): its chain and
+        its legal actions may come from events that are not the table's, so the snapshot replaces them,
+        even one numbered before them."""
+        self._chain = None
+        self._legal_actions_number = -1
 
     def _keep_legal_actions(self, legal: actions_pb2.LegalActions, event_number: int) -> None:
         # A view fetched with GetView may be newer than the stream's position; never go back in time.

@@ -6,7 +6,9 @@ identity (no Python-level `__eq__` on the hot paths) and never allocate.
 
 Each card also carries `key`, a small int fixed by its colour and rank (the same in every process):
 cards hash by it, so sets and dicts of cards cost no enum hashing, and their order never depends on
-`PYTHONHASHSEED`.
+`PYTHONHASHSEED`. And `index`, its place in `CARDS`, the table of the 58 distinct cards (0-57): the hot
+core's int card. A set of cards is then one int with a bit per index (`1 << card.index`), small enough
+for a machine word, which is how the match table (`rules.MATCHES`) says which cards fit the pile.
 """
 
 from __future__ import annotations
@@ -69,6 +71,14 @@ ACTION_RANKS: tuple[Rank, ...] = (Rank.SKIP, Rank.REVERSE, Rank.DRAW_TWO)
 BLACK_RANKS: frozenset[Rank] = frozenset(
     {Rank.WILD, Rank.WILD_DRAW_FOUR, Rank.BLANK, Rank.SOUND_WILD, Rank.PLUS_ONE, Rank.PLUS_TWO}
 )
+# `Card.index`: the 13 coloured ranks of each playable colour in turn (0-51), then the black cards (52-57).
+_COLORED_RANKS: tuple[Rank, ...] = (*NUMBER_RANKS, *ACTION_RANKS)
+_BLACK_ORDER: tuple[Rank, ...] = tuple(rank for rank in Rank if rank in BLACK_RANKS)
+_CARD_INDEX: dict[tuple[Color, Rank], int] = {
+    **{(color, rank): c * len(_COLORED_RANKS) + r for c, color in enumerate(Color) if color is not Color.BLACK
+       for r, rank in enumerate(_COLORED_RANKS)},
+    **{(Color.BLACK, rank): 4 * len(_COLORED_RANKS) + r for r, rank in enumerate(_BLACK_ORDER)},
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # interned: identity is equality
@@ -83,6 +93,8 @@ class Card:
     rank: Rank
     key: int = field(init=False, repr=False)
     """A small int naming the colour and rank, the same in every process; cards hash by it."""
+    index: int = field(init=False, repr=False)
+    """This card's place in `CARDS` (0-57), the same in every process: the hot core's int card."""
 
     def __new__(cls, color: Color, rank: Rank) -> Card:
         try:
@@ -101,6 +113,7 @@ class Card:
         if (self.color is Color.BLACK) != (self.rank in BLACK_RANKS):
             raise ValueError(f"no such card: {self.color.value} {self.rank.value}")
         object.__setattr__(self, "key", _COLOR_INDEX[self.color] * len(_RANK_INDEX) + _RANK_INDEX[self.rank])
+        object.__setattr__(self, "index", _CARD_INDEX[(self.color, self.rank)])
 
     def __hash__(self) -> int:
         return self.key
@@ -115,7 +128,7 @@ class Card:
     @property
     def points(self) -> int:
         """Rule C3: number cards their face value, coloured actions 20, black cards 50."""
-        return _POINTS[self.rank]
+        return _POINTS_BY_INDEX[self.index]
 
     @classmethod
     def of(cls, color: Color, rank: Rank) -> Card:
@@ -166,6 +179,24 @@ _INTERNED: dict[tuple[Color, Rank], Card] = {}
 _INTERNED.update({(c, r): Card(c, r) for c in PLAYABLE_COLORS for r in (*NUMBER_RANKS, *ACTION_RANKS)})
 _INTERNED.update({(Color.BLACK, r): Card(Color.BLACK, r) for r in BLACK_RANKS})
 _INTERNING = False
+
+CARDS: tuple[Card, ...] = tuple(sorted(_INTERNED.values(), key=lambda card: card.index))
+"""Every distinct card, each at its `index`: the card table the hot core's int cards index."""
+_POINTS_BY_INDEX: tuple[int, ...] = tuple(_POINTS[card.rank] for card in CARDS)
+
+
+def color_slot(color: Color | None) -> int:
+    """The colour in force as a small int for the hot core's tables: its place in `PLAYABLE_COLORS`, or
+    4 for none (after a Sound Wild, H12). Black is never the colour in force."""
+    if color is Color.RED:
+        return 0
+    if color is Color.YELLOW:
+        return 1
+    if color is Color.GREEN:
+        return 2
+    if color is Color.BLUE:
+        return 3
+    return 4
 
 
 def standard_deck(*, blank_cards: bool = False, sound_wilds: bool = False, h2o_wilds: bool = False) -> list[Card]:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from unonet.engine import events as ev
 from unonet.engine._frozen import fast_init
@@ -61,7 +61,8 @@ from unonet.engine.actions import (
     Play,
     React,
 )
-from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.cards import CARDS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
@@ -86,6 +87,7 @@ Shuffle = Callable[[list[Card], str], None]
 T = TypeVar("T")
 
 _BIT_LENGTHS: Final = tuple(n.bit_length() for n in range(256))  # `n.bit_length()` for piles up to 255 cards
+_RANDOM: Final = random.Random
 
 
 def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
@@ -96,31 +98,39 @@ def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
     Inlined here without its two method calls a position; a `Random` subclass gets its own shuffle.
     tests/engine/test_shuffle.py checks it against `Random.shuffle` on every length a round uses.
     """
-    if type(rng) is not random.Random:
+    if type(rng) is not _RANDOM:
         rng.shuffle(cards)
         return
     getrandbits = rng.getrandbits
-    size = len(cards)
-    # For each position i from the last down to 1, the bits drawn for it: `(i + 1).bit_length()`.
-    bits = _BIT_LENGTHS[size:1:-1] if size < len(_BIT_LENGTHS) else [n.bit_length() for n in range(size, 1, -1)]
-    for i, k in zip(range(size - 1, 0, -1), bits, strict=True):
-        j = getrandbits(k)
+    bit_lengths = _BIT_LENGTHS
+    i = len(cards) - 1
+    # A counted loop over native ints (no zip, no range object): the compiled build's deal is mostly this.
+    while i > 0:
+        k = bit_lengths[i + 1] if i < 255 else (i + 1).bit_length()  # the bits drawn for position i
+        j: int = getrandbits(k)
         while j > i:  # `j >= i + 1`: not below the count of positions left
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
 
 
 # The commonest events are values of a seat and at most one card, so each is built once and shared:
 # events are frozen, so sharing one cannot be seen, while building a frozen dataclass costs a Python-level
-# `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128).
+# `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128) or, in
+# the tables of one-card events, by `Card.index` (0-57).
 _TURN_STARTED: Final = tuple(ev.TurnStarted(seat) for seat in range(10))
 _SKIPPED: Final = tuple(ev.Skipped(seat) for seat in range(10))
 _UNO_CALLED: Final = tuple(ev.UnoCalled(seat) for seat in range(10))
 _COLOR_CHOSEN: Final = tuple(tuple(ev.ColorChosen(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
-# Played(seat, (card,), hand_size=n), keyed n << 11 | seat << 7 | card.key (hands hold under 128 cards
-# but for the rare longer one, which is built afresh)
-_PLAYED_ONE: dict[int, ev.Played] = {}
-_DREW_ONE: dict[int, ev.Drew] = {}  # Drew(seat, 1, DrawReason.TURN, (card,), hand_size=n), keyed the same way
+# Played(seat, (card,), hand_size=n) at `_PLAYED_ONE[n][_one_card(seat, card)]`, built on first use: list
+# indexes, no hashing (hands hold under 128 cards but for the rare longer one, whose event is built afresh);
+# Drew(seat, 1, DrawReason.TURN, (card,), hand_size=n) in `_DREW_ONE` the same way.
+_CACHED_HAND_SIZES: Final = 128
+_ONE_CARD_SLOTS: Final = 10 * len(CARDS)
+_PLAYED_ONE: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
+_DREW_ONE: Final[list[list[ev.Drew | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
+# The shared Played with `called_uno` set (U1: the play that brings a hand to one card carries the call).
+_PLAYED_ONE_CALLED: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(2)]
 # keyed (target, amount, setter, kind, challengeable)
 _DRAW_OBLIGATION: dict[tuple[int, int, int, Rank, bool], ev.DrawObligation] = {}
 _WINDOW_CLOSED: dict[tuple[int, WindowKind], ev.WindowClosed] = {}  # closed with nobody answering, by id and kind
@@ -138,9 +148,24 @@ def _window_closed(window: Window) -> ev.WindowClosed:
     return event
 
 
-def _with_hand_size(key: int, hand_size: int) -> int | None:
-    """A one-card event's cache key with the hand size after it, or None for a hand too large to cache."""
-    return hand_size << 11 | key if hand_size < 128 else None
+def _called_uno(played: ev.Played) -> ev.Played:
+    """`played` with `called_uno` set; shared when `played` is the shared one-card event (hand size 1)."""
+    size = played.hand_size
+    if len(played.cards) != 1 or size >= len(_PLAYED_ONE_CALLED):
+        return dataclasses.replace(played, called_uno=True)
+    at = _one_card(played.seat, played.cards[0])
+    if _PLAYED_ONE[size][at] is not played:  # a jump-in or a run cut's
+        return dataclasses.replace(played, called_uno=True)
+    row = _PLAYED_ONE_CALLED[size]
+    called = row[at]
+    if called is None:
+        called = row[at] = dataclasses.replace(played, called_uno=True)
+    return called
+
+
+def _one_card(seat: int, card: Card) -> int:
+    """A one-card event's place in its row of `_PLAYED_ONE` or `_DREW_ONE`."""
+    return seat * len(CARDS) + card.index
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +299,7 @@ class Game:
         deck: Sequence[Card] | None = None,
         shuffle: Shuffle | None = None,
         first_window_id: int = 1,
+        draws: SeatDraws | None = None,
         _blank: bool = False,
     ) -> None:
         """Deal a new round (S3–S5). `deck` stacks the deck, first card dealt first; else it is shuffled.
@@ -285,6 +311,9 @@ class Game:
         `"first_card_returned"`, `"rebuild"`); the default uses `rng`. A host proving its shuffles fair
         passes its own, derived from the committed seed.
 
+        `draws` picks each card a seat draws (`draws.SeatDraws`, a league's per-seat draw streams);
+        None, the default, takes the top of the pile.
+
         Raises MalformedAction for a player count outside 2–10 (S1) or a deck too small to deal.
 
         `_blank` (for `from_position` and `copy`, which fill the state in themselves) deals nothing and
@@ -293,6 +322,7 @@ class Game:
         """
         self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
         self.draw_pile: list[Card] = []  # the top of the pile is the end of the list
+        self.draws = draws
         if _blank:
             return
         if first_window_id < 1:
@@ -436,6 +466,10 @@ class Game:
         # The hand, fairness and colour in force when the last Wild Draw Four landed (B2).
         self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
         self._out: list[Event] = []
+        # True while `step` runs (the search path): the hot handlers then build no events at all, and the
+        # rarer ones add theirs to a scratch list that is never handed out. Every event-returning entry
+        # point (`apply`, `close_window`, `forfeit`) sets it back.
+        self._quiet = False
 
     def _shuffle_with_rng(self, cards: list[Card], purpose: str) -> None:
         shuffle_like_random(self.rng, cards)
@@ -685,6 +719,7 @@ class Game:
             self._jump_window,
             tuple(sorted((window_id, tuple(log.order)) for window_id, log in self._reactions.items())),
             self._bluff_snapshot,
+            None if self.draws is None else self.draws.state(),
         )
 
     def copy(self) -> Game:
@@ -698,6 +733,7 @@ class Game:
         clone.shuffle = clone._shuffle_with_rng  # a search must never advance the host's own shuffles
         clone.hands = [list(hand) for hand in self.hands]
         clone.draw_pile = list(self.draw_pile)
+        clone.draws = None  # a search draws from the pile's top: it must never read the draws to come
         clone.discard = list(self.discard)
         clone.catchable = set(self.catchable)
         clone.windows = dict(self.windows)
@@ -767,24 +803,45 @@ class Game:
         seat = action.seat
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self._in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
+        self._quiet = False
         self._out = []
-        handler(self, action)
+        self._handle(action)
         return self._out
 
     def step(self, action: Action) -> None:
         """The search path (`unonet.engine.search`): apply an action the caller knows is legal now.
 
         It skips what `apply` checks before the rules run (the round still going, the seat in play,
-        the action's type) and keeps no events: the handlers add theirs to a scratch list that is
-        dropped, most of them shared values, not built. It reaches exactly the state `apply` would
+        the action's type) and builds no events: the handlers a playout runs through (plays, draws,
+        turns passing on, colours, UNO calls, windows opening and closing) skip them while `_quiet`
+        is set, and the rarer ones add theirs to a scratch list nobody reads. It reaches exactly the state `apply` would
         (tests/engine/test_search.py compares fingerprints along random playouts). An action that is
         not legal is undefined behaviour: it may raise, or leave a state no rule leads to.
         """
-        self._out = []
-        _HANDLERS[action.__class__](self, action)
+        if self._quiet:
+            self._out.clear()  # the scratch list: `apply` hands out a new one
+        else:
+            self._quiet = True
+            self._out = []
+        self._handle(action)
+
+    def _handle(self, action: Action) -> None:
+        """Run the handler of the action's type. The commonest ones are called by name, a direct call in
+        the compiled build (through `_HANDLERS` every call would go through Python's calling protocol)."""
+        kind = type(action)
+        if kind is Play:
+            self._on_play(cast(Play, action))
+        elif kind is Draw:
+            self._on_draw(cast(Draw, action))
+        elif kind is ChooseColor:
+            self._on_choose_color(cast(ChooseColor, action))
+        elif kind is Pass:
+            self._on_pass(cast(Pass, action))
+        else:
+            handler = _HANDLERS.get(kind)
+            if handler is None:
+                raise MalformedAction(f"not an action: {action!r}", reason="UNKNOWN_ACTION")
+            handler(self, action)
 
     def apply_command(self, actions: Sequence[Action]) -> list[Event]:
         """Apply one command's actions all or nothing: a play and the colour it names are two.
@@ -814,6 +871,7 @@ class Game:
         """
         if window_id not in self.windows:
             raise IllegalAction(f"window {window_id} is not open", reason="WINDOW_CLOSED")
+        self._quiet = False
         self._out = []
         self._close_window(window_id)
         return self._out
@@ -879,7 +937,7 @@ class Game:
 
     def _on_play(self, action: Play) -> None:
         seat, cards = action.seat, action.cards
-        if cards.__class__ is tuple and len(cards) == 1 and cards[0].__class__ is Card:  # one card
+        if type(cards) is tuple and len(cards) == 1 and type(cards[0]) is Card:  # one card
             card = cards[0]
             if card not in self.hands[seat]:
                 raise MalformedAction(f"seat {seat} does not hold {card}", reason="CARD_NOT_IN_HAND")
@@ -985,7 +1043,8 @@ class Game:
         self.phase = TURN
         self.color = action.color
         seat, card = pending.seat, pending.card
-        self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
+        if not self._quiet:
+            self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
         if pending.context is _ColorFor.FIRST_CARD:
             self._start_turn(seat)
             return
@@ -1037,7 +1096,7 @@ class Game:
         # H11: a 5 *lets* its player swap a card; passing declines the swap.
         declines_swap = self.phase is FIVE_SWAP
         self._require_turn(action.seat, FIVE_SWAP if declines_swap else AFTER_DRAW)
-        if not declines_swap:
+        if not declines_swap and not self._quiet:
             self._out.append(ev.DrawnCardKept(action.seat))  # T3
         self.phase = TURN
         self.drawn = None
@@ -1194,7 +1253,7 @@ class Game:
     def _start_turn(self, seat: int, *, announce: bool = True) -> None:
         self.current = seat
         self.phase = TURN
-        if announce:
+        if announce and not self._quiet:
             self._out.append(_TURN_STARTED[seat])
 
     def _advance(self, seat: int, skips: int = 0) -> None:
@@ -1208,16 +1267,19 @@ class Game:
             for _ in range(skips):
                 if nxt == seat:  # with two players, however many skips, the player goes again
                     break
-                self._out.append(_SKIPPED[nxt])
+                if not self._quiet:
+                    self._out.append(_SKIPPED[nxt])
                 nxt = self._next(nxt)
         skip_next = self.skip_next
         while skip_next and nxt in skip_next:
             skip_next.discard(nxt)
-            self._out.append(_SKIPPED[nxt])
+            if not self._quiet:
+                self._out.append(_SKIPPED[nxt])
             nxt = self._next(nxt)
         self.current = nxt  # `_start_turn(nxt)`, inlined
         self.phase = TURN
-        self._out.append(_TURN_STARTED[nxt])
+        if not self._quiet:
+            self._out.append(_TURN_STARTED[nxt])
 
     def _next(self, seat: int, direction: int | None = None) -> int:
         step = self.direction if direction is None else direction
@@ -1241,7 +1303,7 @@ class Game:
         last: Card | None = None
         drawn_cards: list[Card] = []
         while True:
-            got = self._take(1)
+            got = self._take(1) if self.draws is None else self._take_for(seat, 1)
             if not got:
                 break
             last = got[0]
@@ -1254,18 +1316,23 @@ class Game:
 
     def _draw(self, seat: int, count: int, reason: DrawReason) -> list[Card]:
         pile = self.draw_pile
-        cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
+        if self.draws is not None:
+            cards = self._take_for(seat, count)
+        else:
+            cards = [pile.pop()] if count == 1 and len(pile) > 1 else self._take(count)  # `_take(1)`'s usual case
         hand = self.hands[seat]
         hand += cards
         size = len(hand)
-        key = _with_hand_size(seat << 7 | cards[0].key, size) if len(cards) == 1 and reason is TURN_DRAW else None
-        if key is not None:
-            drew = _DREW_ONE.get(key)
-            if drew is None:
-                drew = _DREW_ONE[key] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
-            self._out.append(drew)
-        else:
-            self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
+        if not self._quiet:
+            if len(cards) == 1 and reason is TURN_DRAW and size < _CACHED_HAND_SIZES:
+                row = _DREW_ONE[size]
+                at = _one_card(seat, cards[0])
+                drew = row[at]
+                if drew is None:
+                    drew = row[at] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
+                self._out.append(drew)
+            else:
+                self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
         if cards and seat == self.went_out:
             # Holding cards again (a Reverse sent a draw back, H3): back in the round; whoever else
             # went out in the same chain is now the one the round waits for (P1).
@@ -1292,6 +1359,22 @@ class Game:
                 if not pile:
                     break  # owed cards that cannot be drawn are forgiven
             taken.append(pile.pop())
+        if not pile:
+            self._rebuild_pile()
+        return taken
+
+    def _take_for(self, seat: int, count: int) -> list[Card]:
+        """`_take` with each card the one `draws` picks for `seat`: the same rebuilds at the same moments."""
+        pile = self.draw_pile
+        draws = self.draws
+        assert draws is not None
+        taken: list[Card] = []
+        for _ in range(count):
+            if not pile:
+                self._rebuild_pile()
+                if not pile:
+                    break  # owed cards that cannot be drawn are forgiven
+            taken.append(draws.take(pile, seat))
         if not pile:
             self._rebuild_pile()
         return taken
@@ -1426,16 +1509,25 @@ class Game:
             rest.remove(cards[0])
             fair = is_wild_draw_four_fair(rest, self.color, self.discard[-1], self.ruleset.wild_draw_four)
             self._bluff_snapshot = (tuple(rest), fair, self.color)
-        if len(cards) == 1 and cards.__class__ is tuple:  # the usual play: one card, and its shared event
+        if len(cards) == 1 and type(cards) is tuple:  # the usual play: one card, and its shared event
             card = cards[0]
             hand.remove(card)
             self.discard.append(card)
-            key = _with_hand_size(seat << 7 | card.key, len(hand))
-            played = _PLAYED_ONE.get(key) if key is not None else None
-            if played is None:
-                played = ev.Played(seat, cards, hand_size=len(hand))
-                if key is not None:
-                    _PLAYED_ONE[key] = played
+            if self._quiet:
+                self.first_card_on_top = False
+                if self.silence == seat:
+                    self.silence = None
+                return
+            size = len(hand)
+            if size < _CACHED_HAND_SIZES:
+                row = _PLAYED_ONE[size]
+                at = _one_card(seat, card)
+                cached = row[at]
+                if cached is None:
+                    cached = row[at] = ev.Played(seat, cards, hand_size=size)
+                played = cached
+            else:
+                played = ev.Played(seat, cards, hand_size=size)
         else:
             for card in cards:
                 hand.remove(card)
@@ -1444,7 +1536,8 @@ class Game:
         self.first_card_on_top = False
         if self.silence == seat:
             self.silence = None
-        self._out.append(played)
+        if not self._quiet:
+            self._out.append(played)
 
     def _after_landing(self, seat: int, cards: tuple[Card, ...], call_uno: bool) -> None:
         """Apply a played card's effects (T6–T10, H10–H14) and settle UNO (U1) and the end of the round."""
@@ -1493,7 +1586,8 @@ class Game:
             else:
                 if count % 2:
                     self.direction = -self.direction
-                    self._out.append(ev.DirectionChanged(self.direction))
+                    if not self._quiet:
+                        self._out.append(ev.DirectionChanged(self.direction))
                 self._advance(seat)
         elif rank is DRAW_TWO:
             target = self._next(seat)
@@ -1518,7 +1612,8 @@ class Game:
                 self.catchable.discard(seat)
                 self._close_catch_window(seat)
             self._mark_called_uno(seat)
-            self._out.append(_UNO_CALLED[seat])
+            if not self._quiet:
+                self._out.append(_UNO_CALLED[seat])
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
@@ -1529,11 +1624,13 @@ class Game:
         """The play that brought `seat` down to one card carried the call (CardsPlayed.called_uno): its
         Played, the seat's last in this step, says so. A run's first card landed in an earlier step, so
         a call settled when the run is cut has no Played here to mark."""
+        if self._quiet:
+            return
         out = self._out
         for i in range(len(out) - 1, -1, -1):
             event = out[i]
             if type(event) is ev.Played and event.seat == seat:
-                out[i] = dataclasses.replace(event, called_uno=True)
+                out[i] = _called_uno(event)
                 return
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
@@ -1595,6 +1692,8 @@ class Game:
 
     def _set_obligation(self, obligation: Obligation) -> None:
         self.obligation = obligation
+        if self._quiet:
+            return
         challengeable = obligation.bluff is not None and self.ruleset.can_challenge
         key = (obligation.target, obligation.amount, obligation.setter, obligation.kind, challengeable)
         event = _DRAW_OBLIGATION.get(key)
@@ -1651,9 +1750,10 @@ class Game:
         self._begin_turn()
         seat, cards = action.seat, action.cards
         self._land(seat, cards)
-        landed = self._out[-1]
-        assert isinstance(landed, ev.Played)
-        self._out[-1] = dataclasses.replace(landed, run_cut=True, window=window.id)
+        if not self._quiet:
+            landed = self._out[-1]
+            assert isinstance(landed, ev.Played)
+            self._out[-1] = dataclasses.replace(landed, run_cut=True, window=window.id)
         self._after_landing(seat, cards, action.call_uno)
 
     def _finish_run(self) -> None:
@@ -1693,9 +1793,10 @@ class Game:
         self.phase = TURN
         self.drawn = None
         self._land(seat, cards)
-        landed = self._out[-1]
-        assert isinstance(landed, ev.Played)
-        self._out[-1] = dataclasses.replace(landed, jump_in=True, window=won)
+        if not self._quiet:
+            landed = self._out[-1]
+            assert isinstance(landed, ev.Played)
+            self._out[-1] = dataclasses.replace(landed, jump_in=True, window=won)
         if obligation is not None and card.rank is DRAW_TWO:  # H6: the jumper takes the chain over
             self._settle_uno(seat, action.call_uno)
             self._open_jump_window(seat, card)
@@ -1796,7 +1897,8 @@ class Game:
             self._blocking += 1
         if blocking and kind is not RUN_CUT_WINDOW:
             self._reactions[window.id] = _ReactionLog()
-        self._out.append(ev.WindowOpened(window))
+        if not self._quiet:
+            self._out.append(ev.WindowOpened(window))
         return window
 
     def _open_jump_window(self, seat: int, card: Card) -> None:
@@ -1807,7 +1909,8 @@ class Game:
             self._next_window = window_id + 1
             window = self.windows[window_id] = Window(window_id, JUMP_IN_WINDOW, self._seats, seat, False, None, card)
             self._jump_window = window_id
-            self._out.append(ev.WindowOpened(window))
+            if not self._quiet:
+                self._out.append(ev.WindowOpened(window))
 
     def _open_escape_window(self, seat: int, skip: Card) -> None:
         """H8: the skipped player may escape with the identical Skip until the next player acts."""
@@ -1825,7 +1928,8 @@ class Game:
         for window in list(self.windows.values()):
             if window.kind is UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]  # never blocking
-                self._out.append(_window_closed(window))
+                if not self._quiet:
+                    self._out.append(_window_closed(window))
 
     def _close_window(self, window_id: int) -> None:
         window = self.windows.pop(window_id)
@@ -1837,7 +1941,8 @@ class Game:
         if window.kind is UNO_CATCH_WINDOW and window.target is not None:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
-            self._out.append(_window_closed(window))
+            if not self._quiet:
+                self._out.append(_window_closed(window))
             if window.kind is RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
@@ -1860,6 +1965,7 @@ class Game:
             raise GameOver(f"round {self.round_no} is over")
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self.in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
+        self._quiet = False
         self._out = []
         was_to_act = self.to_act == seat or self.current == seat
         returned = tuple(self.hands[seat])
@@ -1932,7 +2038,8 @@ class Game:
         for window in list(self.windows.values()):
             self._reactions.pop(window.id, None)
             del self.windows[window.id]
-            self._out.append(_window_closed(window))
+            if not self._quiet:
+                self._out.append(_window_closed(window))
         self._blocking = 0
         self._pending_run = None
         self.catchable.clear()

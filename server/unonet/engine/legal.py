@@ -3,7 +3,8 @@
 Kept apart from `game.py` because it only reads the state, through `Game`'s public names. It does not
 re-make the rules: for each candidate it asks the check `Game.apply` itself uses (`answer_refusal`,
 `run_cut_refusal`, `jump_in_refusal`, ...) and lists what the check lets through, so the two cannot
-drift apart (tests/engine/test_legality.py). The usual turn's T1 match is inlined for speed.
+drift apart (tests/engine/test_legality.py). The usual turn's T1 match is one lookup in `rules.MATCHES`,
+the table built from `rules.matches`, and a bit test per card.
 Plays that the rules would punish rather than refuse (a wrong jump-in, an illegal play under H15) are
 allowed but never listed: the list is what a careful player would consider.
 """
@@ -41,9 +42,9 @@ from unonet.engine.actions import (
     Play,
     React,
 )
-from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
+from unonet.engine.cards import CARDS, NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank, color_slot
 from unonet.engine.game import Game
-from unonet.engine.rules import is_wild_draw_four_fair
+from unonet.engine.rules import MATCHES, is_wild_draw_four_fair
 
 # H4: for each coloured number card (by `Card.key`), the cards one above and one below it in its colour.
 _RUN_NEIGHBOURS: Final[dict[int, tuple[Card | None, Card | None]]] = {
@@ -56,17 +57,12 @@ _RUN_NEIGHBOURS: Final[dict[int, tuple[Card | None, Card | None]]] = {
 }
 
 # One-card plays are values: the same (seat, card, call_uno) is always the same frozen `Play`, so the
-# lists are built from these instead of new objects. Keyed by ints (seat, card key, call), so the
-# table's order never depends on a hash seed. Filled up front for seats 0-9 (S1) and every card, so the
-# seat to act always finds its plays; `_play` adds any other seat an out-of-turn query names.
-_ALL_CARDS: Final = tuple(dict.fromkeys(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)))
-_PLAYS: dict[int, Play] = {
-    (seat << 7 | card.key) << 1 | call_uno: Play(seat, (card,), call_uno)
-    for seat in range(10)
-    for card in _ALL_CARDS
-    for call_uno in (False, True)
-}
-_DRAWS: dict[int, Draw] = {seat: Draw(seat) for seat in range(10)}
+# lists are built from these instead of new objects. `_PLAYS[seat][card.index << 1 | call_uno]`, for
+# seats 0-9 (S1: every seat there is) and every card: a tuple index, no hashing.
+_PLAYS: Final = tuple(
+    tuple(Play(seat, (card,), call_uno) for card in CARDS for call_uno in (False, True)) for seat in range(10)
+)
+_DRAWS: Final = tuple(Draw(seat) for seat in range(10))
 _PASSES: Final = tuple(Pass(seat) for seat in range(10))
 _CHALLENGES: Final = tuple(Challenge(seat) for seat in range(10))
 _CHOOSE_COLORS: Final = tuple(tuple(ChooseColor(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
@@ -111,6 +107,18 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
     return actions
 
 
+def legal_plays(game: Game, seat: int) -> list[Action]:
+    """The `Play`s among `legal_actions(game, seat)`, in its order: what the built-in playout policy picks
+    from (`unonet.engine.search`). On the usual turn it lists them without the rest (no reactions, no
+    Draw), so a playout's commonest step builds one list."""
+    if game.to_act == seat and game.phase is TURN and game.obligation is None:
+        actions: list[Action] = []
+        _turn_plays(game, seat, game.hands[seat], actions)
+        actions.pop()  # its last action, the Draw
+        return actions
+    return [action for action in legal_actions(game, seat) if action.__class__ is Play]
+
+
 def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
     for window in game.windows.values():
         # Only these windows take a React: asking the check about the others would refuse each.
@@ -123,18 +131,11 @@ def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
 
 def _play(seat: int, card: Card, call_uno: bool) -> Play:
     """The one-card `Play(seat, (card,), call_uno)`, from the table."""
-    key = (seat << 7 | card.key) << 1 | call_uno
-    play = _PLAYS.get(key)
-    if play is None:
-        play = _PLAYS[key] = Play(seat, (card,), call_uno)
-    return play
+    return _PLAYS[seat][card.index << 1 | call_uno]
 
 
 def _draw(seat: int) -> Draw:
-    draw = _DRAWS.get(seat)
-    if draw is None:
-        draw = _DRAWS[seat] = Draw(seat)
-    return draw
+    return _DRAWS[seat]
 
 
 def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
@@ -175,44 +176,36 @@ def _own_turn(game: Game, seat: int, actions: list[Action]) -> None:
 def _turn_plays(game: Game, seat: int, hand: list[Card], actions: list[Action]) -> None:
     """T1, T2 with no obligation open: every distinct playable card (H4/H5 groups too), then Draw.
 
-    The T1 test of `Game.playable_refusal`, inlined (the hot path): a card matches the colour in
-    force or the top card's rank, black cards always do; a Wild Draw Four, which T2 may refuse, is
-    asked of `playable_refusal` itself.
+    The T1 test of `Game.playable_refusal` is `rules.MATCHES` (the hot path): the cards that match
+    the top card and the colour in force, as one int with a bit per card index; a Wild Draw Four,
+    which T2 may refuse, is asked of `playable_refusal` itself.
     """
     ruleset = game.ruleset
-    color = game.color
-    base = seat << 8  # the `_PLAYS` key with call_uno False; | 1 for True
-    # The distinct playable cards in hand order, keyed by their plays' keys (ints: no `Card.__hash__`).
-    # Playability depends on the card alone, so this is `_distinct` of the hand, filtered.
-    # Loops rather than comprehensions: in CPython 3.11 a comprehension is a function made and called.
-    playable: dict[int, Card] = {}
-    if color is None:  # H12: after a Sound Wild anything may follow
-        for card in hand:
-            playable[base | card.key << 1] = card
-    else:
-        top_rank = game.discard[-1].rank
-        for card in hand:
-            if card.color is color or card.rank is top_rank or card.color is BLACK:
-                playable[base | card.key << 1] = card
-    if not ruleset.bluffing:
-        playable = {
-            key: card
-            for key, card in playable.items()
-            if card.rank is not WILD_DRAW_FOUR or game.playable_refusal(seat, card) is None
-        }
-    plays = _PLAYS  # holds every play of the seat to act (0-9)
-    if len(hand) != 2:
-        for key in playable:
-            actions.append(plays[key])
-    else:  # U1: each play also with an UNO call
-        for key in playable:
-            actions += (plays[key], plays[key | 1])
-    if ruleset.multi_play or ruleset.runs:
-        cards = list(playable.values())
+    fits = MATCHES[game.discard[-1].index][color_slot(game.color)]
+    plays = _PLAYS[seat]
+    uno = len(hand) == 2  # U1: each play also with an UNO call
+    checks_t2 = not ruleset.bluffing
+    groups = ruleset.multi_play or ruleset.runs
+    playable: list[Card] = []  # the distinct playable cards in hand order, for the groups
+    seen = 0  # the indexes listed so far, a bit each: playability depends on the card alone
+    for card in hand:
+        bit = 1 << card.index
+        if not fits & bit or seen & bit:
+            continue
+        seen |= bit
+        if checks_t2 and card.rank is WILD_DRAW_FOUR and game.playable_refusal(seat, card) is not None:
+            continue
+        at = card.index << 1
+        actions.append(plays[at])
+        if uno:
+            actions.append(plays[at | 1])
+        if groups:
+            playable.append(card)
+    if groups:
         if ruleset.multi_play:
-            _add_multi_plays(game, seat, cards, actions)
+            _add_multi_plays(game, seat, playable, actions)
         if ruleset.runs:
-            _add_runs(game, seat, cards, actions)
+            _add_runs(game, seat, playable, actions)
     actions.append(_DRAWS[seat])
 
 
@@ -299,5 +292,12 @@ def _others(game: Game, seat: int) -> list[int]:
 
 
 def _distinct(hand: list[Card]) -> list[Card]:
-    """The hand without repeats, in hand order (keyed by `Card.key`: ints hash without Python calls)."""
-    return list({card.key: card for card in hand}.values())
+    """The hand without repeats, in hand order (each card index a bit of `seen`: no hashing)."""
+    distinct: list[Card] = []
+    seen = 0
+    for card in hand:
+        bit = 1 << card.index
+        if not seen & bit:
+            seen |= bit
+            distinct.append(card)
+    return distinct

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from unonet.engine import events as ev
 from unonet.engine.actions import Action
 from unonet.engine.cards import Card, Rank, standard_deck
+from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import GameOver, MalformedAction
 from unonet.engine.events import Event
 from unonet.engine.game import Game, Shuffle, WindowOutcome
@@ -95,6 +96,7 @@ class Match:
         first_round: Game | None = None,
         auto_deal: bool = True,
         window_ids_per_round: bool = False,
+        draws: SeatDraws | None = None,
     ) -> None:
         """`decks` stacks the deck of the first rounds (first card dealt first); `totals` starts the scores.
 
@@ -102,7 +104,9 @@ class Match:
         `auto_deal` off, no round is dealt by itself: the caller deals each with `deal()` once it has
         run whatever must come first (a host's commit-reveal shuffle). Reaction window ids are unique
         within the match (each round goes on from the last); `window_ids_per_round` restarts them at 1
-        every round, as matches recorded before did, so their journals replay unchanged.
+        every round, as matches recorded before did, so their journals replay unchanged. `draws`
+        picks the cards seats draw, each round by its own `draws.for_round(round_no)` (a league's
+        per-seat draw streams, `unonet.engine.draws`); None takes the top of the pile.
         Raises MalformedAction for a player count outside 2-10 (S1) or totals for another number of seats.
         """
         if not 2 <= num_players <= 10:
@@ -125,6 +129,7 @@ class Match:
         self._game: Game | None = first_round
         self.auto_deal = auto_deal
         self.window_ids_per_round = window_ids_per_round
+        self.draws = draws
 
     @property
     def game(self) -> Game:
@@ -144,6 +149,7 @@ class Match:
         clone.eliminated = set(self.eliminated)
         clone._decks = list(self._decks)
         clone._game = None if self._game is None else self._game.copy()
+        clone.draws = None  # like Game.copy: a search never reads the draws to come
         return clone
 
     @property
@@ -277,6 +283,7 @@ class Match:
             deck=deck,
             shuffle=shuffle,
             first_window_id=self._first_window_id(),
+            draws=None if self.draws is None else self.draws.for_round(self.round_no),
         )
         return self._game._out
 

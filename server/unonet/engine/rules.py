@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 
-from unonet.engine.cards import NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank
+from unonet.engine.cards import CARDS, NUMBER_RANKS, PLAYABLE_COLORS, Card, Color, Rank
 from unonet.engine.ruleset import WildDrawFourRule
 
 
@@ -19,6 +19,15 @@ def matches(card: Card, color: Color | None, top: Card) -> bool:
     `color` is the colour in force; `None` (after a Sound Wild, H12) lets any card follow.
     """
     return card.color is Color.BLACK or color is None or card.color is color or card.rank is top.rank
+
+
+# T1 as a table, for the hot paths: `MATCHES[top.index][color_slot(color)]` has bit `card.index` set
+# exactly when `matches(card, color, top)`, so a hand's playable cards are one lookup and a bit test each
+# (cards.py). Built from `matches` itself: the rule keeps its one place.
+MATCHES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(1 << card.index for card in CARDS if matches(card, color, top)) for color in (*PLAYABLE_COLORS, None))
+    for top in CARDS
+)
 
 
 def is_wild_draw_four_fair(hand: Iterable[Card], color: Color | None, top: Card, rule: WildDrawFourRule) -> bool:

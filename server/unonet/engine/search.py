@@ -4,9 +4,9 @@ A search copies the position (`Game.copy`, `Match.copy`), deals the cards its se
 random (`determinize`, from a `Knowledge`), and plays continuations with the trusted `Game.step`,
 settling blocking windows itself (`settle_blocking`) and finishing the round with `playout`. The
 validating, event-emitting `Game.apply` stays the host's path; `step` reaches the same states
-(tests/engine/test_search.py) and keeps no events (the rules' handlers still add theirs to a scratch
-list, most of them shared values rather than new ones; leaving them out altogether is the hot core's
-work, one rule at a time in its one place).
+(tests/engine/test_search.py) and builds no events: while it runs, the handlers a playout goes through
+skip theirs in their one place (`Game._quiet`), and the rarer ones add theirs to a scratch list nobody
+reads.
 
 One search iteration, for the seat `me` that must decide in `game` (a `Game` it holds, or the one
 `unonet.wire.knowledge.SeatTracker.position` reads from its view)::
@@ -45,7 +45,7 @@ from unonet.engine.actions import Action, Play, React
 from unonet.engine.cards import Card
 from unonet.engine.errors import MalformedAction
 from unonet.engine.game import Game, shuffle_like_random
-from unonet.engine.legal import legal_actions
+from unonet.engine.legal import legal_actions, legal_plays
 from unonet.engine.match import round_points
 from unonet.engine.playout import PlayoutLimit
 
@@ -127,20 +127,17 @@ def playout(
     the round's own chance (rebuilding the pile) from the game's. Raises PlayoutLimit past `max_steps`.
     """
     steps = 0
-    step = game.step
     uniform = rng.random  # `pick[int(uniform() * len(pick))]`: `rng.choice` without its two Python calls
     while game.phase is not ROUND_OVER:
         seat = game.to_act
         if seat is None:
             settle_blocking(game, rng)
+        elif policy is None:
+            pick = legal_plays(game, seat) or legal_actions(game, seat)
+            share: float = uniform()  # typed, so that the compiled build multiplies a native float
+            game.step(pick[int(share * len(pick))])  # `game.step`, not a local alias: a native call compiled
         else:
-            options = legal_actions(game, seat)
-            if policy is None:
-                plays = [action for action in options if action.__class__ is Play]
-                pick = plays or options
-                step(pick[int(uniform() * len(pick))])
-            else:
-                step(policy(game, options))
+            game.step(policy(game, legal_actions(game, seat)))
         steps += 1
         if steps > max_steps:
             raise PlayoutLimit(f"round {game.round_no} did not end after {max_steps} steps")

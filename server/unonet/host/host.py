@@ -19,7 +19,7 @@ import grpc
 from unonet.bots.kinds import runs_in_worker
 from unonet.engine import Draw, Pass, UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
-from unonet.host import journal
+from unonet.host import journal, loghead
 from unonet.host.actions_json import dump_action
 from unonet.host.bot_seats import HostBots
 from unonet.host.bot_workers import BotWorkers
@@ -27,12 +27,14 @@ from unonet.host.errors import HostError, not_found, precondition
 from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check_rows
 from unonet.host.limits import Guard, Limits
 from unonet.host.seats import Seat
-from unonet.host.store import MemoryStore, Store, StoredTable
+from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoreClosed, StoredTable
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import table_pb2
 
 log = logging.getLogger(__name__)
 DEFAULT_KEEP_FINISHED_S = 60.0
+# How long `Host.stop` waits for the event streams it cancelled to end (each ends at its next await).
+STREAM_STOP_TIMEOUT_S = 5.0
 
 
 class Host:
@@ -99,7 +101,9 @@ class Host:
         a log line naming it and the entry) if they cannot be read or do not replay."""
         try:
             table = self._rebuild(stored)
+            self._check_head(table)  # before the release: the whole replayed log is still in memory
             table.events.release(backfill=True)  # a table stored before renderings were: stored now
+            table.commands.release(backfill=True)  # and before command records were
             self._mark_lost(table)
             return table
         except TableDamaged as damaged:
@@ -129,6 +133,31 @@ class Host:
         self._restored_end[table.table_id] = table.last_number
         return table
 
+    def _diverged(self, table: Table) -> tuple[loghead.ChainHead, tuple[int, int] | None]:
+        """The replayed table's log head, and the numbers (first, last) whose events are not the ones
+        the host sent (the head at its sent mark does not match: loghead.check), if any."""
+        public = [(entry.number, table.events.render_bytes(entry, None, cache=False)) for entry in table.events.entries]
+        return loghead.check(table.table_id, public, self.store.sent_head(table.table_id),
+                             lambda last: self.store.renderings(table.table_id, 1, last, PUBLIC_VIEWER))
+
+    def _check_head(self, table: Table) -> None:
+        """Follow the replayed table's log head from its end on; if the journal gave back other events
+        than the host sent under numbers clients may have seen, say so loudly, keep the journal's
+        events (stored as the renderings from now on) and journal the range (journal.Diverged), so a
+        client that resumes inside it, now or after any later restart, gets DATA_LOSS."""
+        head, diverged = self._diverged(table)
+        self.store.follow_chain(table.table_id, head)
+        if diverged is None:
+            return
+        first, last = diverged
+        log.error("DATA LOSS at table %s: the journal the host restarted from gives back other events than the "
+                  "host had sent: the log's head at event %d (the sent mark) does not match the journal's, and "
+                  "events %d to %d are not the ones clients were sent; the table goes on from its journal, and a "
+                  "client that resumes after one of those numbers gets DATA_LOSS", table.table_id, last, first, last)
+        self.store.drop_renderings(table.table_id, first - 1)  # the release stores the journal's renderings
+        table.record(journal.Diverged(first, last))
+        self.store.set_mark(table.table_id, head)  # the mark's head is the journal's log from now on
+
     def _mark_lost(self, table: Table) -> None:
         """A table the store gave back shorter than the host had sent it (its sent mark, store.py):
         every number from its end to the mark becomes an EventsLost marker (journal.Lost), so no number
@@ -148,6 +177,12 @@ class Host:
         committed inputs (a cut, damaged or missing WAL), else None (the client is simply wrong: the
         caller answers BAD_EVENT_NUMBER). The loss is logged loudly, once for each higher number."""
         lost = table.lost_range(claimed)
+        if lost is not None and lost in table.diverged:  # the journal's event under that number is another
+            return HostError(grpc.StatusCode.DATA_LOSS, "EVENTS_LOST",
+                             f"the events {lost[0]} to {lost[1]} of table {table.table_id} the host has now are "
+                             f"not the ones it sent (its stored journal was damaged), and you saw some of them "
+                             f"(up to {claimed}); resume with start_with_snapshot, or from event {lost[0] - 1}",
+                             {"event_number": str(lost[0] - 1)})
         if lost is not None:  # the client saw an event the store lost; its number is a marker now
             return HostError(grpc.StatusCode.DATA_LOSS, "EVENTS_LOST",
                              f"the host lost events {lost[0]} to {lost[1]} of table {table.table_id} after sending "
@@ -182,7 +217,8 @@ class Host:
                 continue
             status = table_pb2.TableStatus.Name(table.status).removeprefix("TABLE_STATUS_").lower()
             reports.append(TableReport(stored.table_id, len(stored.journal), table.last_number, status,
-                                       archived=archived, sent=self.store.sent_through(stored.table_id)))
+                                       archived=archived, sent=self.store.sent_through(stored.table_id),
+                                       diverged=self._diverged(table)[1]))
         return reports
 
     def _archive(self, table: Table) -> None:
@@ -197,6 +233,10 @@ class Host:
             self._ensure_driver(table)
 
     async def stop(self) -> None:
+        """Stop everything that reads or writes the store, so the caller may close it next: the tables'
+        drivers, then every event stream still open (a server stopped with a grace period cancels its
+        calls, but their tasks may not have run their ends yet), then the bot workers. The order of a
+        clean shutdown: stop serving (`server.stop`), this, then `store.close()`."""
         drivers = list(self._drivers.values())  # a driver that archives its table leaves the dict
         for task in drivers:
             task.cancel()
@@ -204,6 +244,12 @@ class Host:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._drivers.clear()
+        streams = [subscriber.task for table in self.tables.values() for subscriber in table.subscribers
+                   if subscriber.task is not None and not subscriber.task.done()]
+        for task in streams:
+            task.cancel()
+        if streams:
+            await asyncio.wait(streams, timeout=STREAM_STOP_TIMEOUT_S)
         await self.workers.close()
 
     def table(self, table_id: str) -> Table:
@@ -290,6 +336,9 @@ class Host:
             try:
                 async with table.lock:
                     wait_s = self._step(table)
+            except StoreClosed:  # past the shutdown order (`stop`): the host is going, and so is the driver
+                log.info("the driver of table %s stopped: its store is closed", table.table_id)
+                return
             except Exception:  # a bug must not kill the table's clock: log it loudly and go on
                 log.exception("driver of table %s failed", table.table_id)
                 wait_s = 1.0

@@ -58,6 +58,7 @@ class TableReport:
     damage: str = ""  # why it is damaged (TableDamaged's message)
     archived: bool = False
     sent: int = 0  # the highest event number the host had sent (the store's sent mark), if above `events`
+    diverged: tuple[int, int] | None = None  # numbers whose replayed events are not the ones sent (loghead.py)
 
     @property
     def is_damaged(self) -> bool:
@@ -70,6 +71,9 @@ class TableReport:
         line = f"{self.table_id}  ok ({place}, {self.status}): {self.entries} journal entries, {self.events} events"
         if self.sent > self.events:  # a serving host turns these numbers into EventsLost markers
             line += f"; events {self.events + 1} to {self.sent} were sent and then lost by the store"
+        if self.diverged is not None:  # a serving host journals the range, and resumes inside it get DATA_LOSS
+            line += (f"; events {self.diverged[0]} to {self.diverged[1]} are not the ones that were sent (the log's"
+                     f" head at event {self.diverged[1]}, the sent mark, does not match the journal's)")
         return line
 
 

@@ -377,14 +377,33 @@ class Lost(Entry):
         return cls(int(data["first"]), int(data["last"]))
 
 
+@dataclass(frozen=True, slots=True)
+class Diverged(Entry):
+    """On restart, the journal replayed into other events than the host had sent under the numbers
+    `first` to `last` (the log's head at the sent mark did not match, loghead.py): those numbers keep
+    the journal's events, and a client that resumes after one of them is told it saw another history
+    (DATA_LOSS). No event: the journal's log is the table's from now on."""
+
+    KIND: ClassVar[str] = "diverged"
+    first: int
+    last: int
+
+    def fields(self) -> JsonDict:
+        return {"first": self.first, "last": self.last}
+
+    @classmethod
+    def load(cls, data: JsonDict) -> Diverged:
+        return cls(int(data["first"]), int(data["last"]))
+
+
 AnyEntry = (
     Join | Connection | Spectate | Unspectate | SeatBot | Leave | Start | Command | Close | Ruling | Late
-    | Timeout | Chat | Entropy | EntropyTimeout | Lost
+    | Timeout | Chat | Entropy | EntropyTimeout | Lost | Diverged
 )
 _KINDS: dict[str, Any] = {
     kind.KIND: kind
     for kind in (Join, Connection, Spectate, Unspectate, SeatBot, Leave, Start, Command, Close, Ruling, Late,
-                 Timeout, Chat, Entropy, EntropyTimeout, Lost)
+                 Timeout, Chat, Entropy, EntropyTimeout, Lost, Diverged)
 }
 KINDS = frozenset(_KINDS)  # every "k" a journal holds
 

@@ -27,6 +27,7 @@ from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.host import Host
+from unonet.host.store import StoreClosed
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
 from unonet.host.undecodable import BadInputLog, Undecodable, tolerant
 from unonet.v1 import (
@@ -96,6 +97,14 @@ def _answering(handler: Callable[..., Awaitable[R]], *, wait_durable: bool) -> C
         return response
 
     return wrapper
+
+
+def _seat_draws(request: lobby_service_pb2.CreateTableRequest) -> bool:
+    """CreateTableRequest.league_seat_draws, refused (INVALID_FIELD) on a table that is not league-seeded."""
+    if request.league_seat_draws and not request.HasField("league_seed"):
+        raise invalid("INVALID_FIELD", "league_seat_draws needs a league_seed: per-seat draws come from the "
+                      "league's seed", field="league_seat_draws")
+    return request.league_seat_draws
 
 
 def _name(value: str, field: str, limit: int) -> str:
@@ -205,6 +214,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             spectator_delay_s=delay,
             manual_start=request.manual_start,
             league_seed=request.league_seed if request.HasField("league_seed") else None,
+            league_seat_draws=_seat_draws(request),
             **(_clock(request.clock) if request.HasField("clock") else {}),
         )
         table = self.host.create_table(settings)
@@ -540,6 +550,13 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
     async def WatchEvents(  # type: ignore[override]  # noqa: N802
         self, request: watch_service_pb2.WatchEventsRequest, context: Context
     ) -> None:
+        try:
+            await self._watch(request, context)
+        except StoreClosed as closed:  # past the shutdown order (Host.stop): UNAVAILABLE, resume elsewhere
+            log.info("a stream of table %s ended: %s", request.table_id, closed)
+            await abort(context, closed)
+
+    async def _watch(self, request: watch_service_pb2.WatchEventsRequest, context: Context) -> None:
         # Streams by `context.write` (of pre-serialized bytes), not by yielding: grpc.aio allows both.
         try:
             _check_size(request)  # first, as for every unary call

@@ -19,7 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import grpc
+
+from unonet.host.errors import HostError
 from unonet.host.framing import events_blob
+from unonet.host.loghead import ChainHead, genesis, link
 from unonet.v1 import watch_service_pb2
 
 # Under load, at most one commit per 5 ms; an idle host does not wait at all. A commit costs ~0.1 ms of
@@ -73,6 +77,16 @@ CREATE TABLE IF NOT EXISTS renderings (
     event    BLOB NOT NULL,
     PRIMARY KEY (table_id, number, viewer)
 ) WITHOUT ROWID;
+-- Each command id's first result (commandbook.py), so a retry however late gets it without every
+-- record staying in memory: written in the group commit of the input that made it.
+CREATE TABLE IF NOT EXISTS commands (
+    table_id   TEXT NOT NULL,
+    seat       INTEGER NOT NULL,
+    command_id TEXT NOT NULL,
+    request    TEXT NOT NULL,  -- what the id was used for, as JSON (a reuse for another request is refused)
+    result     BLOB NOT NULL,  -- the serialized CommandResult
+    PRIMARY KEY (table_id, seat, command_id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS archived (
     table_id   TEXT PRIMARY KEY,
     created_ns INTEGER NOT NULL,
@@ -85,6 +99,19 @@ CREATE INDEX IF NOT EXISTS archived_by_creation ON archived (created_ns, table_i
 # One event as one viewer's stream sends it: (number, viewer, serialized Event); viewer -1 is public.
 Rendering = tuple[int, int, bytes]
 PUBLIC_VIEWER = -1
+
+
+SHUTTING_DOWN_MESSAGE = "the host is shutting down; reconnect and resume from your last event number"
+
+
+class StoreClosed(HostError):
+    """A read or write of a store that was closed: the host is shutting down. The host stops serving
+    and cancels its streams and drivers before it closes the store (`Host.stop`, `server.serve`), so
+    this reaches a caller only past that order; it is a refusal (UNAVAILABLE, `SHUTTING_DOWN`: retry
+    elsewhere or later, resume from the last event number), never SQLite's ProgrammingError."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN", f"{SHUTTING_DOWN_MESSAGE} ({what})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +155,39 @@ class Store(Protocol):
         from the journal, so a journal that lost its last commits still knows what clients saw)."""
         ...
 
+    def sent_head(self, table_id: str) -> ChainHead | None:
+        """The sent mark with the table's log head at it (loghead.py), written with it; None if the mark
+        has no head (a store written before heads, or a table that has sent nothing)."""
+        ...
+
+    def follow_chain(self, table_id: str, head: ChainHead) -> None:
+        """The table's log ends at `head` (a restored table, replayed): link its next events from there."""
+        ...
+
+    def set_mark(self, table_id: str, head: ChainHead) -> None:
+        """Write the table's sent mark and head as `head`, now, even below the mark it had: after a
+        restore found the log's head at the mark was not the journal's, the mark says the journal's log."""
+        ...
+
     def rendered_through(self, table_id: str) -> int:
         """The last event number whose renderings are stored (0 if none: a table stored before them)."""
+        ...
+
+    def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
+        """Keep a command id's first result; it is written with the next input appended (the one that
+        made it: the table records it while applying that input), durable together."""
+        ...
+
+    def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        """Store command records an earlier host did not (rebuilt by a replay), now, once each."""
+        ...
+
+    def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
+        """A command id's record (its request as JSON, its serialized result), None if never used."""
+        ...
+
+    def command_keys(self, table_id: str) -> Iterator[tuple[int, str]]:
+        """Every (seat, command id) with a record."""
         ...
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
@@ -187,6 +245,20 @@ class MemoryStore:
         self._archived: dict[str, tuple[int, str, bytes]] = {}
         self._renderings: dict[str, dict[tuple[int, int], bytes]] = {}
         self._sent: dict[str, int] = {}
+        self._commands: dict[tuple[str, int, str], tuple[str, bytes]] = {}
+
+    def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
+        self._commands[(table_id, seat, command_id)] = (request, result)
+
+    def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        for seat, command_id, request, result in rows:
+            self._commands.setdefault((table_id, seat, command_id), (request, result))
+
+    def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
+        return self._commands.get((table_id, seat, command_id))
+
+    def command_keys(self, table_id: str) -> Iterator[tuple[int, str]]:
+        yield from [(seat, command_id) for (table, seat, command_id) in self._commands if table == table_id]
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
         self._tables[table_id] = StoredTable(table_id, record, created_ns, [])
@@ -200,6 +272,16 @@ class MemoryStore:
 
     def sent_through(self, table_id: str) -> int:
         return self._sent.get(table_id, 0)
+
+    def sent_head(self, table_id: str) -> ChainHead | None:
+        """None: a throwaway store outlives no host, so there is no head to check."""
+        return None
+
+    def follow_chain(self, table_id: str, head: ChainHead) -> None:
+        pass
+
+    def set_mark(self, table_id: str, head: ChainHead) -> None:
+        self._sent[table_id] = head[0]
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
         rows = self._renderings.get(table_id, {})
@@ -279,6 +361,8 @@ class SqliteStore:
         `synchronous`: SQLite's, NORMAL or FULL (what each means for an acknowledged input: SERVE_SYNCHRONOUS)."""
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
+        self._closed = False  # once `close` ran, every call raises StoreClosed (`_open`)
+        self._path = str(path)
         self._group_commit = group_commit
         self._commit_interval_s = commit_interval_s
         self._last_commit = -math.inf  # loop time of the last group commit
@@ -292,7 +376,9 @@ class SqliteStore:
         # events ride in its journal row: one row per input, one B-tree touched per commit.
         self._journal_rows: list[tuple[Any, ...]] = []
         self._rendering_rows: list[tuple[str, int, int, bytes]] = []  # the open group's renderings
-        self._sent_rows: dict[str, int] = {}  # the open group's last event number of each table
+        self._command_rows: list[tuple[str, int, str, str, bytes]] = []  # written with the next input's rows
+        self._sent_rows: dict[str, ChainHead | tuple[int, None]] = {}  # the open group's mark of each table
+        self._heads: dict[str, ChainHead] = {}  # each table's log head as far as it is journalled (loghead.py)
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
         self._db.execute("PRAGMA journal_mode=WAL")
         if synchronous not in SYNCHRONOUS_MODES:
@@ -307,58 +393,102 @@ class SqliteStore:
                                       isolation_level=None)
         self._marks.execute("PRAGMA journal_mode=WAL")
         self._marks.execute(f"PRAGMA synchronous={synchronous}")
-        self._marks.execute("CREATE TABLE IF NOT EXISTS sent (table_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL)")
+        self._marks.execute("CREATE TABLE IF NOT EXISTS sent (table_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL,"
+                            " head BLOB)")  # head: the log's head after event last_number (loghead.py)
+        if "head" not in {row[1] for row in self._marks.execute("PRAGMA table_info(sent)")}:  # marks from before
+            self._marks.execute("ALTER TABLE sent ADD COLUMN head BLOB")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
         if "public" not in columns:  # a database from before journal.public
             self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
 
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[None]:
+        """Hold the lock of a store that is still open.
+
+        Raises:
+            StoreClosed: `close` already ran (the host is shutting down).
+        """
+        with self._lock:
+            if self._closed:
+                raise StoreClosed(f"its store {self._path} is closed")
+            yield
+
     @property
     def synchronous(self) -> str:
         """The synchronous mode SQLite runs this store's connection with (NORMAL or FULL), read back."""
-        with self._lock:
+        with self._open():
             mode = self._db.execute("PRAGMA synchronous").fetchone()[0]
         return {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}[mode]
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute(
                 "INSERT INTO tables (table_id, record, created_ns) VALUES (?, ?, ?)",
                 (table_id, json.dumps(record), created_ns),
             )
+            self._heads[table_id] = genesis(table_id)
 
     def append(self, table_id: str, entry: JournalEntry, events: list[tuple[int, bytes]],
                renderings: Sequence[Rendering] = ()) -> None:
         public = events_blob(blob for _, blob in events) if events else None
         journal_row = (table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), public)
         rendering_rows = [(table_id, number, viewer, wire) for number, viewer, wire in renderings]
-        with self._lock:
+        with self._open():
             last = self._last_seq.get(table_id, 0)
             if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
                 raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
-            sent = {table_id: events[-1][0]} if events else {}
+            sent = {table_id: self._link(table_id, events)} if events else {}
             if self._join_group():
                 self._journal_rows.append(journal_row)
                 self._rendering_rows += rendering_rows
                 self._sent_rows.update(sent)
             else:
-                self._write([journal_row], rendering_rows)
+                command_rows, self._command_rows = self._command_rows, []
+                self._write([journal_row], rendering_rows, command_rows)
                 self._mark_sent(sent)
             self._last_seq[table_id] = entry.seq
 
-    def _mark_sent(self, sent: dict[str, int]) -> None:
-        """Raise each table's sent mark to its last event journalled (the caller holds the lock)."""
+    def _link(self, table_id: str, events: list[tuple[int, bytes]]) -> ChainHead | tuple[int, None]:
+        """The table's mark after `events`: their last number, with the log's head after them where the
+        store follows the table's chain (a table it created or was told the head of: `follow_chain`)."""
+        head = self._heads.get(table_id)
+        if head is None or events[0][0] != head[0] + 1:  # not followed (or out of step): a mark with no head
+            self._heads.pop(table_id, None)
+            return events[-1][0], None
+        head = self._heads[table_id] = link(head, events)
+        return head
+
+    def _mark_sent(self, sent: dict[str, ChainHead | tuple[int, None]]) -> None:
+        """Raise each table's sent mark to its last event journalled, with the log's head there, both in
+        one statement (the caller holds the lock)."""
         if sent:
             self._marks.executemany(
-                "INSERT INTO sent (table_id, last_number) VALUES (?, ?) ON CONFLICT (table_id)"
-                " DO UPDATE SET last_number = MAX(last_number, excluded.last_number)", list(sent.items()))
+                "INSERT INTO sent (table_id, last_number, head) VALUES (?, ?, ?) ON CONFLICT (table_id)"
+                " DO UPDATE SET last_number = excluded.last_number, head = excluded.head"
+                " WHERE excluded.last_number >= sent.last_number",
+                [(table_id, number, head) for table_id, (number, head) in sent.items()])
 
     def sent_through(self, table_id: str) -> int:
-        with self._lock:
+        with self._open():
             row = self._marks.execute("SELECT last_number FROM sent WHERE table_id = ?", (table_id,)).fetchone()
         return int(row[0]) if row is not None else 0
 
+    def sent_head(self, table_id: str) -> ChainHead | None:
+        with self._open():
+            row = self._marks.execute("SELECT last_number, head FROM sent WHERE table_id = ?", (table_id,)).fetchone()
+        return (int(row[0]), bytes(row[1])) if row is not None and row[1] is not None else None
+
+    def follow_chain(self, table_id: str, head: ChainHead) -> None:
+        with self._open():
+            self._heads[table_id] = head
+
+    def set_mark(self, table_id: str, head: ChainHead) -> None:
+        with self._open():
+            self._marks.execute("INSERT OR REPLACE INTO sent (table_id, last_number, head) VALUES (?, ?, ?)",
+                                (table_id, *head))
+
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
-        with self._lock:
+        with self._open():
             rows = self._db.execute(
                 "SELECT number, viewer, event FROM renderings WHERE table_id = ? AND number BETWEEN ? AND ?"
                 " AND viewer IN (?, ?) ORDER BY number, viewer", (table_id, first, last, PUBLIC_VIEWER, viewer),
@@ -372,19 +502,51 @@ class SqliteStore:
         return found
 
     def rendered_through(self, table_id: str) -> int:
-        with self._lock:
+        with self._open():
             row = self._db.execute(
                 "SELECT MAX(number) FROM renderings WHERE table_id = ? AND viewer = ?", (table_id, PUBLIC_VIEWER)
             ).fetchone()
             pending = [row[1] for row in self._rendering_rows if row[0] == table_id]
         return max([int(row[0] or 0), *pending])
 
+    def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
+        with self._open():
+            self._command_rows.append((table_id, seat, command_id, request, result))
+
+    def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
+        with self._open():
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
+                                     " VALUES (?, ?, ?, ?, ?)", [(table_id, *row) for row in rows])
+                self._db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
+        with self._open():
+            pending = next((row[3:] for row in reversed(self._command_rows)
+                            if row[0] == table_id and row[1] == seat and row[2] == command_id), None)
+            if pending is not None:
+                return pending
+            row = self._db.execute("SELECT request, result FROM commands WHERE table_id = ? AND seat = ?"
+                                   " AND command_id = ?", (table_id, seat, command_id)).fetchone()
+        return (str(row[0]), bytes(row[1])) if row is not None else None
+
+    def command_keys(self, table_id: str) -> Iterator[tuple[int, str]]:
+        with self._open():
+            rows = self._db.execute("SELECT seat, command_id FROM commands WHERE table_id = ?", (table_id,)).fetchall()
+            pending = [(row[1], row[2]) for row in self._command_rows if row[0] == table_id]
+        yield from dict.fromkeys([*((int(seat), str(cid)) for seat, cid in rows), *pending])
+
     def drop_renderings(self, table_id: str, after: int) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute("DELETE FROM renderings WHERE table_id = ? AND number > ?", (table_id, after))
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
-        with self._lock:
+        with self._open():
             self._db.execute("BEGIN")
             try:
                 self._db.executemany("INSERT OR IGNORE INTO renderings (table_id, number, viewer, event)"
@@ -413,7 +575,8 @@ class SqliteStore:
             loop.call_at(due, self._commit)
         return True
 
-    def _write(self, journal_rows: list[tuple[Any, ...]], rendering_rows: list[tuple[str, int, int, bytes]]) -> None:
+    def _write(self, journal_rows: list[tuple[Any, ...]], rendering_rows: list[tuple[str, int, int, bytes]],
+               command_rows: list[tuple[str, int, str, str, bytes]]) -> None:
         """One transaction: every row or none (the caller holds the lock)."""
         self._db.execute("BEGIN")
         try:
@@ -424,6 +587,11 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO renderings (table_id, number, viewer, event) VALUES (?, ?, ?, ?)",
                 rendering_rows,
             )
+            if command_rows:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
+                    " VALUES (?, ?, ?, ?, ?)", command_rows,
+                )
             self._db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
@@ -439,11 +607,12 @@ class SqliteStore:
             self._group_open = False
             journal_rows, self._journal_rows = self._journal_rows, []
             rendering_rows, self._rendering_rows = self._rendering_rows, []
+            command_rows, self._command_rows = self._command_rows, []
             sent, self._sent_rows = self._sent_rows, {}
             waiters, self._waiters = self._waiters, []
             callbacks, self._callbacks = self._callbacks, []
             try:
-                self._write(journal_rows, rendering_rows)
+                self._write(journal_rows, rendering_rows, command_rows)
                 self._mark_sent(sent)  # durable before any waiter or stream hears of the group
             except BaseException as error:  # nothing of the group may be acknowledged
                 for waiter in waiters:
@@ -476,7 +645,7 @@ class SqliteStore:
 
     def tables(self, *, live_only: bool = False) -> Iterator[StoredTable]:
         where = " WHERE table_id NOT IN (SELECT table_id FROM archived)" if live_only else ""
-        with self._lock:
+        with self._open():
             rows = self._db.execute(
                 f"SELECT table_id, record, created_ns FROM tables{where} ORDER BY created_ns"
             ).fetchall()
@@ -484,7 +653,7 @@ class SqliteStore:
             yield self._stored(table_id, record, created_ns)
 
     def table(self, table_id: str) -> StoredTable | None:
-        with self._lock:
+        with self._open():
             row = self._db.execute(
                 "SELECT table_id, record, created_ns FROM tables WHERE table_id = ?", (table_id,)
             ).fetchone()
@@ -497,7 +666,7 @@ class SqliteStore:
         except (ValueError, TypeError) as error:
             return StoredTable(table_id, {}, created_ns, [], damage=f"its record is not JSON: {error}")
         try:
-            with self._lock:
+            with self._open():
                 journal = self._db.execute(
                     "SELECT seq, time_ns, entry FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
                 ).fetchall()
@@ -515,20 +684,21 @@ class SqliteStore:
         return StoredTable(table_id, settings, created_ns, entries)
 
     def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
-        with self._lock:
+        with self._open():
+            self._heads.pop(table_id, None)  # a table loaded back is followed again from its replay (Host._load)
             self._db.execute(
                 "INSERT OR REPLACE INTO archived (table_id, created_ns, info) VALUES (?, ?, ?)",
                 (table_id, created_ns, info),
             )
 
     def archived(self, table_id: str) -> bytes | None:
-        with self._lock:
+        with self._open():
             row = self._db.execute("SELECT info FROM archived WHERE table_id = ?", (table_id,)).fetchone()
         return bytes(row[0]) if row is not None else None
 
     def archived_page(self, before: tuple[int, str] | None, limit: int) -> list[tuple[int, str, bytes]]:
         where, position = ("WHERE (created_ns, table_id) < (?, ?)", before) if before is not None else ("", ())
-        with self._lock:
+        with self._open():
             rows = self._db.execute(
                 f"SELECT created_ns, table_id, info FROM archived {where}"
                 " ORDER BY created_ns DESC, table_id DESC LIMIT ?",
@@ -537,7 +707,7 @@ class SqliteStore:
         return [(int(c), str(t), bytes(i)) for c, t, i in rows]
 
     def public_events(self, table_id: str) -> Iterator[tuple[int, bytes]]:
-        with self._lock:
+        with self._open():
             old = self._db.execute(  # written before journal.public
                 "SELECT number, public FROM events WHERE table_id = ? ORDER BY number", (table_id,)
             ).fetchall()
@@ -550,7 +720,11 @@ class SqliteStore:
                 yield event.number, event.SerializeToString()
 
     def close(self) -> None:
+        """Commit what is pending and close; any later call raises StoreClosed. Closing twice is fine."""
+        if self._closed:
+            return
         self._commit()
         with self._lock:
+            self._closed = True
             self._db.close()
             self._marks.close()

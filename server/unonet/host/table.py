@@ -37,10 +37,12 @@ from unonet.engine import (
     standard_deck,
 )
 from unonet.engine import events as ev
+from unonet.engine.draws import SeatDraws
 from unonet.host import journal
 from unonet.host.actions_json import canonical, dump_action, load_action
 from unonet.host.bots import choose_action
 from unonet.host.clocks import Clocks
+from unonet.host.commandbook import CommandBook, CommandRecord
 from unonet.host.delayed import DelayedState, PublicState
 from unonet.host.errors import exists, invalid, precondition
 from unonet.host.eventlog import EventLog, LogEntry
@@ -79,15 +81,11 @@ class TableSettings:
     manual_start: bool = False
     # A league-seeded table (CreateTableRequest.league_seed): dealt by the engine from this seed, no fair shuffle.
     league_seed: int | None = None
+    # Its seats draw from per-seat draw streams from that seed (CreateTableRequest.league_seat_draws).
+    league_seat_draws: bool = False
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
-
-
-@dataclass
-class CommandRecord:
-    request: dict[str, Any]
-    result: actions_pb2.CommandResult
 
 
 class Table:
@@ -133,8 +131,9 @@ class Table:
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.uno_calls = UnoCalls()  # whose UNO call stands, from the events (SeatState.called_uno)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
-        self.commands: dict[tuple[int, str], CommandRecord] = {}
+        self.commands = CommandBook(store, table_id)  # each command id's first result (commandbook.py)
         self.lost: list[tuple[int, int]] = []  # the numbers the store lost after they were sent (journal.Lost)
+        self.diverged: list[tuple[int, int]] = []  # of those, the ones that name other events now (journal.Diverged)
         self.lock = asyncio.Lock()
         # The driver's sleep (Host._drive): resolved by `wake_driver` when the table changes.
         self.driver_wake: asyncio.Future[bool] | None = None
@@ -259,6 +258,7 @@ class Table:
         if s.league_seed is not None:
             pb.league_seeded = True
             pb.league_seed_sha256 = hashlib.sha256(s.league_seed.to_bytes(8, "big")).digest()
+            pb.league_seat_draws = s.league_seat_draws
         pb.clock.turn_time.FromNanoseconds(int(s.turn_time_s * 1e9))
         pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
         pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))
@@ -402,6 +402,7 @@ class Table:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
         self._replaying = True
         self.events.holding = True  # until `Host` releases the log, storing what an older host did not
+        self.commands.holding = True  # likewise
         try:
             for item in stored:
                 try:
@@ -450,6 +451,10 @@ class Table:
                 produced = self._apply_start(entry, now)
             case journal.Lost():
                 produced = self._apply_lost(entry, now)
+            case journal.Diverged():
+                self.lost.append((entry.first, entry.last))  # a resume inside it: DATA_LOSS, as for lost ones
+                self.diverged.append((entry.first, entry.last))
+                produced = []
             case _:
                 raise TypeError(f"not a journal entry: {entry!r}")
         return produced + self._advance_shuffle(entry, now)
@@ -571,12 +576,17 @@ class Table:
         # fair shuffles off, the engine deals every round itself from its seeded generator.
         self.match = Match(
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
-            window_ids_per_round=self.window_ids_per_round,
+            window_ids_per_round=self.window_ids_per_round, draws=self._seat_draws(),
         )
         started = convert.match_started(self.settings_pb(), self.seat_states(as_announced=entry.version >= 2))
         produced = self._append([*seated, started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
+
+    def _seat_draws(self) -> SeatDraws | None:
+        """A league-seeded table's per-seat draw streams, from its seed (CreateTableRequest.league_seat_draws)."""
+        league_seed = self.settings.league_seed
+        return SeatDraws(league_seed) if league_seed is not None and self.settings.league_seat_draws else None
 
     def _maybe_autostart(self, now: int) -> list[LogEntry]:
         if self.settings.manual_start or self.match is not None:

@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
     from unonet.league.entrants import EntrantError
     from unonet.league.progress import LeagueProgress
     from unonet.league.results import Results, ResultsMismatch
-    from unonet.league.runner import Player, play_inprocess, run_league
+    from unonet.league.runner import Player, check_entrants, play_inprocess, run_league
     from unonet.league.standings import standings
 
     try:
@@ -73,6 +73,8 @@ def _run(args: argparse.Namespace) -> int:
             if args.games < 1:
                 raise LeagueFileError("--games must be positive")
             config = dataclasses.replace(config, games=args.games)
+        if args.inprocess:
+            check_entrants(config)  # an exec or launch program is refused here, before anything is opened
         player: Player
         if args.scheduler:
             from unonet.league.cluster import dask_player

@@ -9,6 +9,7 @@
     game = "round"           # "round" (the default) or "match": what one game is
     schedule = "round-robin" # or "gauntlet" (then: challenger = "NAME")
     duplicate = true         # duplicate deals (the default): each deck replayed with the seats rotated
+    seat_draws = true        # per-seat draw streams (the default for heads-up duplicate leagues)
 
     [[bot]]
     name = "rnd"
@@ -76,6 +77,11 @@ class LeagueConfig:
     bots: tuple[BotSpec, ...]
     db: Path
     max_steps: int = 20_000
+    # Per-seat draw streams (unonet.engine.draws): each seat draws the pile's cards in its own order
+    # from the deal's seed, never by the pile's order, so the rotated replays of a deal give each seat
+    # the same draws for as long as the pile holds them. On by default for heads-up duplicate leagues,
+    # where bench/league_sprt.py measures it; docs/leagues.md has the figures.
+    seat_draws: bool = False
 
     def ruleset(self) -> Ruleset:
         """The ruleset every game is played under (the preset with `[league.rules]` applied)."""
@@ -108,6 +114,8 @@ class LeagueConfig:
             "duplicate": self.duplicate,
             "bots": [dataclasses.astuple(spec) for spec in self.bots],
         }
+        if self.seat_draws:  # only when on, so the leagues recorded before keep their fingerprint
+            data["seat_draws"] = True
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -130,7 +138,7 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
     if unknown:
         raise LeagueFileError(f"unknown top-level key(s): {', '.join(sorted(unknown))}")
     known = {"name", "seed", "games", "table_size", "table_sizes", "preset", "rules", "game", "schedule",
-             "challenger", "duplicate", "db", "max_steps"}
+             "challenger", "duplicate", "seat_draws", "db", "max_steps"}
     unknown = set(league) - known
     if unknown:
         raise LeagueFileError(f"unknown key(s) in [league]: {', '.join(sorted(unknown))}")
@@ -158,6 +166,10 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
     if games < 1:
         raise LeagueFileError("league.games must be a positive number of games")
     db = Path(_get(league, "db", str, str(default_db)))
+    duplicate = _get(league, "duplicate", bool, True)
+    seat_draws = _get(league, "seat_draws", bool, duplicate and sizes == (2,))
+    if seat_draws and not duplicate:
+        raise LeagueFileError("league.seat_draws is for duplicate deals: it needs duplicate = true")
     if base is not None and not db.is_absolute() and "db" in league:
         db = base / db
     return LeagueConfig(
@@ -170,10 +182,11 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
         unit=unit,
         schedule=schedule,
         challenger=challenger,
-        duplicate=_get(league, "duplicate", bool, True),
+        duplicate=duplicate,
         bots=bots,
         db=db,
         max_steps=_get(league, "max_steps", int, 20_000),
+        seat_draws=seat_draws,
     )
 
 

@@ -8,11 +8,16 @@ default from a process of their own (`unonet.league.seats`, so the host's loop a
 cores), with `bot_processes=0` on the host's event loop. The result is read from the log the host
 kept (`outcome.read_outcome`).
 
+An `exec` or `launch` entrant is a program of its own, started for its seat by the seats' side and
+supervised there (`unonet.league.programs`); the table starts once every launched program has opened
+its event stream (or after `launch_wait_s`), so a slow start does not cost it turns.
+
 Failures are the host's to judge and the log's to record: every table has a turn clock with strikes
-and the forfeit policy, so a bot that stops answering loses on time (outcome "time_loss"); a bot
-runner that raises is restarted on its seat with its token, up to `max_restarts` times, after which
-its seat leaves the table (outcome "forfeit"); a game still running at `game_timeout_s` is a stall:
-every seat leaves, which ends the match, and every seat's outcome is "stall".
+and the forfeit policy, so a bot that stops answering (a hung program too) loses on time (outcome
+"time_loss"); a bot runner that raises, or a program that crashes or hangs, is restarted on its seat
+with its token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
+still running at `game_timeout_s` is a stall: every seat leaves, which ends the match, and every
+seat's outcome is "stall".
 
 A round game (the default) is played at the host as a match to 1 point, so the table ends with the
 round; the in-process path plays under the same ruleset, so both paths deal and score alike.
@@ -25,7 +30,9 @@ import contextlib
 import functools
 import json
 import logging
+import os
 import queue
+import shutil
 import sys
 import tempfile
 import threading
@@ -44,10 +51,11 @@ from unonet.host.limits import Limits
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
 from unonet.league.config import LeagueConfig
-from unonet.league.entrants import Factory, bot_seed
+from unonet.league.entrants import Factory, Program, bot_seed
 from unonet.league.outcome import read_outcome
+from unonet.league.programs import play_program
 from unonet.league.results import GameResult, encode_log
-from unonet.league.runner import check_entrants
+from unonet.league.runner import check_league
 from unonet.league.schedule import GameSpec
 from unonet.league.seats import play_seat
 from unonet.v1 import events_pb2, table_pb2
@@ -59,6 +67,10 @@ log = logging.getLogger(__name__)
 
 #: How often a game whose runners all still play asks the host whether its table is finished.
 FINISHED_CHECK_S = 0.5
+#: The embedded host's scratch folders, in the temporary directory: PREFIX + the runner's pid + "-" + a suffix.
+SCRATCH_PREFIX = "unonet-league-host-"
+#: How often a game waiting for its launched programs to connect asks the host about its seats.
+LAUNCH_CHECK_S = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +84,7 @@ class NetworkOptions:
     game_timeout_s: float = 300.0
     max_restarts: int = 3
     call_timeout_s: float = 10.0
+    launch_wait_s: float = 60.0
 
 
 class NetworkedLeague:
@@ -80,10 +93,13 @@ class NetworkedLeague:
     def __init__(self, config: LeagueConfig, options: NetworkOptions | None = None) -> None:
         self.config = config
         self.options = options or NetworkOptions()
-        self.factories = check_entrants(config)
+        self.entrants = check_league(config)
         # The host's own journal, in a folder of its own: the public log of each game is read from it.
-        # It is scratch: a game the runner did not record is played again from its seed.
-        self._scratch = tempfile.TemporaryDirectory(prefix="unonet-league-host-")
+        # It is scratch: a game the runner did not record is played again from its seed. A runner that
+        # was killed (SIGKILL, or Ctrl-C, which ends this thread with the process) could not remove its
+        # folder: the next run removes every such folder whose process is gone.
+        _remove_stale_scratch()
+        self._scratch = tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         self.store = SqliteStore(Path(self._scratch.name) / "host.sqlite")
         # Every seat of every game comes from this machine's one address: the per-address rates a public
         # host applies (`unonet serve`) would throttle the league itself, so only the per-token ones stay.
@@ -132,7 +148,7 @@ class NetworkedLeague:
         owner = TableClient(self.channel, timeout=timeout)
         created = await owner.create_table(
             self.config.preset, self.ruleset_pb, len(spec.seats), name=spec.game_id, clock=self._clock(),
-            manual_start=True, league_seed=spec.seed,
+            manual_start=True, league_seed=spec.seed, league_seat_draws=self.config.seat_draws,
         )
         clients = [TableClient(self.channel, timeout=timeout) for _ in spec.seats]
         tokens = []
@@ -143,11 +159,11 @@ class NetworkedLeague:
             process = self.seat_processes[spec.index % len(self.seat_processes)]
             tasks = [process.submit(self._job(spec, created.table_id, tokens))]
         else:  # the bots play on this event loop
-            bots = [self._bot(name, spec) for name in spec.seats]
             tasks = [
-                asyncio.ensure_future(self._seat(client, bot, created.table_id, seat))
-                for seat, (client, bot) in enumerate(zip(clients, bots, strict=True))
+                asyncio.ensure_future(self._play_seat(client, name, spec, created.table_id, seat))
+                for seat, (client, name) in enumerate(zip(clients, spec.seats, strict=True))
             ]
+        await self._until_launched(owner, created.table_id, spec, tasks)
         await owner.start_table(table_id=created.table_id)
         stalled = False
         try:
@@ -173,6 +189,24 @@ class NetworkedLeague:
             outcomes=outcomes, steps=len(events), path="grpc", seconds=time.perf_counter() - started,
             log=encode_log(blobs),
         )
+
+    async def _until_launched(
+        self, owner: TableClient, table_id: str, spec: GameSpec, tasks: Sequence[asyncio.Future[None]]
+    ) -> None:
+        """Wait until every launched program's seat is connected (its event stream open), at most
+        `launch_wait_s`, and only while every seat's player still plays; a program not connected by then
+        starts on the table's clock like any late player."""
+        launched = [seat for seat, name in enumerate(spec.seats) if _is_launched(self.entrants[name])]
+        if not launched:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.options.launch_wait_s
+        while loop.time() < deadline and not any(task.done() for task in tasks):
+            seats = (await owner.get_table(table_id)).seats
+            if all(seats[seat].connected for seat in launched):
+                return
+            await asyncio.sleep(LAUNCH_CHECK_S)
+        log.warning("game %s: a launched bot is not connected; starting the table anyway", spec.game_id)
 
     async def _until_finished(self, owner: TableClient, table_id: str, tasks: list[asyncio.Future[None]]) -> bool:
         """Wait for the table's match to end: True once it has, False at the game's timeout (a stall).
@@ -203,8 +237,17 @@ class NetworkedLeague:
                           "target": entry.target, "seed": bot_seed(entry, spec.seed)})
         return {"id": spec.game_id, "table_id": table_id, "seats": seats, "max_restarts": self.options.max_restarts}
 
+    async def _play_seat(self, client: TableClient, name: str, spec: GameSpec, table_id: str, seat: int) -> None:
+        """Play one seat on this loop: a program under its supervisor, a policy by `_seat`."""
+        played = self.entrants[name]
+        if isinstance(played, Program):
+            await play_program(client, played, self.address, table_id, seat, self.options.max_restarts)
+        else:
+            await self._seat(client, self._bot(name, spec), table_id, seat)
+
     def _bot(self, name: str, spec: GameSpec) -> Bot:
-        build: Factory = self.factories[name]
+        build = self.entrants[name]
+        assert not isinstance(build, Program), "a program is played by play_program, not as a policy"
         return build(bot_seed(self.config.bot(name), spec.seed))
 
     async def _seat(self, client: TableClient, bot: Bot, table_id: str, seat: int) -> None:
@@ -226,6 +269,24 @@ class NetworkedLeague:
         for spec in specs:
             asyncio.get_running_loop().create_task(one(spec))
         return out
+
+
+def _remove_stale_scratch() -> None:
+    """Remove the scratch folders of league runners that are no longer running (named by their pid)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # gone: its folder is garbage
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # alive, another user's
+            pass
+
+
+def _is_launched(played: Factory | Program) -> bool:
+    return isinstance(played, Program) and played.source == "launch"
 
 
 class _SeatProcess:

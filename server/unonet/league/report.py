@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -52,28 +53,29 @@ def summary(config: LeagueConfig, results: Sequence[GameResult]) -> dict[str, An
 def leaderboard(config: LeagueConfig, results: Sequence[GameResult], console: Console) -> None:
     """Print the leaderboard and the head-to-head matrix."""
     names = [spec.name for spec in config.bots]
-    table = Table(title=f"{config.name}: {len(results)} games", title_justify="left")
-    for column in ("#", "bot", "games", "mu", "sigma", "ordinal", "points/game (95%)", "win rate (95%)", "failures"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    # Fits 80 columns with names of up to 14 characters; a name is never cut short, nor is a figure.
+    table = Table(title=f"{config.name}: {len(results)} games (intervals: 95%)", title_justify="left",
+                  box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+    # "failed": the games it lost by a failure (forfeit, time loss, crash, stall).
+    for column in ("#", "bot", "games", "mu", "sigma", "ordinal", "points\nper game", "win rate (95%)", "failed"):
+        table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True,
+                         min_width=max(map(len, names)) if column == "bot" else None)
     for rank, line in enumerate(standings(results, names), start=1):
         table.add_row(
             str(rank), line.name, str(line.games), f"{line.mu:.2f}", f"{line.sigma:.2f}", f"{line.ordinal:.2f}",
-            _interval(line.points_per_game, line.points_low, line.points_high),
-            _interval(line.win_rate, line.win_low, line.win_high), str(line.losses_by_failure),
+            f"{line.points_per_game:.2f}±{(line.points_high - line.points_low) / 2:.2f}",
+            f"{line.win_rate:.2f} ({line.win_low:.2f}-{line.win_high:.2f})", str(line.losses_by_failure),
         )
     console.print(table)
     matrix = head_to_head(results, names)
-    h2h = Table(title="head to head: the row's score against the column (games)", title_justify="left")
-    h2h.add_column("")
+    h2h = Table(title="head to head: row's score vs column (games)", title_justify="left",
+                box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+    h2h.add_column("", no_wrap=True)
     for name in names:
         h2h.add_column(name, justify="right")
     for a in names:
         h2h.add_row(a, *("-" if a == b else f"{matrix[a][b][0]:.2f} ({matrix[a][b][1]})" for b in names))
     console.print(h2h)
-
-
-def _interval(value: float, low: float, high: float) -> str:
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def write_csv(path: Path, table: Sequence[BotStanding]) -> None:

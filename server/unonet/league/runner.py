@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from unonet.league.config import LeagueConfig
-from unonet.league.entrants import Factory, factory
+from unonet.league.entrants import Factory, Program, entrant, factory
 from unonet.league.inprocess import play_game
 from unonet.league.results import GameResult, Results
 from unonet.league.schedule import GameSpec, schedule
 from unonet.league.standings import LiveRatings
 
-__all__ = ["Player", "RunSummary", "check_entrants", "play_inprocess", "run_league"]
+__all__ = ["Player", "RunSummary", "check_entrants", "check_league", "play_inprocess", "run_league"]
 
 #: Plays scheduled games and yields each result as it finishes (in any order).
 Player = Callable[[LeagueConfig, Sequence[GameSpec]], Iterable[GameResult]]
@@ -38,8 +38,15 @@ class RunSummary:
 
 
 def check_entrants(config: LeagueConfig) -> dict[str, Factory]:
-    """Every bot's policy factory, checked before any game is played. Raises EntrantError."""
+    """Every bot's policy factory, checked before any game is played: what `--inprocess` plays.
+    Raises EntrantError (also for an `exec` or `launch` program, which only the gRPC path plays)."""
     return {spec.name: factory(spec) for spec in config.bots}
+
+
+def check_league(config: LeagueConfig) -> dict[str, Factory | Program]:
+    """What plays each bot over gRPC, a policy factory or a program, checked before any game is
+    played. Raises EntrantError."""
+    return {spec.name: entrant(spec) for spec in config.bots}
 
 
 def play_inprocess(config: LeagueConfig, specs: Sequence[GameSpec]) -> Iterator[GameResult]:
@@ -59,9 +66,10 @@ def run_league(
     """Play every scheduled game the database does not hold yet, recording each as it ends.
 
     `on_start(done, total, leader)` is called once before play, `on_game` after every recorded game.
-    Raises EntrantError for a bot this version cannot play, ResultsMismatch for another league's database.
+    Raises EntrantError for a bot that cannot be played (the player refuses the ones it cannot play,
+    as `play_inprocess` does programs), ResultsMismatch for another league's database.
     """
-    check_entrants(config)
+    check_league(config)
     names = [spec.name for spec in config.bots]
     games = schedule(config)
     with Results(config.db, config.fingerprint()) as db:

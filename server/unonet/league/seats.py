@@ -7,8 +7,9 @@ one JSON line back on stdout when the job's seats are done (`{"id": ..., "done":
 run at once on this process's event loop, each seat with the bots' own `BotRunner`.
 
 A seat whose runner raises is restarted on its seat with its token, up to `max_restarts` times; then
-the seat leaves the table, which forfeits it. This module imports the client SDK and the bots only,
-never the host.
+the seat leaves the table, which forfeits it. An `exec` or `launch` entrant's program is started and
+supervised from here too (`unonet.league.programs`), so it is this process's child. This module
+imports the client SDK and the bots only, never the host.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +28,8 @@ import grpc
 from unonet.bots import Bot, BotRunner
 from unonet.client import TableClient
 from unonet.league.config import BotSpec
-from unonet.league.entrants import factory
+from unonet.league.entrants import Program, entrant
+from unonet.league.programs import play_program
 
 __all__ = ["play_seat", "serve"]
 
@@ -36,7 +39,7 @@ log = logging.getLogger(__name__)
 async def play_seat(client: TableClient, bot: Bot, table_id: str, seat: int, max_restarts: int) -> None:
     """Play the seat to the match's end; a runner that raises is restarted; out of restarts, leave."""
     for attempt in range(max_restarts + 1):
-        runner = BotRunner(bot, reaction_delay=0.0)
+        runner = BotRunner(bot, reaction_delay=0.0, pauses=False)  # no human waits: no level's pause
         try:
             await runner.run(client, table_id, seat)
             return
@@ -48,14 +51,17 @@ async def play_seat(client: TableClient, bot: Bot, table_id: str, seat: int, max
         await client.leave()  # out of restarts: the seat forfeits
 
 
-async def _job(channel: grpc.aio.Channel, job: dict[str, Any], timeout: float) -> None:
+async def _job(channel: grpc.aio.Channel, address: str, job: dict[str, Any], timeout: float) -> None:
     tasks = []
+    restarts = int(job["max_restarts"])
     for seat in job["seats"]:
         client = TableClient(channel, timeout=timeout)
         client.attach(job["table_id"], seat["token"], seat["seat"])
-        spec = BotSpec(seat["name"], seat["source"], seat["target"])
-        bot = factory(spec)(int(seat["seed"]))
-        tasks.append(play_seat(client, bot, job["table_id"], seat["seat"], int(job["max_restarts"])))
+        played = entrant(BotSpec(seat["name"], seat["source"], seat["target"]))
+        if isinstance(played, Program):
+            tasks.append(play_program(client, played, address, job["table_id"], seat["seat"], restarts))
+        else:
+            tasks.append(play_seat(client, played(int(seat["seed"])), job["table_id"], seat["seat"], restarts))
     await asyncio.gather(*tasks)
 
 
@@ -69,7 +75,7 @@ async def serve(address: str, timeout: float = 10.0) -> None:
 
         async def run(job: dict[str, Any]) -> None:
             try:
-                await _job(channel, job, timeout)
+                await _job(channel, address, job, timeout)
                 answer: dict[str, Any] = {"id": job["id"], "done": True}
             except Exception as error:  # a job's failure is reported, never the whole process's
                 answer = {"id": job["id"], "done": False, "error": repr(error)}
@@ -97,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m unonet.league.seats HOST:PORT", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, format="seats %(levelname)s %(message)s")
+    # Ctrl-C reaches the whole foreground process group: the runner, which stops this process by closing
+    # its stdin (and whose death closes it too), is the one to handle it, not a traceback from here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     asyncio.run(serve(args[0]))
     return 0
 

@@ -1,0 +1,103 @@
+"""A table's retry record: the first result of every command id each seat used, bounded in memory.
+
+The protocol's retry contract (docs/protocol.md, "Command ids") has no window: a command resent with
+its id, however late, gets its first result and is never applied twice, and an id reused for another
+request is refused. So every record is kept, in the store (`Store.add_command`, written in the group
+commit of the input that made it, so a record exists exactly when its input was journalled), and only
+the latest `RECENT_COMMANDS` of a table stay in memory: a retry comes within seconds, and an older id
+costs one primary-key read. Before this a long match's records were most of what its memory grew by.
+
+While a replay rebuilds the table (`holding`), every record stays in memory and nothing is written:
+`release` stores the ones a host before the store kept them did not, then keeps only the recent ones.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from unonet.host.store import Store
+from unonet.v1 import actions_pb2
+
+# How many of a table's latest command records stay in memory (a retry follows its first send closely).
+RECENT_COMMANDS = 512
+
+Key = tuple[int, str]  # (seat, command id); chat ids have keys of their own (table._chat_key)
+
+
+@dataclass
+class CommandRecord:
+    """What a command id was used for (its request, as journalled) and the result it got."""
+
+    request: dict[str, Any]
+    result: actions_pb2.CommandResult
+
+
+class CommandBook:
+    """The command records of one table, as a mapping from (seat, command id): the recent ones in
+    memory, every one in the store."""
+
+    def __init__(self, store: Store, table_id: str, *, recent: int | None = None) -> None:
+        """`recent`: how many records stay in memory (None: RECENT_COMMANDS, read now)."""
+        self._store, self._table_id = store, table_id
+        self._recent_limit = RECENT_COMMANDS if recent is None else recent
+        self._recent: collections.OrderedDict[Key, CommandRecord] = collections.OrderedDict()
+        self.holding = False  # while a replay rebuilds the table: kept in memory, not written (`release`)
+
+    def get(self, key: Key) -> CommandRecord | None:
+        """The record of `key`: from memory if it is recent, else read back from the store."""
+        record = self._recent.get(key)
+        if record is not None or self.holding:
+            return record
+        stored = self._store.command(self._table_id, *key)
+        if stored is None:
+            return None
+        request, result = stored
+        return CommandRecord(json.loads(request), actions_pb2.CommandResult.FromString(result))
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and self.get(key) is not None
+
+    def __getitem__(self, key: Key) -> CommandRecord:
+        record = self.get(key)
+        if record is None:
+            raise KeyError(key)
+        return record
+
+    def __setitem__(self, key: Key, record: CommandRecord) -> None:
+        """Keep a new record; the store writes it with the input being journalled (its group commit)."""
+        self._recent[key] = record
+        if not self.holding:
+            self._store.add_command(self._table_id, key[0], key[1], json.dumps(record.request),
+                                    record.result.SerializeToString())
+            self._trim()
+
+    def __iter__(self) -> Iterator[Key]:
+        """Every key, the stored ones first (a slow walk over the store: for tests and tools)."""
+        seen = set()
+        for key in self._store.command_keys(self._table_id):
+            seen.add(key)
+            yield key
+        yield from (key for key in list(self._recent) if key not in seen)
+
+    @property
+    def in_memory(self) -> int:
+        """How many records are held in memory now."""
+        return len(self._recent)
+
+    def release(self, *, backfill: bool) -> None:
+        """After a replay: store the records a host before the store kept them did not (with `backfill`;
+        a check of the database writes nothing), then keep only the recent ones."""
+        if backfill and self._recent:
+            self._store.add_commands(self._table_id, [
+                (seat, command_id, json.dumps(record.request), record.result.SerializeToString())
+                for (seat, command_id), record in self._recent.items()])
+        self.holding = False
+        self._trim()
+
+    def _trim(self) -> None:
+        while len(self._recent) > self._recent_limit:
+            self._recent.popitem(last=False)

@@ -1,0 +1,145 @@
+"""A league seat played by a program of its own: an `exec` bot (JSON lines) or a `launch` bot (gRPC).
+
+Both are supervised the same way, as a seat the runner already joined (it holds the token):
+
+- **exec**: the program is started with the bots' bridge (`unonet.bots.bridge.ExecBot`) and played by
+  the bots' own `BotRunner` over this process's connection to the host, like any policy seat.
+- **launch**: the program is started by the launch convention (`unonet.bots.launch.Launched`: the
+  address, table and seat as arguments and as UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, the token
+  as UNONET_TOKEN only) and speaks gRPC to the host itself; it exits 0 when the match ends.
+
+A program that crashes (exits, or closes its output, before the match is over) or hangs (the host
+struck the seat: its turn clock ran out, `SeatState.strikes` went up) is stopped and started again on
+its seat, up to `max_restarts` times, as long as the host still lets the seat play; out of restarts,
+the seat leaves the table, which forfeits it (the log's SeatTakenOver, reason LEFT: outcome
+"forfeit"). The turns a hung program missed are the table's clock's to judge, as for any bot: each
+is a strike, and out of strikes the host forfeits the seat (outcome "time_loss"). Every program is
+stopped when its game ends. A game that outlasts the league's `game_timeout_s` is a stall (`network`): cancelling the
+seat stops its program (stdin closed, then killed; a launched one's whole process group gets
+SIGTERM, then SIGKILL). This module imports the client SDK and the bots only, never the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable
+
+from unonet.bots import BotRunner
+from unonet.bots.bridge import ExecBot
+from unonet.bots.launch import Launched, SeatGrant
+from unonet.client import TableClient
+from unonet.league.entrants import Program
+from unonet.v1 import table_pb2
+
+__all__ = ["RESTART_BACKOFF_S", "play_program"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds before a crashed program is started again, doubled for each next restart of the seat.
+RESTART_BACKOFF_S = 0.1
+#: How often a program's seat asks the host whether it was struck (a hung program: restarted).
+STRIKE_CHECK_S = 0.25
+#: How often a seat out of restarts asks whether its table has started (to forfeit, not empty, the seat).
+START_CHECK_S = 0.05
+
+
+async def play_program(
+    client: TableClient, program: Program, address: str, table_id: str, seat: int, max_restarts: int
+) -> None:
+    """Play the seat with `program` to the match's end: restarts after crashes, then leaving (see the module).
+
+    `client` is attached to the seat (its token); `address` is the host's, for a launched program."""
+    play = _exec_once if program.source == "exec" else _launch_once
+    delay = RESTART_BACKOFF_S
+    for attempt in range(max_restarts + 1):
+        try:
+            finished = await _until_struck(client, table_id, seat, play(client, program, address, table_id, seat))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("seat %d at %s: %s could not play", seat, table_id, program.argv[0])
+            finished = False
+        if finished or not await _still_playing(client, table_id, seat):
+            return
+        if attempt < max_restarts:
+            log.warning("seat %d at %s: %s crashed or hung (start %d); starting it again", seat, table_id,
+                        program.argv[0], attempt + 1)
+            await asyncio.sleep(delay)
+            delay *= 2
+    log.warning("seat %d at %s: %s crashed or hung %d times; the seat leaves", seat, table_id, program.argv[0],
+                max_restarts + 1)
+    # Leaving a table that has not started would empty the seat instead of forfeiting it (and the table
+    # could not start): a program that died before the start leaves once the match is under way.
+    while await _status(client, table_id) == table_pb2.TABLE_STATUS_WAITING:
+        await asyncio.sleep(START_CHECK_S)
+    with contextlib.suppress(Exception):
+        await client.leave()  # out of restarts: the seat forfeits
+
+
+async def _until_struck(client: TableClient, table_id: str, seat: int, run: Awaitable[bool]) -> bool:
+    """`run`'s result, or False (the program hung) as soon as the host strikes the seat meanwhile; the
+    run is cancelled then, which stops its program."""
+    task = asyncio.ensure_future(run)
+    try:
+        strikes = await _strikes(client, table_id, seat)
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=STRIKE_CHECK_S)
+            if done:
+                return task.result()
+            now = await _strikes(client, table_id, seat)
+            if now > strikes:
+                log.warning("seat %d at %s: its program let the turn clock run out", seat, table_id)
+                return False
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _strikes(client: TableClient, table_id: str, seat: int) -> int:
+    try:
+        seats = (await client.get_table(table_id)).seats
+    except Exception:
+        log.exception("seat %d at %s: cannot read the table", seat, table_id)
+        return 0
+    return seats[seat].strikes if seat < len(seats) else 0
+
+
+async def _exec_once(client: TableClient, program: Program, address: str, table_id: str, seat: int) -> bool:
+    """One run of an exec program: True when it played to the match's end, False when it is gone."""
+    async with ExecBot(list(program.argv)) as bot:
+        ended = await BotRunner(bot, reaction_delay=0.0, pauses=False).run(client, table_id, seat)
+    return ended is not None
+
+
+async def _launch_once(client: TableClient, program: Program, address: str, table_id: str, seat: int) -> bool:
+    """One run of a launched program: True when it exited 0 (it played the match to its end)."""
+    launched = Launched(program.argv, SeatGrant(address, table_id, seat, client.token), max_restarts=0)
+    try:
+        return await launched.run() == 0
+    finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
+        await launched.stop()
+
+
+async def _still_playing(client: TableClient, table_id: str, seat: int) -> bool:
+    """Whether the host still waits for this seat: the match goes on and the seat is not taken over."""
+    try:
+        info = await client.get_table(table_id)
+    except Exception:
+        log.exception("seat %d at %s: cannot read the table", seat, table_id)
+        return False
+    if info.status == table_pb2.TABLE_STATUS_FINISHED or seat >= len(info.seats):
+        return False
+    state = info.seats[seat]
+    return not (state.taken_over or state.eliminated)
+
+
+async def _status(client: TableClient, table_id: str) -> int:
+    """The table's status; FINISHED when it cannot be read (nothing more to wait for)."""
+    try:
+        return (await client.get_table(table_id)).status
+    except Exception:
+        log.exception("cannot read table %s", table_id)
+        return table_pb2.TABLE_STATUS_FINISHED
