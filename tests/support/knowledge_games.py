@@ -32,6 +32,7 @@ from unonet.engine import (
     Play,
     UnoError,
     legal_actions,
+    standard_deck,
 )
 from unonet.host import journal
 from unonet.host.errors import HostError
@@ -205,6 +206,12 @@ class CheckedMatch:
     def check(self, seat: int, tracker: SeatTracker, view: views_pb2.SeatView) -> None:
         match = self.table.match
         assert match is not None
+        if match.round_no and seat == 0:
+            ruleset = self.table.ruleset
+            deck = standard_deck(blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds,
+                                 h2o_wilds=ruleset.h2o_wilds)
+            extra = Counter(match.game.cards_in_play()) - Counter(deck)
+            assert not extra, f"cards in play beyond the deck's: {extra}\n{self.report()}"
         said = {state.seat for state in view.seats if state.called_uno}
         assert said == {s for s in self.called if view.seats[s].hand_size == 1}, (
             f"GetView says {sorted(said)} called UNO, the events {sorted(self.called)}\n" + self.report())
