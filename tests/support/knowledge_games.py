@@ -26,6 +26,7 @@ from unonet.engine import (
     Action,
     CallUno,
     CatchUno,
+    Challenge,
     ChooseColor,
     Game,
     MalformedAction,
@@ -124,6 +125,9 @@ class CheckedMatch:
                    for action in legal_actions(game, seat)]
         options += self.mischief(game)
         self.rng.shuffle(options)
+        # Most Wild Draw Fours are challenged, as at a table of ChallengingBots: each ruling is an event
+        # the tracker must follow (a reveal, a take-back, an exclusion).
+        options.sort(key=lambda option: not (isinstance(option[1][0], Challenge) and self.rng.random() < 0.8))
         return any(self.send(seat, actions) for seat, actions in options[:4])
 
     def mischief(self, game: Game) -> list[tuple[int, tuple[Action, ...]]]:
