@@ -24,21 +24,30 @@ Pairings: every kind registered in `unonet.bots.kinds` is measured against the b
 hand) against ``greedy`` heads-up. A kind registered later (``strong``) is paired the same way with
 no change here; its ``--quick`` budget is what its registry entry gives the bench (`quick_level`).
 
+The quick run (``--quick``) plays fewer deals (``DEALS["quick"]``), only the pairings the targets
+name (``QUICK_PAIRINGS``), and each search kind at its registry's smaller fixed budget; its JSON says
+all three (``deals``, ``pairings``, ``KIND_seated_as_means``). Every figure says which engine build
+played it (``engine_build``: ``compiled`` when run on ``.venv-compiled``, whose mypyc build plays a
+search kind's playouts two to three times faster, else ``pure``); a fixed budget is the same search
+on both, only faster.
+
 Usage:
     python bench/bots.py                   # the full run: 1,000 deals per pairing (about an hour)
-    python bench/bots.py --quick --json    # 150 deals per pairing (under 10 minutes); JSON last
+    python bench/bots.py --quick --json    # the quick run (under 10 minutes); JSON last
     python bench/bots.py --deals 300 --pairings greedy_vs_basic_2p
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import platform
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from unonet.bots import Bot
@@ -48,6 +57,9 @@ from unonet.engine import find_ruleset
 
 SEED = 20261202
 DEALS = {"full": 1000, "quick": 150}
+QUICK_PAIRINGS = ("greedy_vs_random_2p", "greedy_vs_basic_2p", "strong_vs_random_2p", "strong_vs_random_4p",
+                  "strong_vs_greedy_2p", "oracle_vs_greedy_2p")
+"""The pairings a quick run plays: the ones the strength targets and the quick JSON name."""
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 
 
@@ -92,15 +104,25 @@ def pairings(kinds: dict[str, str]) -> list[Pairing]:
     return out
 
 
-def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
-                 cpu_times: dict[str, list[int]] | None = None) -> Outcome:
-    """Play `deals` duplicated deals of `pairing`; each kind's decision times are added to `times` (wall
-    clock) and `cpu_times` (this thread's CPU time)."""
+@dataclass
+class Chunk:
+    """What a run of consecutive deals of one pairing gave (one worker's share under ``--jobs``)."""
+
+    deal_wins: list[float] = field(default_factory=list)
+    deal_points: list[float] = field(default_factory=list)
+    b_points: list[float] = field(default_factory=list)
+    games: int = 0
+    times: dict[str, list[int]] = field(default_factory=dict)
+    cpu_times: dict[str, list[int]] = field(default_factory=dict)
+
+
+def play_deals(pairing: Pairing, first: int, stop: int) -> Chunk:
+    """Play the duplicated deals `first` to `stop` - 1 of `pairing` (each deal seeds itself, so any
+    split of the deals gives the same games)."""
     ruleset = find_ruleset("standard")
     n = pairing.players
-    outcome = Outcome(pairing)
-    start = time.perf_counter()
-    for deal in range(deals):
+    chunk = Chunk()
+    for deal in range(first, stop):
         seed = SEED + deal
         wins = points = others = 0.0
         for a_seat in range(n):
@@ -111,13 +133,39 @@ def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
             points += result.points[a_seat]
             others += sum(result.points) - result.points[a_seat]
             for seat, name in enumerate(names):
-                times.setdefault(name, []).extend(result.decision_ns[seat])
-                if cpu_times is not None:
-                    cpu_times.setdefault(name, []).extend(result.decision_cpu_ns[seat])
-        outcome.deal_wins.append(wins / n)
-        outcome.deal_points.append(points / n)
-        outcome.b_points.append(others / n / (n - 1))
-        outcome.games += n
+                chunk.times.setdefault(name, []).extend(result.decision_ns[seat])
+                chunk.cpu_times.setdefault(name, []).extend(result.decision_cpu_ns[seat])
+        chunk.deal_wins.append(wins / n)
+        chunk.deal_points.append(points / n)
+        chunk.b_points.append(others / n / (n - 1))
+        chunk.games += n
+    return chunk
+
+
+def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
+                 cpu_times: dict[str, list[int]] | None = None, jobs: int = 1) -> Outcome:
+    """Play `deals` duplicated deals of `pairing`, in `jobs` worker processes when more than one (the
+    deals split into consecutive runs: the same games, in the same order, as one process plays); each
+    kind's decision times are added to `times` (wall clock) and `cpu_times` (its thread's CPU time)."""
+    outcome = Outcome(pairing)
+    start = time.perf_counter()
+    bounds = [deals * index // jobs for index in range(jobs + 1)] if jobs > 1 else [0, deals]
+    spans = [(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    if len(spans) > 1:
+        with ProcessPoolExecutor(len(spans)) as pool:
+            chunks = list(pool.map(play_deals, [pairing] * len(spans), *zip(*spans, strict=True)))
+    else:
+        chunks = [play_deals(pairing, *spans[0])] if spans else []
+    for chunk in chunks:
+        outcome.deal_wins += chunk.deal_wins
+        outcome.deal_points += chunk.deal_points
+        outcome.b_points += chunk.b_points
+        outcome.games += chunk.games
+        for name, values in chunk.times.items():
+            times.setdefault(name, []).extend(values)
+        if cpu_times is not None:
+            for name, values in chunk.cpu_times.items():
+                cpu_times.setdefault(name, []).extend(values)
     outcome.seconds = time.perf_counter() - start
     return outcome
 
@@ -138,7 +186,9 @@ def percentile_ms(values: list[int], q: float) -> float:
 
 def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mode: str,
             cpu_times: dict[str, list[int]] | None = None) -> dict[str, object]:
-    out: dict[str, object] = {"mode": mode, "deals": deals, "rules": "standard", "one_game": "one round"}
+    out: dict[str, object] = {"mode": mode, "deals": deals, "rules": "standard", "one_game": "one round",
+                              "engine_build": engine_build(),
+                              "pairings": [outcome.pairing.key for outcome in outcomes]}
     games: dict[str, int] = {}
     for outcome in outcomes:
         key = outcome.pairing.key
@@ -174,9 +224,16 @@ def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mo
     return out
 
 
+def engine_build() -> str:
+    """``compiled`` when the engine's hot modules are mypyc's extension modules (`make compiled`), else ``pure``."""
+    from unonet.engine import game
+
+    return "compiled" if not game.__file__ or not game.__file__.endswith(".py") else "pure"
+
+
 def print_table(outcomes: list[Outcome], data: dict[str, object]) -> None:
     print(f"standard rules, one game = one round, {data['deals']} duplicated deals per pairing "
-          f"({data['mode']} run), 95% intervals over deals\n")
+          f"({data['mode']} run, {data['engine_build']} engine), 95% intervals over deals\n")
     print(f"{'pairing':<24}{'games':>7}{'A wins':>9}{'95% interval':>18}{'A pts/game':>12}{'95% interval':>18}"
           f"{'B pts/game':>12}{'s':>8}")
     for outcome in outcomes:
@@ -201,18 +258,28 @@ def main(argv: list[str] | None = None) -> int:
                         f"{DEALS['full']}; kinds at their quick budget")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--deals", type=int, default=None, help="deals per pairing (overrides the mode)")
-    parser.add_argument("--pairings", default="", help="comma-separated pairing keys to play (default: all)")
+    parser.add_argument("--pairings", default="", help="comma-separated pairing keys to play (default: all; "
+                        "with --quick, QUICK_PAIRINGS)")
+    parser.add_argument("--seat", action="append", default=[], metavar="KIND:LEVEL",
+                        help="seat a kind at this level instead of the mode's (repeatable: --seat strong:2)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes per pairing (default 1: one "
+                        "core, as the decision times assume); the games are the same whatever the number")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     deals = args.deals or DEALS[mode]
     kinds = bench_kinds(quick=args.quick)
-    wanted = {key for key in args.pairings.split(",") if key}
+    for name in args.seat:
+        family = name.split(":")[0]
+        if family not in kinds:
+            parser.error(f"--seat {name}: no kind {family!r}; known: {', '.join(kinds)}")
+        kinds[family] = name
+    wanted = {key for key in args.pairings.split(",") if key} or (set(QUICK_PAIRINGS) if args.quick else set())
     chosen = [p for p in pairings(kinds) if not wanted or p.key in wanted]
     times: dict[str, list[int]] = {}
     cpu_times: dict[str, list[int]] = {}
     outcomes: list[Outcome] = []
     for pairing in chosen:
-        outcomes.append(play_pairing(pairing, deals, times, cpu_times))
+        outcomes.append(play_pairing(pairing, deals, times, cpu_times, jobs=args.jobs))
         print(f"{pairing.key}: {outcomes[-1].games} games in {outcomes[-1].seconds:.0f} s", file=sys.stderr, flush=True)
     data = figures(outcomes, times, deals, mode, cpu_times)
     print_table(outcomes, data)

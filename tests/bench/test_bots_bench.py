@@ -37,7 +37,9 @@ def test_a_tiny_run_prints_the_named_figures_last() -> None:
     out = json.loads(run.stdout.strip().splitlines()[-1])
     for key in REQUIRED:
         assert isinstance(out[key], int | float), key
-    assert out["mode"] == "quick" and out["games"] == 6 and out["games_by_pairing"]["greedy_vs_random_4p"] == 12
+    assert out["games"] == 6 and out["games_by_pairing"]["strong_vs_random_4p"] == 12
+    assert out["mode"] == "quick" and out["engine_build"] in ("pure", "compiled")
+    assert sorted(out["pairings"]) == sorted(_bench_module().QUICK_PAIRINGS)  # the quick run: the targets' pairings
     lo, hi = out["greedy_vs_random_2p_ci95"]
     assert lo <= out["greedy_vs_random_2p"] <= hi
     # `strong` is registered: its pairings and decision times come from the registry like every kind's.
@@ -64,3 +66,12 @@ def test_the_interval_is_the_normal_one_over_deals(samples, expected) -> None:
     mean, lo, hi = _bench_module().interval(samples)
     assert mean == expected[0]
     assert lo == pytest.approx(expected[1], abs=1e-3) and hi == pytest.approx(1 - expected[1], abs=1e-3)
+
+
+def test_jobs_split_the_deals_and_give_the_same_games() -> None:
+    bench = _bench_module()
+    pairing = bench.Pairing("greedy", "random", 2)
+    alone = bench.play_pairing(pairing, 3, {})
+    split = bench.play_pairing(pairing, 3, {}, jobs=2)
+    assert split.deal_wins == alone.deal_wins and split.deal_points == alone.deal_points
+    assert split.games == alone.games == 6

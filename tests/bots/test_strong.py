@@ -161,6 +161,9 @@ def test_a_seat_that_drew_on_its_turn_is_dealt_none_of_what_it_could_have_played
     checked = 0
     for _, belief, game, knowledge, deal in _deals(2, 9, 4):
         for seat, unlikely in belief.unlikely.items():
+            obligation = deal.obligation
+            if obligation is not None and obligation.bluff is not None and obligation.bluff.accused == seat:
+                continue  # an accused hand is dealt to judge its challenge (tests/bots/test_rollout.py)
             pinned = Counter(pinned_cards(seat, game, knowledge))  # known, drawn, or judging a challenge
             suspects = Counter(card for card in deal.hands[seat] if card in unlikely) - pinned
             if belief.fresh[seat] == 0 and any(card not in unlikely for card in deal.draw_pile):
@@ -203,3 +206,30 @@ def test_a_draw_on_a_turn_marks_what_the_drawer_could_have_played():
     assert belief.fresh[1] == 2
     belief.observe(events_pb2.Event(round_started=events_pb2.RoundStarted(round_number=2)))
     assert not belief.unlikely
+
+
+def test_strong_draws_on_an_honest_players_wild_draw_four_and_challenges_a_caught_bluffer():
+    answers = []
+    for seed in range(40):
+        recorder = Recorder(seed)
+        play_round(STANDARD, [recorder, make_bot("greedy", seed + 1)], seed)  # greedy never bluffs
+        for events, view, state in recorder.decisions:
+            if not view.legal_actions.challenge:
+                continue
+            bot = StrongBot(seed, budget=Budget(playouts=64))
+            for event in events:
+                bot.on_event(event)
+            honest = bot.decide(view, BotState(seat=state.seat))  # greedy never bluffs: every one was fair
+            accused = view.draw_obligation.setter_seat
+            caught = StrongBot(seed, budget=Budget(playouts=64))
+            for event in events:
+                caught.on_event(event)
+            for _ in range(6):  # ... but this table saw the accused caught bluffing six times
+                caught.on_event(events_pb2.Event(challenge_resolved=events_pb2.ChallengeResolved(
+                    challenger_seat=state.seat, accused_seat=accused, guilty=True)))
+            answers.append((honest, caught.decide(view, BotState(seat=state.seat))))
+        if len(answers) >= 6:
+            break
+    assert len(answers) >= 6
+    assert all(isinstance(honest, cmd.Draw) for honest, _ in answers)
+    assert any(isinstance(suspicious, cmd.Challenge) for _, suspicious in answers)

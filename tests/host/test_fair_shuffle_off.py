@@ -44,15 +44,21 @@ def bots_table(fair_shuffle: bool, store: Store | None = None, seed: int = 11) -
     return host, table, clock
 
 
+def events(table: Table, seat: int | None = None) -> list[object]:
+    """Every event of the match as `seat` receives it. Not `table.log`: memory keeps only the last
+    `eventlog.WINDOW_EVENTS` (1024) entries, which a long match outgrows, so its first rounds' events are
+    read back from the store."""
+    return list(table.events.rendered_since(0, seat))
+
+
 def kinds(table: Table, seat: int | None = None) -> list[str]:
-    return [table.render(entry, seat).WhichOneof("payload") for entry in table.log]
+    return [event.WhichOneof("payload") for event in events(table, seat)]
 
 
 def card_refs(table: Table, seat: int | None) -> list[object]:
     """Every card field of every event as `seat` sees it (CardRefs carry commitments when fair)."""
     out: list[object] = []
-    for entry in table.log:
-        event = table.render(entry, seat)
+    for event in events(table, seat):
         kind = event.WhichOneof("payload")
         if kind == "cards_dealt":
             out += [card for hand in event.cards_dealt.hands for card in hand.cards]

@@ -191,3 +191,34 @@ def test_a_mark_whose_head_matches_nothing_stored_makes_every_number_suspect(cop
     refused = asyncio.run(_resume(host, table_id, token, 1))
     assert isinstance(refused, grpc.aio.AioRpcError) and refused.code() == grpc.StatusCode.DATA_LOSS
     assert "or from event 0" in (refused.details() or "")
+
+
+async def _sdk_resumes(host: Host, table_id: str, token: str, after: int) -> tuple[events_pb2.Event, int]:
+    """The SDK's first event when it resumes after `after`, and the stream requests' positions."""
+    from unonet.client.table_client import TableClient
+
+    server, port, _ = await create_server("127.0.0.1:0", host=host)
+    await server.start()
+    try:
+        async with await TableClient.connect(f"127.0.0.1:{port}", timeout=TIMEOUT) as client:
+            client.attach(table_id, token, 0)
+            stream = client.events(after)
+            try:
+                first = await asyncio.wait_for(anext(stream), TIMEOUT)
+            finally:
+                await stream.aclose()
+            return first, client.last_event_number
+    finally:
+        await server.stop(grace=None)
+        await host.stop()
+
+
+def test_the_sdk_resumes_into_the_journal_s_history_with_a_snapshot(copy) -> None:
+    db, table_id, token, sent = copy
+    first = _chat_number(db, table_id, LINES[1])
+    _alter_chat(db, LINES[1], "an altered line")
+    host = _restore(db)
+    event, position = asyncio.run(_sdk_resumes(host, table_id, token, sent))  # it saw the line as sent
+    assert event.WhichOneof("payload") == "snapshot", "DATA_LOSS made the SDK reopen with a snapshot"
+    assert event.number == position == host.tables[table_id].last_number
+    assert first <= sent

@@ -23,6 +23,7 @@ from unonet.host import eventlog, journal
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import JournalEntry, SqliteStore, StoreClosed
+from unonet.host.table import TableSettings
 from unonet.v1 import watch_service_pb2, watch_service_pb2_grpc
 
 SEED = 11
@@ -138,3 +139,29 @@ def test_host_stop_ends_every_open_stream_before_the_store_closes(
     assert ended and left == 0, "Host.stop returned with a stream still reading the store"
     assert code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)  # the transport's: resume
     assert "Traceback" not in caplog.text
+
+
+async def _drive_after_the_store_closed(db: Path) -> bool:
+    """A table of host bots whose driver starts after its store closed: does the driver end by itself?"""
+    store = SqliteStore(db)
+    host = Host(store)
+    table = host.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={},
+                                            manual_start=True))
+    table.record(journal.Start(fill=True))  # host bots on both seats: the driver has work at once
+    await store.durable()
+    store.close()  # out of the shutdown order: the drivers still run
+    host.start_drivers()
+    (driver,) = [task for task in asyncio.all_tasks() if task.get_name() == f"table-{table.table_id}"]
+    try:
+        await asyncio.wait_for(asyncio.shield(driver), TIMEOUT_S)
+    finally:
+        await host.stop()
+    return driver.done()
+
+
+def test_a_driver_whose_store_closed_ends_with_one_line_not_a_traceback_a_second(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    assert asyncio.run(_drive_after_the_store_closed(tmp_path / "unonet.db"))
+    assert "Traceback" not in caplog.text and "failed" not in caplog.text
+    assert "its store is closed" in caplog.text

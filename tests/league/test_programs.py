@@ -110,7 +110,7 @@ async def test_an_exec_entrant_that_keeps_crashing_is_restarted_then_forfeits(tm
 
 @pytest.mark.timeout(GAME_TIMEOUT + 30)
 async def test_an_exec_entrant_that_hangs_loses_on_time_and_the_game_goes_on(tmp_path):
-    command, starts = counting_script(tmp_path, "while read -r line; do :; done")  # reads, never answers
+    command, _ = counting_script(tmp_path, "while read -r line; do :; done")  # reads, never answers
     config = with_program(tmp_path, "exec", command)
     [spec] = program_games(config, 1)
     options = NetworkOptions(turn_time_s=0.3, strikes_before_takeover=1, bot_processes=0)
@@ -119,7 +119,29 @@ async def test_an_exec_entrant_that_hangs_loses_on_time_and_the_game_goes_on(tmp
     assert result.outcomes[seat] == "time_loss"
     assert result.ranks[seat] == 3
     assert any(e.HasField("round_ended") for e in events_of(result))  # the others played it out
-    assert starts.read_text().count("start") == 1  # a hang is the clock's to judge, not a crash
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_an_exec_entrant_that_hung_is_restarted_and_plays_on(tmp_path):
+    # Its first start hangs (reads, never answers); every later one plays as the sh example bot does.
+    body = f"""if [ "$(wc -l < {shlex.quote(str(tmp_path / 'starts'))})" -eq 1 ]; then
+  while read -r line; do :; done
+fi
+exec {shlex.quote(str(SH_BOT))}"""
+    command, starts = counting_script(tmp_path, body)
+    config = with_program(tmp_path, "exec", command)
+    [spec] = program_games(config, 1)
+    # Generous turns, so the restarted program is up before its next turn on a loaded machine.
+    options = NetworkOptions(turn_time_s=2.0, strikes_before_takeover=3, bot_processes=0)
+    [result] = await play(config, [spec], options)
+    seat = spec.seats.index("prog")
+    assert result.outcomes == ("played",) * 3  # struck once, then played the game out
+    assert starts.read_text().count("start") >= 2
+    timed_out = [e for e in events_of(result) if e.HasField("turn_timed_out") and e.turn_timed_out.seat == seat]
+    assert len(timed_out) >= 1
+    first_timeout = timed_out[0].number
+    assert any(e.HasField("cards_played") and e.cards_played.seat == seat and e.number > first_timeout
+               for e in events_of(result))  # the restarted program played
 
 
 def test_programs_are_checked_and_refused_in_process(tmp_path):

@@ -121,9 +121,11 @@ class Belief:
             if changed:
                 clone.redeal_unseen(hands, pile)
             return clone
+        obligation = clone.obligation
+        accused = obligation.bluff.accused if obligation is not None and obligation.bluff is not None else None
         for seat, unlikely in self.unlikely.items():
-            if seat == self.seat or seat >= len(hands) or not clone.in_play[seat]:
-                continue
+            if seat in (self.seat, accused) or seat >= len(hands) or not clone.in_play[seat]:
+                continue  # an accused hand decides its challenge: `_acquit` alone deals it
             changed |= self._thin(seat, hands[seat], pile, unlikely, game, knowledge, rng)
         if changed:
             clone.redeal_unseen(hands, pile)

@@ -85,7 +85,7 @@ BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in
     BotKind(GreedyBot.kind, "Sound heuristics: sheds points and action cards early, holds wilds, keeps its "
             "colour in force, defends against a player on one card, challenges by the odds.", GreedyBot),
     BotKind(StrongBot.kind, "Searches: plays each choice out over deals of the unseen cards drawn from what the "
-            "table showed, with greedy-like playouts.",
+            "table showed, greedy playing the rest of each round.",
             StrongBot, quick_level="strong:1", in_worker=True, at_level=strong_at_level, level_note=level_note),
     BotKind(OracleBot.kind, "Greedy that sees every hand: cheats, for measurement in-process only.", OracleBot,
             public=False, levels=False),

@@ -50,8 +50,8 @@ class Budget:
 
     Attributes:
         playouts: the most playouts per decision (all candidates together); the search's fixed budget.
-        seconds: when set, the search also stops once this much time has gone (then the decision
-            depends on the machine's speed, so measurements use `playouts` alone).
+        seconds: when set, the search also stops once it has used this much CPU time (then the
+            decision depends on the machine's speed, so reproducible measurements use `playouts` alone).
     """
 
     playouts: int
@@ -74,8 +74,8 @@ LEVEL_BUDGETS: dict[int, Budget] = {
     2: Budget(playouts=120),
     3: Budget(playouts=400, seconds=0.09),
 }
-"""Each level's budget: the top level searches up to 90 ms a decision (the issue's 100 ms p99 target,
-with room for rebuilding the position), the lower ones fixed, smaller budgets."""
+"""Each level's budget: the top level searches up to 90 ms of CPU time a decision (the issue's 100 ms
+p99 target, with room for rebuilding the position), the lower ones fixed, smaller budgets."""
 
 
 class StrongBot(Bot):
@@ -87,7 +87,9 @@ class StrongBot(Bot):
         budget: the search's budget per decision.
         level: the level it plays at, for its name and a lower level's human-like pause.
         explore: the playout policy's share of random plays (`unonet.bots.rollout`).
-        clock: seconds, for the time budget (injectable for tests).
+        clock: seconds, for the time budget (injectable for tests); by default this thread's CPU time,
+            so a decision searches as much on a busy machine as on an idle one (its strength does not
+            depend on what else runs there; its wall-clock time grows with the load like any program's).
     """
 
     kind = "strong"
@@ -101,7 +103,7 @@ class StrongBot(Bot):
         explore: float = DEFAULT_EXPLORE,
         margin: float = PRIOR_MARGIN,
         z: float = PRIOR_Z,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self.budget = budget or LEVEL_BUDGETS[level]
         self.level = level
@@ -341,7 +343,9 @@ def _key(play: cmd.Play) -> tuple[object, ...]:
 def level_note(level: int) -> str:
     """What `strong` at `level` does differently: its budget and its pause (for `kinds.describe`)."""
     budget, think = LEVEL_BUDGETS[level], LEVELS[level].think_s
-    limit = f", or {budget.seconds:g} s, whichever comes first" if budget.seconds is not None else " (reproducible)"
+    limit = " (reproducible)"
+    if budget.seconds is not None:
+        limit = f", or {budget.seconds:g} s of CPU time, whichever comes first"
     pause = f"; thinks about {think:g} s a move" if think else "; no pause"
     return f"up to {budget.playouts} playouts a decision{limit}{pause}."
 

@@ -27,7 +27,7 @@ from unonet.host.errors import HostError, not_found, precondition
 from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check_rows
 from unonet.host.limits import Guard, Limits
 from unonet.host.seats import Seat
-from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoredTable
+from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoreClosed, StoredTable
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import table_pb2
 
@@ -336,6 +336,9 @@ class Host:
             try:
                 async with table.lock:
                     wait_s = self._step(table)
+            except StoreClosed:  # past the shutdown order (`stop`): the host is going, and so is the driver
+                log.info("the driver of table %s stopped: its store is closed", table.table_id)
+                return
             except Exception:  # a bug must not kill the table's clock: log it loudly and go on
                 log.exception("driver of table %s failed", table.table_id)
                 wait_s = 1.0

@@ -1,23 +1,28 @@
 """Each table's log head: a hash chain over the public events the host lets out, kept beside the sent mark.
 
 The sent mark (store.py) says how far a table's log reached when its events left; the head says what
-that log *was*: `head_n = H("unonet/v1/log", head_{n-1}, n, public_n)` from `head_0 =
-H("unonet/v1/log-genesis", table_id)` (the links of docs/fairness.md 8.2, `unonet.fairness.chain`),
-where `public_n` is event n's public rendering exactly as the host journals and streams it (its
-serialized bytes: the host renders an event to the very same bytes on every replay, so it needs no
-canonical form of its own, which would cost more than the rendering). On start the host replays each
-table's journal, links the replayed public renderings up to the mark and compares: a journal that
-gives back other events under numbers clients may have seen (a row altered into another input that
-still replays, a rendering or a mark from another copy of the database) no longer goes unnoticed.
+that log *was*: `head_n = H("unonet/v1/host-log", head_{n-1}, n, public_n)` from `head_0 =
+H("unonet/v1/host-log-genesis", table_id)`, section 2's `H` of docs/fairness.md, where `public_n` is
+event n's public rendering exactly as the host journals and streams it (its serialized bytes: the host
+renders an event to the very same bytes on every replay, so it needs no canonical form, which would
+cost more than the rendering). It is built as the audit's chain of 8.2 is, under tags of its own, since
+it hashes other bytes: the host's own check, not the head `unonet verify` prints. On start the host
+replays each table's journal, links the replayed public renderings up to the mark and compares: a
+journal that gives back other events under numbers clients may have seen (a row altered into another
+input that still replays, a rendering or a mark from another copy of the database) no longer goes
+unnoticed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from unonet.fairness.chain import log_genesis, log_link
+from unonet.fairness.encoding import exact_bytes, tagged_hash, text, u64
 
 __all__ = ["ChainHead", "check", "genesis", "head_over", "link"]
+
+GENESIS_TAG = "unonet/v1/host-log-genesis"
+LINK_TAG = "unonet/v1/host-log"
 
 # A table's log as far as its head reaches: (the last event number linked, the head after it).
 ChainHead = tuple[int, bytes]
@@ -25,7 +30,7 @@ ChainHead = tuple[int, bytes]
 
 def genesis(table_id: str) -> ChainHead:
     """The head of a table with no event yet."""
-    return 0, log_genesis(table_id)
+    return 0, tagged_hash(GENESIS_TAG, text(table_id))
 
 
 def link(head: ChainHead, events: Iterable[tuple[int, bytes]]) -> ChainHead:
@@ -38,7 +43,8 @@ def link(head: ChainHead, events: Iterable[tuple[int, bytes]]) -> ChainHead:
     for event_number, public in events:
         if event_number != number + 1:
             raise ValueError(f"event {event_number} cannot follow event {number} in the log's chain")
-        number, digest = event_number, log_link(digest, event_number, public)
+        number, digest = event_number, tagged_hash(LINK_TAG, exact_bytes(digest, "the previous head"),
+                                                   u64(event_number, "an event number"), public)
     return number, digest
 
 

@@ -685,6 +685,7 @@ class SqliteStore:
 
     def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
         with self._open():
+            self._heads.pop(table_id, None)  # a table loaded back is followed again from its replay (Host._load)
             self._db.execute(
                 "INSERT OR REPLACE INTO archived (table_id, created_ns, info) VALUES (?, ?, ?)",
                 (table_id, created_ns, info),

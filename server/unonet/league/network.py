@@ -14,8 +14,8 @@ its event stream (or after `launch_wait_s`), so a slow start does not cost it tu
 
 Failures are the host's to judge and the log's to record: every table has a turn clock with strikes
 and the forfeit policy, so a bot that stops answering (a hung program too) loses on time (outcome
-"time_loss"); a bot runner that raises, or a program that crashes, is restarted on its seat with its
-token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
+"time_loss"); a bot runner that raises, or a program that crashes or hangs, is restarted on its seat
+with its token, up to `max_restarts` times, after which its seat leaves the table (outcome "forfeit"); a game
 still running at `game_timeout_s` is a stall: every seat leaves, which ends the match, and every
 seat's outcome is "stall".
 
@@ -50,7 +50,7 @@ from unonet.host.host import Host
 from unonet.host.limits import Limits
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
-from unonet.league.config import LeagueConfig, LeagueFileError
+from unonet.league.config import LeagueConfig
 from unonet.league.entrants import Factory, Program, bot_seed
 from unonet.league.outcome import read_outcome
 from unonet.league.programs import play_program
@@ -91,11 +91,6 @@ class NetworkedLeague:
     """An embedded host and a channel to it; `play(spec)` plays one game there. Use `async with`."""
 
     def __init__(self, config: LeagueConfig, options: NetworkOptions | None = None) -> None:
-        if config.seat_draws:
-            raise LeagueFileError(
-                "league.seat_draws: per-seat draw streams are played --inprocess only (a host table draws "
-                "from the top of its pile); run the league with --inprocess"
-            )
         self.config = config
         self.options = options or NetworkOptions()
         self.entrants = check_league(config)

@@ -8,12 +8,13 @@ Both are supervised the same way, as a seat the runner already joined (it holds 
   address, table and seat as arguments and as UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, the token
   as UNONET_TOKEN only) and speaks gRPC to the host itself; it exits 0 when the match ends.
 
-A program that crashes (exits, or closes its output, before the match is over) is started again on
+A program that crashes (exits, or closes its output, before the match is over) or hangs (the host
+struck the seat: its turn clock ran out, `SeatState.strikes` went up) is stopped and started again on
 its seat, up to `max_restarts` times, as long as the host still lets the seat play; out of restarts,
 the seat leaves the table, which forfeits it (the log's SeatTakenOver, reason LEFT: outcome
-"forfeit"). A program that hangs is the table's clock's to judge, as any bot: each turn it misses is a
-strike, and out of strikes the host forfeits the seat (outcome "time_loss"); it is stopped when its
-game ends. A game that outlasts the league's `game_timeout_s` is a stall (`network`): cancelling the
+"forfeit"). The turns a hung program missed are the table's clock's to judge, as for any bot: each
+is a strike, and out of strikes the host forfeits the seat (outcome "time_loss"). Every program is
+stopped when its game ends. A game that outlasts the league's `game_timeout_s` is a stall (`network`): cancelling the
 seat stops its program (stdin closed, then killed; a launched one's whole process group gets
 SIGTERM, then SIGKILL). This module imports the client SDK and the bots only, never the host.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 
 from unonet.bots import BotRunner
 from unonet.bots.bridge import ExecBot
@@ -37,6 +39,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds before a crashed program is started again, doubled for each next restart of the seat.
 RESTART_BACKOFF_S = 0.1
+#: How often a program's seat asks the host whether it was struck (a hung program: restarted).
+STRIKE_CHECK_S = 0.25
 #: How often a seat out of restarts asks whether its table has started (to forfeit, not empty, the seat).
 START_CHECK_S = 0.05
 
@@ -51,7 +55,7 @@ async def play_program(
     delay = RESTART_BACKOFF_S
     for attempt in range(max_restarts + 1):
         try:
-            finished = await play(client, program, address, table_id, seat)
+            finished = await _until_struck(client, table_id, seat, play(client, program, address, table_id, seat))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -60,11 +64,11 @@ async def play_program(
         if finished or not await _still_playing(client, table_id, seat):
             return
         if attempt < max_restarts:
-            log.warning("seat %d at %s: %s crashed (start %d); starting it again", seat, table_id,
+            log.warning("seat %d at %s: %s crashed or hung (start %d); starting it again", seat, table_id,
                         program.argv[0], attempt + 1)
             await asyncio.sleep(delay)
             delay *= 2
-    log.warning("seat %d at %s: %s crashed %d times; the seat leaves", seat, table_id, program.argv[0],
+    log.warning("seat %d at %s: %s crashed or hung %d times; the seat leaves", seat, table_id, program.argv[0],
                 max_restarts + 1)
     # Leaving a table that has not started would empty the seat instead of forfeiting it (and the table
     # could not start): a program that died before the start leaves once the match is under way.
@@ -72,6 +76,35 @@ async def play_program(
         await asyncio.sleep(START_CHECK_S)
     with contextlib.suppress(Exception):
         await client.leave()  # out of restarts: the seat forfeits
+
+
+async def _until_struck(client: TableClient, table_id: str, seat: int, run: Awaitable[bool]) -> bool:
+    """`run`'s result, or False (the program hung) as soon as the host strikes the seat meanwhile; the
+    run is cancelled then, which stops its program."""
+    task = asyncio.ensure_future(run)
+    try:
+        strikes = await _strikes(client, table_id, seat)
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=STRIKE_CHECK_S)
+            if done:
+                return task.result()
+            now = await _strikes(client, table_id, seat)
+            if now > strikes:
+                log.warning("seat %d at %s: its program let the turn clock run out", seat, table_id)
+                return False
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _strikes(client: TableClient, table_id: str, seat: int) -> int:
+    try:
+        seats = (await client.get_table(table_id)).seats
+    except Exception:
+        log.exception("seat %d at %s: cannot read the table", seat, table_id)
+        return 0
+    return seats[seat].strikes if seat < len(seats) else 0
 
 
 async def _exec_once(client: TableClient, program: Program, address: str, table_id: str, seat: int) -> bool:

@@ -68,7 +68,7 @@ def leaderboard(config: LeagueConfig, results: Sequence[GameResult], console: Co
         )
     console.print(table)
     matrix = head_to_head(results, names)
-    h2h = Table(title="head to head: the row's score vs the column (games)", title_justify="left",
+    h2h = Table(title="head to head: row's score vs column (games)", title_justify="left",
                 box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     h2h.add_column("", no_wrap=True)
     for name in names:
