@@ -21,10 +21,8 @@ MATCH_TIMEOUT = 150.0
 def claimed(view: views_pb2.SeatView) -> dict[str, object]:
     """The fields picture.py says it keeps, in a form that compares (hands as multisets)."""
     hand = collections.Counter((ref.card.color, ref.card.rank) for ref in view.hand)
-    # called_uno is not compared: picture.py keeps it as far as the events say, and GetView also shows
-    # calls no event announced (a five swap's giver, a seat whose catch window passed); what a bot acts on,
-    # the catch options, is in the legal actions, which are compared exactly.
-    seats = [(s.seat, s.hand_size, s.score, s.eliminated, s.occupied, s.is_bot) for s in view.seats]
+    # called_uno is compared too: GetView shows a call only as the UnoCalled events announced it.
+    seats = [(s.seat, s.hand_size, s.called_uno, s.score, s.eliminated, s.occupied, s.is_bot) for s in view.seats]
     return {
         "hand": hand,
         "seats": seats,

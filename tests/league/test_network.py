@@ -254,3 +254,85 @@ def test_ctrl_c_is_the_runners_to_handle_not_the_seats_process():
         if seats.poll() is None:
             seats.kill()
             seats.wait(timeout=30)
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of `pid`, whichever of its threads started them."""
+    from pathlib import Path
+
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not __import__("pathlib").Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z")
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/task"), reason="reads /proc")
+@pytest.mark.timeout(240)
+def test_sigkill_mid_grpc_league_then_rerun_loses_doubles_and_leaves_nothing(tmp_path):
+    """The default path, as a newcomer runs it: the runner SIGKILLed mid-league leaves no seats process
+    behind and no scratch host (the next run removes it), and the rerun records every game once, the
+    same games an in-process league plays (random bots never race)."""
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from league_files import league_file
+
+    from unonet.league.config import load
+    from unonet.league.network import SCRATCH_PREFIX
+    from unonet.league.results import Results
+
+    path = league_file(tmp_path, games=12, size=3, bots=3)
+    db = tmp_path / "league.sqlite"
+    command = [sys.executable, "-m", "unonet.cli", "league", "run", str(path), "--no-progress", "--json"]
+    runner = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def rows() -> int:
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+                return int(conn.execute("SELECT COUNT(*) FROM league_games").fetchone()[0])
+        except sqlite3.OperationalError:
+            return 0  # not created yet
+
+    try:
+        deadline = time.monotonic() + 120
+        while not db.exists() or rows() < 3:
+            assert runner.poll() is None and time.monotonic() < deadline, "the runner recorded no games"
+            time.sleep(0.05)
+        children = _children(runner.pid)
+        assert children  # the seats process
+        runner.send_signal(signal.SIGKILL)
+    finally:
+        runner.wait(timeout=30)
+    killed_at = rows()
+    assert 3 <= killed_at < 12
+    scratch = list(Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{runner.pid}-*"))
+    assert scratch  # what a SIGKILL leaves
+    deadline = time.monotonic() + 60
+    while any(_alive(child) for child in children):  # its stdin closed with the runner: it ends
+        assert time.monotonic() < deadline, "the seats process outlived its runner"
+        time.sleep(0.05)
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert rerun.returncode == 0, rerun.stderr
+    assert not any(folder.exists() for folder in scratch)  # removed by the rerun
+    with sqlite3.connect(db) as conn:
+        ids = [row[0] for row in conn.execute("SELECT game_id FROM league_games")]
+    assert len(ids) == len(set(ids)) == 12
+    config = load(path)
+    with Results(db) as results:
+        recorded = {r.game_id: r for r in results.games()}
+    straight = {r.game_id: r for r in play_inprocess(config, schedule(config))}
+    assert recorded.keys() == straight.keys()
+    assert all((recorded[k].ranks, recorded[k].points) == (straight[k].ranks, straight[k].points) for k in straight)

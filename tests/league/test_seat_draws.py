@@ -22,6 +22,7 @@ from unonet.league.network import NetworkedLeague, NetworkOptions
 from unonet.league.results import Results, decode_log, stored_events
 from unonet.league.runner import play_inprocess, run_league
 from unonet.league.schedule import schedule
+from unonet.league.sprt_run import sprt_config
 from unonet.v1 import events_pb2
 from unonet.wire import convert
 
@@ -39,6 +40,9 @@ def test_heads_up_duplicate_leagues_draw_per_seat_by_default(tmp_path):
     assert not league_config.load(league_file(tmp_path, size=2, bots=2, extra="duplicate = false")).seat_draws
     pile = league_config.load(league_file(tmp_path, size=2, bots=2, extra="seat_draws = false"))
     assert not pile.seat_draws and pile.fingerprint() != heads_up.fingerprint()
+    # `unonet league sprt`'s league: pairs drawing per seat, independent games from the pile's top.
+    assert sprt_config("greedy", "basic", db=tmp_path / "sprt.sqlite").seat_draws
+    assert not sprt_config("greedy", "basic", db=tmp_path / "sprt.sqlite", duplicate=False).seat_draws
     with pytest.raises(league_config.LeagueFileError, match="seat_draws"):
         league_config.load(league_file(tmp_path, size=2, bots=2, extra="duplicate = false\nseat_draws = true"))
 

@@ -6,8 +6,8 @@ every event it receives into that view. The legal actions come from the events e
 
 - `hand` (faces and commitments), from the deal, draws, plays, take-backs, 0 rotations, 7 swaps,
   five swaps and forfeits;
-- each seat's `hand_size`, `called_uno` (as far as the events say: GetView may also show a call no
-  event announced, for a five swap's giver; the catch options a bot acts on are in the legal actions),
+- each seat's `hand_size`, `called_uno` (an UnoCalled event's, until that seat's hand changes: a hand
+  passed on by a swap or a rotation carries no call, as GetView shows it),
   `score`, `strikes`, `connected`, `is_bot`, `eliminated`,
   `taken_over` in `seats`;
 - `top_card` (its face), `current_color`, `direction`, `round_number`, `dealer`, `draw_obligation`,
@@ -52,7 +52,6 @@ class TablePicture:
         self.view.CopyFrom(view)
         # What play returns to when the blocking windows close: the phase and seat before them.
         self._paused: tuple[views_pb2.Phase.ValueType, int | None] | None = None
-        self._five_swap_called = False  # whether the giver of the pending five swap had called UNO
 
     def snapshot(self) -> views_pb2.SeatView:
         """A copy of the picture that later events will not change."""
@@ -278,23 +277,15 @@ class TablePicture:
         self.view.discard_pile_size = max(0, self.view.discard_pile_size - 1)
 
     def _hands_rotated(self, msg: events_pb2.HandsRotated) -> None:
-        # A UNO call travels with its hand: each hand moved one seat on in `direction`.
-        seats = [hand.seat for hand in msg.hands]
-        step = 1 if msg.direction == views_pb2.DIRECTION_CLOCKWISE else -1
-        called = {seat: self._state(seat).called_uno for seat in seats}
+        # A UNO call is its caller's, for the hand it held: a hand passed on carries none.
         for hand in msg.hands:
             self._set_hand(hand)
-        for index, seat in enumerate(seats):
-            self._state(seats[(index + step) % len(seats)]).called_uno = (
-                called[seat] and self._state(seats[(index + step) % len(seats)]).hand_size == 1
-            )
+            self._state(hand.seat).called_uno = False
 
     def _hands_swapped(self, msg: events_pb2.HandsSwapped) -> None:
-        called = {msg.seat: self._state(msg.seat).called_uno, msg.target_seat: self._state(msg.target_seat).called_uno}
         for hand in (msg.seat_hand, msg.target_hand):
             self._set_hand(hand)
-        self._state(msg.seat).called_uno = called[msg.target_seat] and msg.seat_hand.count == 1
-        self._state(msg.target_seat).called_uno = called[msg.seat] and msg.target_hand.count == 1
+            self._state(hand.seat).called_uno = False  # a swapped hand carries no call
 
     def _five_swap_offered(self, msg: events_pb2.FiveSwapOffered) -> None:
         # The offered card leaves its giver's hand now; the target's hand changes only at the exchange.
@@ -302,17 +293,15 @@ class TablePicture:
             views_pb2.PendingFiveSwap(seat=msg.seat, target_seat=msg.target_seat, card=msg.card)
         )
         giver = self._state(msg.seat)
-        # Its UNO call stands (a card comes back), but a view shows it only for a hand of one card.
-        self._five_swap_called = giver.called_uno
         giver.hand_size = max(0, giver.hand_size - 1)
-        giver.called_uno = giver.called_uno and giver.hand_size == 1
+        giver.called_uno = False  # its hand changed: a call was for the hand it held
         if self._is_mine(msg.seat):
             self._remove(msg.card)
 
     def _cards_exchanged(self, msg: events_pb2.CardsExchanged) -> None:
         giver = self._state(msg.seat)
         giver.hand_size += 1
-        giver.called_uno = self._five_swap_called and giver.hand_size == 1
+        giver.called_uno = self._state(msg.target_seat).called_uno = False  # both hands changed
         if self._is_mine(msg.seat):
             self._add([msg.received])
         elif self._is_mine(msg.target_seat):
@@ -327,12 +316,6 @@ class TablePicture:
             self.view.ClearField("seat_to_act")
 
     def _window_closed(self, msg: events_pb2.ReactionWindowClosed) -> None:
-        for window in self.view.open_windows:
-            if window.id == msg.window_id and window.kind == views_pb2.REACTION_WINDOW_KIND_UNO_CATCH:
-                if not msg.HasField("winner_seat") and window.HasField("subject_seat"):
-                    # Nobody caught it in time: its last card counts as called, as GetView shows it.
-                    state = self._state(window.subject_seat)
-                    state.called_uno = state.hand_size == 1
         windows = [window for window in self.view.open_windows if window.id != msg.window_id]
         del self.view.open_windows[:]
         self.view.open_windows.extend(windows)

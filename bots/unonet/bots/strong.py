@@ -74,8 +74,8 @@ LEVEL_BUDGETS: dict[int, Budget] = {
     2: Budget(playouts=120),
     3: Budget(playouts=400, seconds=0.09),
 }
-"""Each level's budget: the top level searches up to 90 ms a decision (the issue's 100 ms p99 target,
-with room for rebuilding the position), the lower ones fixed, smaller budgets."""
+"""Each level's budget: the top level searches up to 90 ms of CPU time a decision (the issue's 100 ms
+p99 target, with room for rebuilding the position), the lower ones fixed, smaller budgets."""
 
 
 class StrongBot(Bot):
@@ -343,7 +343,9 @@ def _key(play: cmd.Play) -> tuple[object, ...]:
 def level_note(level: int) -> str:
     """What `strong` at `level` does differently: its budget and its pause (for `kinds.describe`)."""
     budget, think = LEVEL_BUDGETS[level], LEVELS[level].think_s
-    limit = f", or {budget.seconds:g} s, whichever comes first" if budget.seconds is not None else " (reproducible)"
+    limit = " (reproducible)"
+    if budget.seconds is not None:
+        limit = f", or {budget.seconds:g} s of CPU time, whichever comes first"
     pause = f"; thinks about {think:g} s a move" if think else "; no pause"
     return f"up to {budget.playouts} playouts a decision{limit}{pause}."
 

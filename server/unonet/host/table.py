@@ -52,6 +52,7 @@ from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
 from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
 from unonet.host.store import JournalEntry, Store
+from unonet.host.uno_calls import UnoCalls
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 from unonet.wire import convert
 
@@ -128,6 +129,7 @@ class Table:
         self.log = self.events.entries  # the same list (the events in memory), never rebound
         self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
+        self.uno_calls = UnoCalls()  # whose UNO call stands, from the events (SeatState.called_uno)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
         self.commands = CommandBook(store, table_id)  # each command id's first result (commandbook.py)
         self.lost: list[tuple[int, int]] = []  # the numbers the store lost after they were sent (journal.Lost)
@@ -215,7 +217,7 @@ class Table:
                 out = not game.in_play[seat.index] or (self.match is not None and seat.index in self.match.eliminated)
                 held = 0 if out else len(game.hands[seat.index])
                 state.hand_size = held
-                state.called_uno = held == 1 and seat.index not in game.catchable
+                state.called_uno = held == 1 and self.uno_calls.has_called(seat.index)
                 state.score = self.match.totals[seat.index] if self.match else 0
                 state.eliminated = out
                 if game.to_act == seat.index and self.turn_deadline_ns is not None:
@@ -467,6 +469,8 @@ class Table:
             produced.append(entry)
             if isinstance(event, ev.TurnStarted):
                 self.turn_began = entry.number
+            if isinstance(event, Event):
+                self.uno_calls.follow(event)
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
                 produced += [log.add(extra, now) for extra in follow]

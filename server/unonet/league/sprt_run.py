@@ -1,11 +1,13 @@
 """`unonet league sprt A B`: a heads-up comparison that stops as soon as the result is clear.
 
 An SPRT is a two-bot league at a 2-seat table, played cycle by cycle in schedule order: with duplicate
-deals (the default) each cycle is one deal played twice with the seats swapped, and the pair's two
-results are scored together as fishtest scores game pairs (pentanomial); with `--independent` every
-game has its own deal and is scored alone (trinomial). After each cycle the GSPRT (`sprt.Sprt`) says
-H0, H1 or go on. Games are recorded in the league's results database as they end, like any league
-game, so an interrupted test resumes where it stopped and `unonet replay` opens its games.
+deals (the default) each cycle is one deal played twice with the seats swapped, each seat drawing the
+same cards in both for as long as the pile holds them (the league's per-seat draws,
+`LeagueConfig.seat_draws`, on by default heads-up), and the pair's two results are scored together as
+fishtest scores game pairs (pentanomial); with `--independent` every game has its own deal and is scored
+alone (trinomial). After each cycle the GSPRT (`sprt.Sprt`) says H0, H1 or go on. Games are recorded in
+the league's results database as they end, like any league game, so an interrupted test resumes where it
+stopped and `unonet replay` opens its games.
 """
 
 from __future__ import annotations
