@@ -132,9 +132,10 @@ async def served():
     await asyncio.wait_for(host.stop(), CALL_TIMEOUT)
 
 
-# Under MORE at a real table the tracker's draw pile is now and then one card off the view's (62 cards
-# left for a pile of 61, after a reshuffle in a draw); not yet reproduced in process
-# (test_knowledge_stress), so still expected to fail now and then.
+# At a real table the tracker's draw pile is now and then a card or two off the view's under MORE (62
+# cards left for a pile of 61, 73 for 71, after take-backs and reshuffles in a draw). The in-process
+# stress test (test_knowledge_stress), with the same rules, seats and challenges, has not reproduced it
+# yet, so it stays an expected failure here until it is traced.
 KNOWN_TRACKER_BUG = pytest.mark.xfail(reason="wire.knowledge: the draw pile one card off under MORE", strict=False)
 
 
