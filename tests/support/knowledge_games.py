@@ -214,8 +214,10 @@ class CheckedMatch:
             ruleset = self.table.ruleset
             deck = standard_deck(blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds,
                                  h2o_wilds=ruleset.h2o_wilds)
-            extra = Counter(match.game.cards_in_play()) - Counter(deck)
-            assert not extra, f"cards in play beyond the deck's: {extra}\n{self.report()}"
+            in_play = Counter(match.game.cards_in_play())
+            assert in_play == Counter(deck), (
+                f"cards in play are not the deck: {in_play - Counter(deck)} more, {Counter(deck) - in_play} fewer\n"
+                + self.report())
         said = {state.seat for state in view.seats if state.called_uno}
         assert said == {s for s in self.called if view.seats[s].hand_size == 1}, (
             f"GetView says {sorted(said)} called UNO, the events {sorted(self.called)}\n" + self.report())

@@ -69,7 +69,8 @@ class KnowingBot(RandomBot):
     def on_event(self, event: events_pb2.Event) -> None:
         assert self.tracker is not None
         self.tracker.observe(event)
-        self.recent.append(f"{event.number} {event.WhichOneof('payload')} known={dict(self.tracker.known)}")
+        kind = event.WhichOneof("payload")
+        self.recent.append(f"{event.number} {kind} {getattr(event, str(kind)) if kind else ''}".replace("\n", " "))
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         if not self.failures:
