@@ -79,7 +79,9 @@ SILENCE_PENALTY = 2
 BLUFF_EXTRA = 2
 DRAW_AMOUNT = {Rank.DRAW_TWO: 2, Rank.WILD_DRAW_FOUR: 4}
 H2O_AMOUNT = {Rank.PLUS_ONE: 1, Rank.PLUS_TWO: 2}
+_WILD_DRAW_FOUR_AMOUNT: Final = DRAW_AMOUNT[Rank.WILD_DRAW_FOUR]  # read once: a dict keyed by Rank hashes in Python
 FIRST_CARD_RETURNED = frozenset({Rank.WILD_DRAW_FOUR, Rank.BLANK, Rank.SOUND_WILD, Rank.PLUS_ONE, Rank.PLUS_TWO})
+_FIRST_CARD_RETURNED_MASK: Final = sum(1 << card.index for card in CARDS if card.rank in FIRST_CARD_RETURNED)
 SEVEN_O_RANKS = (Rank.ZERO, Rank.SEVEN)
 
 
@@ -132,14 +134,19 @@ _DREW_ONE: Final[list[list[ev.Drew | None]]] = [[None] * _ONE_CARD_SLOTS for _ i
 # The shared Played with `called_uno` set (U1: the play that brings a hand to one card carries the call).
 _PLAYED_ONE_CALLED: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(2)]
 # keyed (target, amount, setter, kind, challengeable)
-_DRAW_OBLIGATION: dict[tuple[int, int, int, Rank, bool], ev.DrawObligation] = {}
-_WINDOW_CLOSED: dict[tuple[int, WindowKind], ev.WindowClosed] = {}  # closed with nobody answering, by id and kind
+# Both keyed by ints, never by an enum member: an `Enum` hashes in Python (its `__hash__` is Python code),
+# which the compiled build then runs interpreted; a member's place in its enum (`tuple.index`, compared by
+# identity in C) is the int.
+_DRAW_OBLIGATION: dict[tuple[int, int, int, int, bool], ev.DrawObligation] = {}
+_WINDOW_CLOSED: dict[int, ev.WindowClosed] = {}  # closed with nobody answering: id * 8 + the kind's place
+_RANKS: Final = tuple(Rank)
+_WINDOW_KINDS: Final = tuple(WindowKind)
 
 
 def _window_closed(window: Window) -> ev.WindowClosed:
     """`WindowClosed(window.id, kind=window.kind)`, shared: house rules open and close a window on nearly
     every play."""
-    key = (window.id, window.kind)
+    key = window.id * 8 + _WINDOW_KINDS.index(window.kind)
     event = _WINDOW_CLOSED.get(key)
     if event is None:
         event = ev.WindowClosed(window.id, kind=window.kind)
@@ -560,7 +567,9 @@ class Game:
         ruleset = self.ruleset
 
         def is_returned(card: Card) -> bool:
-            return card.rank in FIRST_CARD_RETURNED or (card.rank is WILD and ruleset.first_wild is FirstWild.REDRAW)
+            return bool(_FIRST_CARD_RETURNED_MASK >> card.index & 1) or (
+                card.rank is WILD and ruleset.first_wild is FirstWild.REDRAW
+            )
 
         # Else returning would never end; a top card that stays settles it without the scan.
         if is_returned(self.draw_pile[-1]) and all(is_returned(card) for card in self.draw_pile):
@@ -676,9 +685,11 @@ class Game:
 
         Every attribute but the derived ones (`_seats` from `in_play`, `_blocking` from `windows`), the
         shuffle function and the events of the last call (`_out`); the random stream by its state.
-        tests/engine/test_legality.py checks that it reads every other attribute.
+        tests/engine/test_legality.py checks that it reads every other attribute. The per-seat draw
+        streams' state comes last and only when the round has them, so a round without them keeps the
+        fingerprint it had before they existed (the replay digest of bench/replay_digest.py with it).
         """
-        return (
+        state = (
             tuple(tuple(hand) for hand in self.hands),
             tuple(self.draw_pile),
             tuple(self.discard),
@@ -719,8 +730,8 @@ class Game:
             self._jump_window,
             tuple(sorted((window_id, tuple(log.order)) for window_id, log in self._reactions.items())),
             self._bluff_snapshot,
-            None if self.draws is None else self.draws.state(),
         )
+        return state if self.draws is None else (*state, self.draws.state())
 
     def copy(self) -> Game:
         """An independent copy for bots that search; the copy's random stream continues the same way."""
@@ -1637,7 +1648,7 @@ class Game:
         """T10/B5: after the colour is named, the next player owes 4 (or the chain's total)."""
         hand, is_fair, previous_color = self._bluff_snapshot
         previous = self.obligation
-        amount = DRAW_AMOUNT[WILD_DRAW_FOUR]
+        amount = _WILD_DRAW_FOUR_AMOUNT
         if previous is not None and self.ruleset.stacking_cumulative:
             amount += previous.amount
         bluff = BluffRecord(seat, hand, is_fair, card, previous_color)
@@ -1695,10 +1706,11 @@ class Game:
         if self._quiet:
             return
         challengeable = obligation.bluff is not None and self.ruleset.can_challenge
-        key = (obligation.target, obligation.amount, obligation.setter, obligation.kind, challengeable)
+        kind = obligation.kind
+        key = (obligation.target, obligation.amount, obligation.setter, _RANKS.index(kind), challengeable)
         event = _DRAW_OBLIGATION.get(key)
         if event is None:
-            event = ev.DrawObligation(*key)
+            event = ev.DrawObligation(obligation.target, obligation.amount, obligation.setter, kind, challengeable)
             if obligation.amount < 64:  # keeps the table small however long a stacked chain runs
                 _DRAW_OBLIGATION[key] = event
         self._out.append(event)
