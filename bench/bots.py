@@ -56,7 +56,7 @@ from unonet.bots.kinds import bench_kinds, describe, make_bot
 from unonet.engine import find_ruleset
 
 SEED = 20261202
-DEALS = {"full": 1000, "quick": 150}
+DEALS = {"full": 1000, "quick": 100}
 QUICK_PAIRINGS = ("greedy_vs_random_2p", "greedy_vs_basic_2p", "strong_vs_random_2p", "strong_vs_random_4p",
                   "strong_vs_greedy_2p", "oracle_vs_greedy_2p")
 """The pairings a quick run plays: the ones the strength targets and the quick JSON name."""

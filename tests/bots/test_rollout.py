@@ -111,15 +111,17 @@ def test_deals_of_an_open_wild_draw_four_are_fair_but_at_the_accused_bluff_rate(
     assert not game.obligation.bluff.is_fair
     belief = Belief(0, trust=1.0)
     rng = random.Random(3)
-    fair = [belief.sample(game, knowledge, rng).obligation.bluff.is_fair for _ in range(300)]  # type: ignore[union-attr]
-    assert 0.8 < sum(fair) / len(fair) < 1.0  # unfair only at the prior bluff rate (and by chance after it)
-    assert BLUFF_PRIOR < 0.2
-    for _ in range(3):  # a seat caught bluffing three times is trusted less
+    def fair_share() -> float:
+        deals = [belief.sample(game, knowledge, rng).obligation for _ in range(300)]
+        return sum(obligation.bluff.is_fair for obligation in deals) / len(deals)  # type: ignore[union-attr]
+
+    prior = fair_share()
+    assert BLUFF_PRIOR <= prior < 1.0  # made fair but at the prior bluff rate (and by chance after it)
+    for _ in range(6):  # a seat found innocent six times is trusted more
         belief.observe(events_pb2.Event(challenge_resolved=events_pb2.ChallengeResolved(
-            challenger_seat=0, accused_seat=1, guilty=True)))
-    assert belief.bluff_rate(1) > 0.4
-    fair_after = [belief.sample(game, knowledge, rng).obligation.bluff.is_fair for _ in range(300)]  # type: ignore[union-attr]
-    assert sum(fair_after) < sum(fair) - 60
+            challenger_seat=0, accused_seat=1, guilty=False)))
+    assert belief.bluff_rate(1) < 0.2
+    assert fair_share() > prior + 0.2
 
 
 def test_the_policy_challenges_by_greedys_odds_and_draws_otherwise():

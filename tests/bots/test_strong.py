@@ -208,7 +208,7 @@ def test_a_draw_on_a_turn_marks_what_the_drawer_could_have_played():
     assert not belief.unlikely
 
 
-def test_strong_draws_on_an_honest_players_wild_draw_four_and_challenges_a_caught_bluffer():
+def test_strong_draws_on_a_proven_honest_players_wild_draw_four_and_challenges_a_caught_bluffer():
     answers = []
     for seed in range(40):
         recorder = Recorder(seed)
@@ -219,8 +219,11 @@ def test_strong_draws_on_an_honest_players_wild_draw_four_and_challenges_a_caugh
             bot = StrongBot(seed, budget=Budget(playouts=64))
             for event in events:
                 bot.on_event(event)
-            honest = bot.decide(view, BotState(seat=state.seat))  # greedy never bluffs: every one was fair
             accused = view.draw_obligation.setter_seat
+            for _ in range(6):  # greedy never bluffs, and this table saw the accused found innocent six times
+                bot.on_event(events_pb2.Event(challenge_resolved=events_pb2.ChallengeResolved(
+                    challenger_seat=state.seat, accused_seat=accused, guilty=False)))
+            honest = bot.decide(view, BotState(seat=state.seat))
             caught = StrongBot(seed, budget=Budget(playouts=64))
             for event in events:
                 caught.on_event(event)

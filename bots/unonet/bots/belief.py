@@ -13,8 +13,12 @@ hands the table has actually shown.
 The same holds for a Wild Draw Four waiting to be answered: most players do not bluff, so a deal where
 the accused held a card the rule forbade (B2) is made fair, by moving those cards into the draw pile,
 unless a draw with the accused's bluff rate says it bluffed. That rate counts the accused's challenged
-Wild Draw Fours from a prior of `BLUFF_PRIOR` (one bluff in `BLUFF_PRIOR_WEIGHT` plays seen): without
-it a deal of random hands finds most Wild Draw Fours unfair, and a search would challenge them all.
+Wild Draw Fours from a prior of `BLUFF_PRIOR` worth `BLUFF_PRIOR_WEIGHT` challenges (Laplace's rule,
+greedy's own): without it a deal of random hands finds most Wild Draw Fours unfair, and a search would
+challenge them all; with a prior of honesty (0.1 over 4) it never challenged a random player's
+frequent bluffs and lost to random more often (68.8% of 160 heads-up rounds at 24 playouts, 71.9%
+with this prior), while against greedy, who never bluffs, it gained nothing measurable (50.1% over
+1,000 duplicated deals). Each seat's rate then falls as its challenged Wild Draw Fours prove fair.
 
 Why soft and not hard: a draw by choice is legal (T3), people and bots sandbag or bluff, and a hard
 exclusion that is wrong would make some true positions impossible to deal at all.
@@ -35,8 +39,8 @@ __all__ = ["BLUFF_PRIOR", "BLUFF_PRIOR_WEIGHT", "DEFAULT_TRUST", "Belief", "pinn
 #: How often a card a seat most likely does not hold is moved out of its hand in a deal.
 DEFAULT_TRUST = 0.85
 #: The bluff rate of a seat never challenged, and how many challenges that prior counts as.
-BLUFF_PRIOR = 0.1
-BLUFF_PRIOR_WEIGHT = 4
+BLUFF_PRIOR = 0.5
+BLUFF_PRIOR_WEIGHT = 2
 _ALL_CARDS = tuple(dict.fromkeys(standard_deck(blank_cards=True, sound_wilds=True, h2o_wilds=True)))
 
 
