@@ -184,6 +184,25 @@ def test_fetched_table_infos_bring_latencies_and_connections() -> None:
     assert model.notice == ""
 
 
+def test_the_draw_pile_counts_a_reshuffle_in_the_middle_of_a_draw_and_ignores_a_returned_first_card() -> None:
+    model = dealt_model()  # 98 left after the deal and the first card
+    model.apply(ev(7, cards_drawn=events_pb2.CardsDrawn(seat=1, count=97)))
+    assert model.draw_pile_size == 1
+    # A draw of 3 with 1 card left: the pile is rebuilt from 40 discards in the middle of the draw, and the
+    # CardsDrawn after it counts the old pile's last card with the two from the new pile.
+    model.apply(ev(8, pile_reshuffled=events_pb2.PileReshuffled(draw_pile_size=40)))
+    model.apply(ev(9, cards_drawn=events_pb2.CardsDrawn(seat=2, count=3)))
+    assert model.draw_pile_size == 38
+    # S4: a first card that goes back goes into the pile it came from: no FirstCardTurned took it off.
+    model.apply(ev(10, round_started=events_pb2.RoundStarted(round_number=2, dealer_seat=0, seats_in_play=[0, 1, 2])))
+    hands = [cards_pb2.SeatHand(seat=seat, count=7) for seat in range(3)]
+    model.apply(ev(11, cards_dealt=events_pb2.CardsDealt(dealer_seat=0, hands=hands, draw_pile_size=87)))
+    model.apply(ev(12, first_card_returned=events_pb2.FirstCardReturned(card=ref(WILD))))
+    assert model.draw_pile_size == 87 and model.top_card is None
+    model.apply(ev(13, first_card_turned=events_pb2.FirstCardTurned(card=ref(R5))))
+    assert model.draw_pile_size == 86
+
+
 def test_card_faces_order_and_convert() -> None:
     assert CardFace(1, 6).to_proto() == R5
     assert sorted([face_of(B2), face_of(R5)])[0] == face_of(R5)

@@ -454,8 +454,7 @@ def _first_card(m: GameModel, e: events_pb2.Event, p: events_pb2.FirstCardTurned
 
 
 def _first_card_returned(m: GameModel, e: events_pb2.Event, p: events_pb2.FirstCardReturned) -> None:
-    m.top_card, m.current_color = None, 0
-    m.draw_pile_size += 1
+    m.top_card, m.current_color = None, 0  # the card went back into the pile it was turned from (S4)
 
 
 def _turn_started(m: GameModel, e: events_pb2.Event, p: events_pb2.TurnStarted) -> None:
@@ -517,7 +516,9 @@ def _obligation(m: GameModel, e: events_pb2.Event, p: events_pb2.DrawObligationC
 
 
 def _reshuffled(m: GameModel, e: events_pb2.Event, p: events_pb2.PileReshuffled) -> None:
-    m.draw_pile_size = p.draw_pile_size
+    # It comes in the middle of a draw: the old pile's last cards are still counted here, and the
+    # CardsDrawn that follows takes them off with the rest of its draw (events.proto, PileReshuffled).
+    m.draw_pile_size += p.draw_pile_size
 
 
 def _silence(m: GameModel, e: events_pb2.Event, p: events_pb2.SilenceStarted) -> None:
