@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 
-from unonet.engine import Card, Match, find_ruleset
+from unonet.engine import Card, Color, Match, find_ruleset
 from unonet.engine.draws import SeatDraws, draw_number
 from unonet.engine.search import playout
 
@@ -142,3 +142,33 @@ def test_seat_draws_refuse_a_seed_outside_64_bits() -> None:
         SeatDraws(1, round_no=0)
     with pytest.raises(IndexError):
         SeatDraws(1).take([], 0)
+
+
+def test_draws_in_four_seat_playouts_take_each_colour_at_its_share_of_the_pile() -> None:
+    """The streams' uniformity where it matters: real rounds of four seats, rebuilds included. Each
+    draw's chance of a colour is that colour's share of the pile at that moment; summed over every
+    draw, the counts drawn stay within four standard deviations of it."""
+    observed: Counter[Color] = Counter()
+    expected: Counter[Color] = Counter()
+    variance: Counter[Color] = Counter()
+
+    class Recording(SeatDraws):
+        __slots__ = ()
+
+        def take(self, pile: list[Card], seat: int) -> Card:
+            held = Counter(card.color for card in pile)
+            for color, count in held.items():
+                share = count / len(pile)
+                expected[color] += share
+                variance[color] += share * (1 - share)
+            card = super().take(pile, seat)
+            observed[card.color] += 1
+            return card
+
+    for seed in range(300):
+        match = Match(find_ruleset("standard"), 4, random.Random(seed), draws=Recording(seed))
+        match.start()
+        playout(match.game, random.Random(seed + 7))
+    assert sum(observed.values()) > 5_000
+    for color in expected:
+        assert abs(observed[color] - expected[color]) < 4 * variance[color] ** 0.5, color

@@ -4,8 +4,9 @@ the seat needs them, restarted after a crash, stopped with the host. The kind he
 
 A crashed worker is started again only while its seat still wants it (`BotWorkers.wanted`): a crash
 seen once the match is over is not restarted. The crash in the table test is therefore made on cue,
-while the match provably goes on: the other seat's player is held at its own turn (no turn clock, no
-jump-in in `standard`), so nobody can end the match until the test lets it go."""
+while the match provably goes on: the other seat's player is held at its own turn (no jump-in in
+`standard`, and a turn clock far longer than the hold), so nobody can end the match until the test lets
+it go."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 import pytest
+from bot_tables import clock
 
 from unonet.bots import kinds
 from unonet.bots.greedy_bot import GreedyBot
@@ -25,7 +27,6 @@ from unonet.client.table_client import TableClient
 from unonet.host.bot_workers import BotWorkers, WorkerSpec, default_command
 from unonet.host.host import Host
 from unonet.host.server import create_server
-from unonet.v1 import table_pb2
 
 TIMEOUT = 10.0
 MATCH_TIMEOUT = 90.0
@@ -68,7 +69,7 @@ async def _wait_for(predicate, what: str) -> None:
 
 class HeldGreedy(GreedyBot):
     """Greedy, except that once `hold()` is true it waits at its next decision until `release` is set.
-    While it waits its seat owes the decision, so (no turn clock, no jump-in) the match cannot end."""
+    While it waits its seat owes the decision, so (no jump-in, a long turn clock) the match cannot end."""
 
     def __init__(self, hold: Callable[[], bool]) -> None:
         super().__init__(seed=2)
@@ -102,14 +103,16 @@ async def test_a_worker_plays_the_seat_is_restarted_after_a_crash_and_stops_with
     address, host = served
     answers = _recording(host.workers)
     async with await TableClient.connect(address, timeout=TIMEOUT) as client:
+        # A turn clock far longer than the hold (which lasts until the restart, a fraction of a second), never
+        # taking a seat over: it only moves the table on if a runner ever waited for nothing.
         created = await client.create_table("standard", {"target_score": 30}, 2, name="w", manual_start=True,
-                                            clock=table_pb2.ClockSettings())  # no turn clock: the hold is safe
+                                            clock=clock(10.0, strikes=0))
         joined = await client.join(created.table_id, "me", seat=0)
         assert await client.add_bots(1, "workergreedy") == [1]
         await client.start_table()
         table = host.tables[created.table_id]
 
-        def worker_acted() -> bool:  # with no clock, every command of seat 1's not `bot-` is the worker's
+        def worker_acted() -> bool:  # the clock's own entries are not commands: these are the worker's
             return any(key[0] == 1 and not key[1].startswith("bot-") for key in table.commands)
 
         me = HeldGreedy(hold=worker_acted)

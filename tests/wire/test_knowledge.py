@@ -17,13 +17,14 @@ from collections.abc import Awaitable, Callable
 import grpc
 import pytest
 from bot_tables import default_clock  # short reaction windows: a jump-in window follows every play here
+from knowledge_checks import POSITION_PHASES, check_position
 
 from unonet.bots.policy import BotState
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner
 from unonet.client import commands as cmd
 from unonet.client.table_client import TableClient
-from unonet.engine import Game, MalformedAction, determinize, legal_actions, playout
+from unonet.engine import MalformedAction, determinize, playout
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.v1 import events_pb2, rules_pb2, views_pb2
@@ -40,36 +41,6 @@ MORE = {
     "illegal_play_penalty": True, "deflecting": True, "stacking": True, "seven_o": True,
     "bluff_penalty": rules_pb2.BLUFF_PENALTY_TAKE_BACK, "target_score": 2000,
 }  # fmt: skip
-
-
-def visible(game: Game, seat: int) -> dict[str, object]:
-    """Everything `seat` can see of `game`."""
-    obligation = game.obligation
-    return {
-        "hand": Counter(game.hands[seat]),
-        "discard": list(game.discard),
-        "color": game.color,
-        "direction": game.direction,
-        "to_act": game.to_act,
-        "current": game.current,
-        "phase": game.phase,
-        "hand_sizes": [len(hand) for hand in game.hands],
-        "draw_pile": len(game.draw_pile),
-        "obligation": None
-        if obligation is None
-        else (obligation.amount, obligation.kind, obligation.target, obligation.setter, obligation.skips),
-        "challengeable": obligation is not None and obligation.bluff is not None,
-        "windows": sorted((w.id, w.kind, w.eligible, w.target, w.card) for w in game.windows.values()),
-        "catchable": set(game.catchable),
-        "in_play": game.in_play,
-        "went_out": game.went_out,
-        "silence": game.silence,
-        "skip_next": set(game.skip_next),
-        "penalty_points": list(game.penalty_points),
-        "first_card_on_top": game.first_card_on_top,
-        "pending_swap": None if game.pending_swap is None else game.pending_swap[:2],
-        "legal": legal_actions(game, seat),
-    }
 
 
 class ChallengingBot(RandomBot):
@@ -121,31 +92,19 @@ class KnowingBot(RandomBot):
         if self.tracker.last_event_number != view.event_number or table.last_number != view.event_number:
             self.checked["stale"] += 1  # the table moved on since this view: nothing to compare
             return
-        if view.phase not in (views_pb2.PHASE_TURN, views_pb2.PHASE_CHOOSE_COLOR, views_pb2.PHASE_AFTER_DRAW,
-                              views_pb2.PHASE_CHOOSE_SWAP_TARGET, views_pb2.PHASE_FIVE_SWAP,
-                              views_pb2.PHASE_GIVE_CARD):  # fmt: skip
+        if view.phase not in POSITION_PHASES:
             with pytest.raises(MalformedAction):
                 self.tracker.position(view)
             self.checked["refused"] += 1
             return
         assert table.match is not None
         true = table.match.game
-        seat = view.seat
-        known_game, knowledge = self.tracker.position(view)
-        assert visible(known_game, seat) == visible(true, seat)
-        for other, cards in enumerate(knowledge.known):
-            assert not Counter(cards) - Counter(true.hands[other]), f"seat {other} does not hold {cards}"
-        for other, banned in enumerate(knowledge.excluded):
-            unknown = Counter(true.hands[other]) - Counter(knowledge.known[other])
-            assert not set(unknown) & banned, f"seat {other} holds {set(unknown) & banned}, said to be excluded"
-            self.checked["excluded"] += bool(banned)
+        knowledge = check_position(self.tracker, view, true)
+        self.checked["excluded"] += sum(bool(banned) for banned in knowledge.excluded)
         self.checked["known"] += sum(len(cards) for cards in knowledge.known)
-        dealt = determinize(known_game, knowledge, random.Random(view.event_number))
-        assert visible(dealt, seat) == visible(true, seat)
-        assert Counter(dealt.cards_in_play()) == Counter(true.cards_in_play())
-        for other, cards in enumerate(knowledge.known):
-            assert not Counter(cards) - Counter(dealt.hands[other])
-        playout(dealt, random.Random(view.event_number))  # the determinized position plays to its end
+        known_game, _ = self.tracker.position(view)
+        playout(determinize(known_game, knowledge, random.Random(view.event_number)),
+                random.Random(view.event_number))  # the determinized position plays to its end
         self.checked["positions"] += 1
         if self.checked["positions"] >= POSITIONS:
             self.enough.set()
@@ -173,11 +132,10 @@ async def served():
     await asyncio.wait_for(host.stop(), CALL_TIMEOUT)
 
 
-# Under MORE the tracker sometimes credits a seat with a card another seat no longer holds (a known
-# bug in wire.knowledge, seen once a run or so after the bots' and runners' changes: the failure names
-# the event); until it is traced the case is expected to fail now and then, and reports when it does.
-KNOWN_TRACKER_BUG = pytest.mark.xfail(reason="wire.knowledge: a known card not held under MORE's house rules",
-                                      strict=False)
+# Under MORE at a real table the tracker's draw pile is now and then one card off the view's (62 cards
+# left for a pile of 61, after a reshuffle in a draw); not yet reproduced in process
+# (test_knowledge_stress), so still expected to fail now and then.
+KNOWN_TRACKER_BUG = pytest.mark.xfail(reason="wire.knowledge: the draw pile one card off under MORE", strict=False)
 
 
 @pytest.mark.timeout(MATCH_TIMEOUT + 20)

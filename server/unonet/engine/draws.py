@@ -93,8 +93,8 @@ class SeatDraws:
         self._prefix = _DOMAIN + seed.to_bytes(8, "big") + round_no.to_bytes(4, "big")
 
     def for_round(self, round_no: int) -> SeatDraws:
-        """The same seed's draws for round `round_no`, every seat on a fresh start."""
-        return SeatDraws(self.seed, round_no)
+        """The same seed's draws for round `round_no`, every seat on a fresh start (of this class)."""
+        return type(self)(self.seed, round_no)
 
     def epoch(self, seat: int) -> int:
         """The epoch `seat` drew its last card in (-1 before its first draw of the round)."""

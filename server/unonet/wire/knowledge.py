@@ -41,11 +41,12 @@ from unonet.engine import (
     Obligation,
     Phase,
     Rank,
+    Ruleset,
     WildDrawFourRule,
     standard_deck,
 )
 from unonet.engine.rules import is_wild_draw_four_fair, matches
-from unonet.v1 import cards_pb2, events_pb2, views_pb2
+from unonet.v1 import cards_pb2, events_pb2, rules_pb2, views_pb2
 from unonet.wire import convert
 
 __all__ = ["SeatTracker"]
@@ -76,6 +77,7 @@ class SeatTracker:
         self.next_window_id = 1  # ids are unique within a table: they go on from round to round
         self.has_round = False  # True once the current round's events have been followed from its start
         self.rule: WildDrawFourRule | None = None  # T2's rule, from MatchStarted or the last view read
+        self._ruleset_read: tuple[bytes, Ruleset] | None = None  # the last view's ruleset message, read
         self._new_round(())
 
     def _new_round(self, seats: Iterable[int]) -> None:
@@ -176,15 +178,19 @@ class SeatTracker:
 
     def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
         self.sizes[msg.seat] = msg.hand_size
-        if msg.seat != self.seat and msg.cards:
-            self.excluded.pop(msg.seat, None)  # cards it did not have then: the exclusion holds no more
+        if msg.seat != self.seat and msg.count:
+            # cards it did not have then: the exclusion holds no more (`count`, not `cards`: a hidden card
+            # has a CardRef only where the fair shuffle commits to it)
+            self.excluded.pop(msg.seat, None)
         if msg.seat == self.went_out and msg.hand_size:  # back in the round: whoever else went out is waited for
             self.went_out = next((s for s in sorted(self.in_play) if self.sizes.get(s) == 0), None)
         if msg.seat != self.seat:
             return
         cards = _cards(msg.cards)
         self.hand += cards
-        self.drawn = cards[-1] if cards and msg.reason == events_pb2.DRAW_REASON_TURN else None
+        if msg.reason == events_pb2.DRAW_REASON_TURN:
+            self.drawn = cards[-1] if cards else None
+        # any other draw (a penalty for chat in a silence, H14, a slap, U5) leaves the turn's drawn card as it was
 
     def _on_drawn_card_kept(self, _msg: events_pb2.DrawnCardKept) -> None:
         self.drawn = None
@@ -329,7 +335,7 @@ class SeatTracker:
         phase = convert.phase_from_pb(view.phase)
         if phase is Phase.ROUND_OVER:
             raise _bad("the round is over")
-        ruleset = convert.ruleset_from_pb(view.settings.ruleset.preset, view.settings.ruleset)
+        ruleset = self._ruleset(view.settings.ruleset)
         self.rule = ruleset.wild_draw_four
         n, me = view.settings.seat_count, self.seat
         hand = _cards(view.hand)
@@ -365,6 +371,8 @@ class SeatTracker:
                 hands.append(hand)
                 continue
             held = list(known[s].elements())
+            if s == current and drawn is not None and s != me:
+                held.append(drawn)  # a placeholder, not knowledge: `determinize` keeps the drawn card itself
             need = sizes.get(s, 0) - len(held)
             if need > len(unseen):
                 raise _bad(f"seat {s} holds more cards than are unseen")
@@ -403,6 +411,13 @@ class SeatTracker:
         excluded = tuple(frozenset() if s == me else self.excluded.get(s, frozenset()) for s in range(n))
         return game, Knowledge(me, known=known_cards, excluded=excluded)
 
+    def _ruleset(self, msg: rules_pb2.Ruleset) -> Ruleset:
+        """The view's ruleset, read once per table (a bot reads a position at every decision)."""
+        key = msg.SerializeToString(deterministic=True)
+        if self._ruleset_read is None or self._ruleset_read[0] != key:
+            self._ruleset_read = (key, convert.ruleset_from_pb(msg.preset, msg))
+        return self._ruleset_read[1]
+
     def _color(self, view: views_pb2.SeatView) -> Color | None:
         if view.current_color == cards_pb2.COLOR_UNSPECIFIED:
             return None
@@ -421,11 +436,15 @@ class SeatTracker:
 
     def _playable_placeholder(self, view: views_pb2.SeatView, unseen: list[Card], known: Counter[Card]) -> Card:
         """Another seat's drawn card, which it may still play: an unseen card that can be played now,
-        moved into its known cards (the pile's order is unknown, so any one will do)."""
+        taken out of `unseen` (the pile's order is unknown, so any one will do). It is no knowledge of
+        that hand: `Knowledge.known` leaves it out, and `determinize` keeps `Game.drawn` where it is.
+        A card equal to one known in the same hand is taken last, since `determinize` keeps the drawn
+        card only when the known ones do not already name it."""
         top = convert.card_from_pb(view.top_card.card)
         color = self._color(view)
-        for index, card in enumerate(unseen):
-            if matches(card, color, top) and card.rank is not Rank.WILD_DRAW_FOUR:
-                known[card] += 1
-                return unseen.pop(index)
-        raise _bad("no unseen card could be the card just drawn")
+        playable = [i for i, card in enumerate(unseen) if matches(card, color, top)]
+        if not playable:
+            raise _bad("no unseen card could be the card just drawn")
+        # a Wild Draw Four last: whether it may be played depends on the hand (T2)
+        index = min(playable, key=lambda i: (unseen[i].rank is Rank.WILD_DRAW_FOUR, known[unseen[i]] > 0))
+        return unseen.pop(index)
