@@ -72,7 +72,9 @@ async def test_a_python_bot_that_misbehaves_loses_only_its_own_turn(served_host,
 async def test_a_seat_taken_back_by_token_mid_match_plays_on(served_host):
     channel = grpc.aio.insecure_channel(served_host.address)
     try:
-        table_id, clients = await join_table(channel, 2, overrides={"target_score": 60})
+        # A match to 300: the round the crash interrupts all but never ends it (a hand five moves in is worth
+        # far less), so the seat taken back plays again; to 60 that round sometimes ended the match.
+        table_id, clients = await join_table(channel, 2, overrides={"target_score": 300})
         other = asyncio.create_task(BotRunner(RandomBot(seed=5)).run(clients[0], table_id, 0))
         first = BotRunner(RandomBot(seed=6))
         playing = asyncio.create_task(first.run(clients[1], table_id, 1))

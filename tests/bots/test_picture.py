@@ -33,6 +33,7 @@ def claimed(view: views_pb2.SeatView) -> dict[str, object]:
         "draw_obligation": view.draw_obligation.SerializeToString(deterministic=True),
         "open_windows": sorted(w.id for w in view.open_windows),
         "discard_pile_size": view.discard_pile_size,
+        "draw_pile_size": view.draw_pile_size,
         "legal_actions": view.legal_actions.SerializeToString(deterministic=True),
         "phase": view.phase,
         "seat_to_act": view.seat_to_act if view.HasField("seat_to_act") else None,

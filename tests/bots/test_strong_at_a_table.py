@@ -61,11 +61,7 @@ async def test_strong_searches_every_decision_of_a_match_over_the_network(served
     assert set(runners[0].refusal_reasons) <= LATE, runners[0].refusal_reasons
     assert strong.searches > 0
     assert strong.ahead == 0  # the runner waited for the events before asking it to decide
-    # The events rebuild every position, but for a known wire.knowledge bug: now and then its draw pile is
-    # one card off the view's and the decisions fall back to greedy. Reported as an expected failure
-    # (never a pass) when that is all that went wrong.
-    if strong.unsearchable:
-        pytest.xfail(f"wire.knowledge: {strong.unsearchable} positions not rebuilt: {strong.last_refusal}")
+    assert strong.unsearchable == 0, strong.last_refusal  # the events rebuild every position
 
 
 @pytest.mark.timeout(MATCH_TIMEOUT + 30)

@@ -26,12 +26,14 @@ from unonet.engine import (
     Action,
     CallUno,
     CatchUno,
+    Challenge,
     ChooseColor,
     Game,
     MalformedAction,
     Play,
     UnoError,
     legal_actions,
+    standard_deck,
 )
 from unonet.host import journal
 from unonet.host.errors import HostError
@@ -123,6 +125,9 @@ class CheckedMatch:
                    for action in legal_actions(game, seat)]
         options += self.mischief(game)
         self.rng.shuffle(options)
+        # Most Wild Draw Fours are challenged, as at a table of ChallengingBots: each ruling is an event
+        # the tracker must follow (a reveal, a take-back, an exclusion).
+        options.sort(key=lambda option: not (isinstance(option[1][0], Challenge) and self.rng.random() < 0.8))
         return any(self.send(seat, actions) for seat, actions in options[:4])
 
     def mischief(self, game: Game) -> list[tuple[int, tuple[Action, ...]]]:
@@ -205,6 +210,14 @@ class CheckedMatch:
     def check(self, seat: int, tracker: SeatTracker, view: views_pb2.SeatView) -> None:
         match = self.table.match
         assert match is not None
+        if match.round_no and seat == 0:
+            ruleset = self.table.ruleset
+            deck = standard_deck(blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds,
+                                 h2o_wilds=ruleset.h2o_wilds)
+            in_play = Counter(match.game.cards_in_play())
+            assert in_play == Counter(deck), (
+                f"cards in play are not the deck: {in_play - Counter(deck)} more, {Counter(deck) - in_play} fewer\n"
+                + self.report())
         said = {state.seat for state in view.seats if state.called_uno}
         assert said == {s for s in self.called if view.seats[s].hand_size == 1}, (
             f"GetView says {sorted(said)} called UNO, the events {sorted(self.called)}\n" + self.report())

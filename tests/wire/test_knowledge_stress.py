@@ -6,6 +6,8 @@ true hidden cards, a determinization of it must deal every card in play, and Get
 must be what the UnoCalled events said. The suite runs one short match per preset and house-rule set
 (2 to 6 players in turn), a few seconds in all; `UNONET_KNOWLEDGE_SWEEP=N` plays every preset, every
 house-rule set and every player count from 2 to 6 with N seeds each, whole matches (minutes).
+Every third case deals by the fair shuffle, whose round seeds come from `secrets` as at a real host:
+those deals differ from run to run (the policy's choices stay seeded); the others repeat exactly.
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ every event it receives into that view. The legal actions come from the events e
   `score`, `strikes`, `connected`, `is_bot`, `eliminated`,
   `taken_over` in `seats`;
 - `top_card` (its face), `current_color`, `direction`, `round_number`, `dealer`, `draw_obligation`,
-  `open_windows`, `discard_pile_size`, `five_swap`, `silence_seat`, `winners`; `draw_pile_size` as
-  the deal, draws and reshuffles say (it can be one card off under some house rules: read GetView
-  where it matters);
+  `open_windows`, `discard_pile_size`, `five_swap`, `silence_seat`, `winners`, `draw_pile_size` (as
+  the deal, draws, reshuffles and returned first cards say);
 - `seat_to_act` and `turn_deadline` from TurnStarted (and this seat, while its legal actions are
   required); `phase` as far as the events say it: the phase a policy can act on (this seat's
   decision, from its legal actions), PHASE_SHUFFLE, PHASE_WINDOW, PHASE_ROUND_OVER, PHASE_MATCH_OVER.
@@ -205,10 +204,9 @@ class TablePicture:
         self.view.draw_pile_size = max(0, self.view.draw_pile_size - 1)
 
     def _first_card_returned(self, msg: events_pb2.FirstCardReturned) -> None:
+        # The card went back into the pile it was turned from (S4): no pile's size changed.
         self.view.ClearField("top_card")
         self.view.current_color = cards_pb2.COLOR_UNSPECIFIED
-        self.view.discard_pile_size = max(0, self.view.discard_pile_size - 1)
-        self.view.draw_pile_size += 1
 
     def _to_discards(self, ref: cards_pb2.CardRef) -> None:
         self.view.top_card.CopyFrom(ref)
@@ -258,8 +256,11 @@ class TablePicture:
             self.view.ClearField("draw_obligation")
 
     def _pile_reshuffled(self, msg: events_pb2.PileReshuffled) -> None:
-        self.view.draw_pile_size = msg.draw_pile_size
-        self.view.discard_pile_size = 1
+        # The discards under the top card (and under a Wild Draw Four that may still be taken back, B3)
+        # form the new pile. The old pile's last cards are still counted here: the CardsDrawn that
+        # follows reports them with the rest of its draw.
+        self.view.draw_pile_size += msg.draw_pile_size
+        self.view.discard_pile_size = max(1, self.view.discard_pile_size - msg.draw_pile_size)
 
     def _silence_started(self, msg: events_pb2.SilenceStarted) -> None:
         self.view.silence_seat = msg.seat

@@ -93,6 +93,7 @@ class SeatTracker:
         self.color: Color | None = None
         self.color_before_wild_draw_four: Color | None = None
         self.wild_draw_four_hand = 0  # the hand size its player had left after the last Wild Draw Four
+        self.took_since_wild_draw_four: set[int] = set()  # seats whose hands took cards since it was played
         self.last_player = 0  # who played the top card (a skip escape's opener)
         self.drawn: Card | None = None  # this seat's card drawn on its turn, while it may still play it
         self.sizes: dict[int, int] = {}  # hand sizes, as the plays and draws tell them
@@ -165,6 +166,7 @@ class SeatTracker:
             playing = [s for s in self.in_play if self.sizes.get(s, 0) > 0 and s != self.went_out]
             self.card_skips = min(len(cards), len(playing) - 1)
         if last.rank is Rank.WILD_DRAW_FOUR:
+            self.took_since_wild_draw_four.clear()
             self.color_before_wild_draw_four = self.color
             self.wild_draw_four_hand = msg.hand_size
             self.under_wild_draw_four = self.discard[-2] if len(self.discard) > 1 else None
@@ -178,6 +180,8 @@ class SeatTracker:
 
     def _on_cards_drawn(self, msg: events_pb2.CardsDrawn) -> None:
         self.sizes[msg.seat] = msg.hand_size
+        if msg.count:
+            self.took_since_wild_draw_four.add(msg.seat)
         if msg.seat != self.seat and msg.count:
             # cards it did not have then: the exclusion holds no more (`count`, not `cards`: a hidden card
             # has a CardRef only where the fair shuffle commits to it)
@@ -218,6 +222,8 @@ class SeatTracker:
         accused, under = msg.accused_seat, self.under_wild_draw_four
         if msg.guilty or accused == self.seat or self.rule is None or under is None:
             return
+        if accused in self.took_since_wild_draw_four:
+            return  # cards taken since (an UNO penalty before the challenge) may be any: no exclusion
         color, rule = self.color_before_wild_draw_four, self.rule
         self.excluded[accused] = frozenset(
             card for card in _ALL_CARDS if not is_wild_draw_four_fair([card], color, under, rule)
@@ -236,6 +242,7 @@ class SeatTracker:
 
     def _on_hands_rotated(self, msg: events_pb2.HandsRotated) -> None:
         seats = sorted(self.in_play)  # H10: each hand passes to the next seat in play, in the direction
+        self.took_since_wild_draw_four.update(seats)
         step = convert.direction_from_pb(msg.direction)
         old = {seat: (Counter(self.hand) if seat == self.seat else self._known(seat)) for seat in seats}
         excluded, self.known, self.excluded = self.excluded, {}, {}
@@ -252,6 +259,7 @@ class SeatTracker:
 
     def _on_hands_swapped(self, msg: events_pb2.HandsSwapped) -> None:
         seat, target = msg.seat, msg.target_seat
+        self.took_since_wild_draw_four.update((seat, target))
         self.sizes[seat], self.sizes[target] = msg.seat_hand.count, msg.target_hand.count
         if self.seat in (seat, target):
             other = target if self.seat == seat else seat
@@ -277,6 +285,7 @@ class SeatTracker:
 
     def _on_cards_exchanged(self, msg: events_pb2.CardsExchanged) -> None:
         giver, target = msg.seat, msg.target_seat
+        self.took_since_wild_draw_four.update((giver, target))
         given, received = _cards([msg.given]), _cards([msg.received])
         if msg.received.HasField("card"):
             self._leaves(target, received)

@@ -71,6 +71,7 @@ class Game:
     forfeit: bool = False
     spectator_delay_s: float = 0.0
     league_seed: int | None = None  # a league-seeded table (CreateTableRequest.league_seed)
+    league_seat_draws: bool = False  # its draws from per-seat streams (CreateTableRequest.league_seat_draws)
 
 
 GAMES = [
@@ -102,8 +103,10 @@ GAMES = [
                                           "h2o_wilds": True, "first_wild": 2}),
     # Players leaving a running match forfeit; the last seat standing wins.
     Game("forfeit", "standard", 3, ["leaver", "leaver", "careful"], {"target_score": 500}, forfeit=True),
-    # A league-seeded table: dealt from the league's seed, no fair shuffle (TableSettings.league_seeded).
-    Game("league", "standard", 3, ["careful", "careless"], {"target_score": 30}, league_seed=2026),
+    # A league-seeded table: dealt from the league's seed, no fair shuffle (TableSettings.league_seeded),
+    # each seat drawing from its own stream (TableSettings.league_seat_draws).
+    Game("league", "standard", 3, ["careful", "careless"], {"target_score": 30}, league_seed=2026,
+         league_seat_draws=True),
 ]
 
 
@@ -132,7 +135,7 @@ async def play_game(remote: Remote, game: Game, seed: int, coverage: FieldCovera
     created = await observed(coverage, lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
         name=game.name, preset=game.preset, seat_count=game.seats, overrides=_ruleset(game.overrides),
         clock=clock, spectator_delay=_duration(game.spectator_delay_s), manual_start=True,
-        league_seed=game.league_seed)))
+        league_seed=game.league_seed, league_seat_draws=game.league_seat_draws)))
     if created is None:
         raise AssertionError(f"{game.name}: CreateTable refused")
     table_id, owner = created.table.table_id, created.owner_token
