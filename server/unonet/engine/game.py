@@ -68,6 +68,17 @@ from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
 from unonet.engine.rules import is_multi_play, is_run, is_wild_draw_four_fair, matches
 from unonet.engine.ruleset import BlankEffect, BluffPenalty, FirstWild, JumpInPenalty, Ruleset
+from unonet.engine.shared_events import (
+    called_uno,
+    color_chosen,
+    draw_obligation,
+    drew_one,
+    played_one,
+    skipped,
+    turn_started,
+    uno_called,
+    window_closed,
+)
 
 HAND_SIZE = 7
 SLOWEST_PENALTY = 2
@@ -114,65 +125,6 @@ def shuffle_like_random(rng: random.Random, cards: list[T]) -> None:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
         i -= 1
-
-
-# The commonest events are values of a seat and at most one card, so each is built once and shared:
-# events are frozen, so sharing one cannot be seen, while building a frozen dataclass costs a Python-level
-# `object.__setattr__` per field. Seats are 0-9 (S1); cards are keyed by `Card.key` (under 128) or, in
-# the tables of one-card events, by `Card.index` (0-57).
-_TURN_STARTED: Final = tuple(ev.TurnStarted(seat) for seat in range(10))
-_SKIPPED: Final = tuple(ev.Skipped(seat) for seat in range(10))
-_UNO_CALLED: Final = tuple(ev.UnoCalled(seat) for seat in range(10))
-_COLOR_CHOSEN: Final = tuple(tuple(ev.ColorChosen(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
-# Played(seat, (card,), hand_size=n) at `_PLAYED_ONE[n][_one_card(seat, card)]`, built on first use: list
-# indexes, no hashing (hands hold under 128 cards but for the rare longer one, whose event is built afresh);
-# Drew(seat, 1, DrawReason.TURN, (card,), hand_size=n) in `_DREW_ONE` the same way.
-_CACHED_HAND_SIZES: Final = 128
-_ONE_CARD_SLOTS: Final = 10 * len(CARDS)
-_PLAYED_ONE: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
-_DREW_ONE: Final[list[list[ev.Drew | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(_CACHED_HAND_SIZES)]
-# The shared Played with `called_uno` set (U1: the play that brings a hand to one card carries the call).
-_PLAYED_ONE_CALLED: Final[list[list[ev.Played | None]]] = [[None] * _ONE_CARD_SLOTS for _ in range(2)]
-# keyed (target, amount, setter, kind, challengeable)
-# Both keyed by ints, never by an enum member: an `Enum` hashes in Python (its `__hash__` is Python code),
-# which the compiled build then runs interpreted; a member's place in its enum (`tuple.index`, compared by
-# identity in C) is the int.
-_DRAW_OBLIGATION: dict[tuple[int, int, int, int, bool], ev.DrawObligation] = {}
-_WINDOW_CLOSED: dict[int, ev.WindowClosed] = {}  # closed with nobody answering: id * 8 + the kind's place
-_RANKS: Final = tuple(Rank)
-_WINDOW_KINDS: Final = tuple(WindowKind)
-
-
-def _window_closed(window: Window) -> ev.WindowClosed:
-    """`WindowClosed(window.id, kind=window.kind)`, shared: house rules open and close a window on nearly
-    every play."""
-    key = window.id * 8 + _WINDOW_KINDS.index(window.kind)
-    event = _WINDOW_CLOSED.get(key)
-    if event is None:
-        event = ev.WindowClosed(window.id, kind=window.kind)
-        if window.id < 4096:  # ids count up within a round; the table stays small however long one runs
-            _WINDOW_CLOSED[key] = event
-    return event
-
-
-def _called_uno(played: ev.Played) -> ev.Played:
-    """`played` with `called_uno` set; shared when `played` is the shared one-card event (hand size 1)."""
-    size = played.hand_size
-    if len(played.cards) != 1 or size >= len(_PLAYED_ONE_CALLED):
-        return dataclasses.replace(played, called_uno=True)
-    at = _one_card(played.seat, played.cards[0])
-    if _PLAYED_ONE[size][at] is not played:  # a jump-in or a run cut's
-        return dataclasses.replace(played, called_uno=True)
-    row = _PLAYED_ONE_CALLED[size]
-    called = row[at]
-    if called is None:
-        called = row[at] = dataclasses.replace(played, called_uno=True)
-    return called
-
-
-def _one_card(seat: int, card: Card) -> int:
-    """A one-card event's place in its row of `_PLAYED_ONE` or `_DREW_ONE`."""
-    return seat * len(CARDS) + card.index
 
 
 @dataclass(frozen=True, slots=True)
@@ -591,7 +543,7 @@ class Game:
             return
         self.color = card.color
         if card.rank is SKIP:
-            self._out.append(_SKIPPED[first])
+            self._out.append(skipped(first))
             self._start_turn(self._next(first))
         elif card.rank is REVERSE:
             self.direction = -1
@@ -1055,7 +1007,7 @@ class Game:
         self.color = action.color
         seat, card = pending.seat, pending.card
         if not self._quiet:
-            self._out.append(_COLOR_CHOSEN[seat][PLAYABLE_COLORS.index(action.color)])
+            self._out.append(color_chosen(seat, action.color))
         if pending.context is _ColorFor.FIRST_CARD:
             self._start_turn(seat)
             return
@@ -1122,7 +1074,7 @@ class Game:
             )
         self.catchable.discard(seat)
         self._close_catch_window(seat)
-        self._out.append(_UNO_CALLED[seat])
+        self._out.append(uno_called(seat))
         self._open_slap_window(seat)
 
     def _on_catch(self, action: CatchUno) -> None:
@@ -1265,7 +1217,7 @@ class Game:
         self.current = seat
         self.phase = TURN
         if announce and not self._quiet:
-            self._out.append(_TURN_STARTED[seat])
+            self._out.append(turn_started(seat))
 
     def _advance(self, seat: int, skips: int = 0) -> None:
         """Pass the turn on from `seat`, skipping `skips` players (T6) and anyone owed a lost turn (B3)."""
@@ -1279,18 +1231,18 @@ class Game:
                 if nxt == seat:  # with two players, however many skips, the player goes again
                     break
                 if not self._quiet:
-                    self._out.append(_SKIPPED[nxt])
+                    self._out.append(skipped(nxt))
                 nxt = self._next(nxt)
         skip_next = self.skip_next
         while skip_next and nxt in skip_next:
             skip_next.discard(nxt)
             if not self._quiet:
-                self._out.append(_SKIPPED[nxt])
+                self._out.append(skipped(nxt))
             nxt = self._next(nxt)
         self.current = nxt  # `_start_turn(nxt)`, inlined
         self.phase = TURN
         if not self._quiet:
-            self._out.append(_TURN_STARTED[nxt])
+            self._out.append(turn_started(nxt))
 
     def _next(self, seat: int, direction: int | None = None) -> int:
         step = self.direction if direction is None else direction
@@ -1335,13 +1287,8 @@ class Game:
         hand += cards
         size = len(hand)
         if not self._quiet:
-            if len(cards) == 1 and reason is TURN_DRAW and size < _CACHED_HAND_SIZES:
-                row = _DREW_ONE[size]
-                at = _one_card(seat, cards[0])
-                drew = row[at]
-                if drew is None:
-                    drew = row[at] = ev.Drew(seat, 1, TURN_DRAW, (cards[0],), size)
-                self._out.append(drew)
+            if len(cards) == 1 and reason is TURN_DRAW:
+                self._out.append(drew_one(seat, cards[0], size))
             else:
                 self._out.append(ev.Drew(seat, len(cards), reason, tuple(cards), size, count - len(cards)))
         if cards and seat == self.went_out:
@@ -1529,16 +1476,7 @@ class Game:
                 if self.silence == seat:
                     self.silence = None
                 return
-            size = len(hand)
-            if size < _CACHED_HAND_SIZES:
-                row = _PLAYED_ONE[size]
-                at = _one_card(seat, card)
-                cached = row[at]
-                if cached is None:
-                    cached = row[at] = ev.Played(seat, cards, hand_size=size)
-                played = cached
-            else:
-                played = ev.Played(seat, cards, hand_size=size)
+            played = played_one(seat, cards, len(hand))
         else:
             for card in cards:
                 hand.remove(card)
@@ -1622,16 +1560,16 @@ class Game:
             if seat in self.catchable:
                 self.catchable.discard(seat)
                 self._close_catch_window(seat)
-            self._mark_called_uno(seat)
+            self._markcalled_uno(seat)
             if not self._quiet:
-                self._out.append(_UNO_CALLED[seat])
+                self._out.append(uno_called(seat))
             self._open_slap_window(seat)
         elif seat not in self.catchable:
             self.catchable.add(seat)
             others = tuple([s for s in self._seats if s != seat])
             self._open_window(UNO_CATCH_WINDOW, others, seat, blocking=False, target=seat)
 
-    def _mark_called_uno(self, seat: int) -> None:
+    def _markcalled_uno(self, seat: int) -> None:
         """The play that brought `seat` down to one card carried the call (CardsPlayed.called_uno): its
         Played, the seat's last in this step, says so. A run's first card landed in an earlier step, so
         a call settled when the run is cut has no Played here to mark."""
@@ -1641,7 +1579,7 @@ class Game:
         for i in range(len(out) - 1, -1, -1):
             event = out[i]
             if type(event) is ev.Played and event.seat == seat:
-                out[i] = _called_uno(event)
+                out[i] = called_uno(event)
                 return
 
     def _set_wild_draw_four(self, seat: int, card: Card) -> None:
@@ -1706,14 +1644,9 @@ class Game:
         if self._quiet:
             return
         challengeable = obligation.bluff is not None and self.ruleset.can_challenge
-        kind = obligation.kind
-        key = (obligation.target, obligation.amount, obligation.setter, _RANKS.index(kind), challengeable)
-        event = _DRAW_OBLIGATION.get(key)
-        if event is None:
-            event = ev.DrawObligation(obligation.target, obligation.amount, obligation.setter, kind, challengeable)
-            if obligation.amount < 64:  # keeps the table small however long a stacked chain runs
-                _DRAW_OBLIGATION[key] = event
-        self._out.append(event)
+        self._out.append(
+            draw_obligation(obligation.target, obligation.amount, obligation.setter, obligation.kind, challengeable)
+        )
 
     def _round_ended_by_went_out(self) -> bool:
         """P1: once the obligation left by a player who went out is drawn, the round ends."""
@@ -1941,7 +1874,7 @@ class Game:
             if window.kind is UNO_CATCH_WINDOW and window.target == target:
                 del self.windows[window.id]  # never blocking
                 if not self._quiet:
-                    self._out.append(_window_closed(window))
+                    self._out.append(window_closed(window))
 
     def _close_window(self, window_id: int) -> None:
         window = self.windows.pop(window_id)
@@ -1954,7 +1887,7 @@ class Game:
             self.catchable.discard(window.target)  # U3: nobody can be caught for that card any more
         if log is None:
             if not self._quiet:
-                self._out.append(_window_closed(window))
+                self._out.append(window_closed(window))
             if window.kind is RUN_CUT_WINDOW and self._pending_run is not None:
                 self._finish_run()
             return
@@ -2031,7 +1964,7 @@ class Game:
                 del self.windows[window.id]
                 if window.id == self._jump_window:
                     self._jump_window = None
-                self._out.append(_window_closed(window))
+                self._out.append(window_closed(window))
             elif seat in window.eligible:
                 eligible = tuple(s for s in window.eligible if s != seat)
                 self.windows[window.id] = dataclasses.replace(window, eligible=eligible)
@@ -2051,7 +1984,7 @@ class Game:
             self._reactions.pop(window.id, None)
             del self.windows[window.id]
             if not self._quiet:
-                self._out.append(_window_closed(window))
+                self._out.append(window_closed(window))
         self._blocking = 0
         self._pending_run = None
         self.catchable.clear()
