@@ -103,10 +103,18 @@ class SeatDraws:
 
     def state(self) -> tuple[object, ...]:
         """Everything that decides the next draws, as one comparable value (`Game.fingerprint`)."""
-        return (self.seed, self.round_no, tuple(
-            (seat, stream.epoch, tuple(sorted((card.key, tuple(numbers)) for card, numbers in stream.numbers.items())))
-            for seat, stream in sorted(self._streams.items())
-        ))
+        return (
+            self.seed,
+            self.round_no,
+            tuple(
+                (
+                    seat,
+                    stream.epoch,
+                    tuple(sorted((card.key, tuple(numbers)) for card, numbers in stream.numbers.items())),
+                )
+                for seat, stream in sorted(self._streams.items())
+            ),
+        )
 
     def take(self, pile: list[Card], seat: int) -> Card:
         """Remove and return `seat`'s next draw from `pile` (its order is left as it was but for the
