@@ -30,7 +30,17 @@ from unonet.v1 import cards_pb2, events_pb2
 
 @pytest.fixture(scope="module")
 def table():
-    return play_match(0, target_score=200)
+    """A fair-shuffled match with a challenged Wild Draw Four whose reveal shows a hand, which the
+    challenge tests tamper with. The host draws its shuffle seeds from `secrets`, so each run plays
+    another match, and about one in twelve has no such challenge (measured): play until one has it."""
+    for _ in range(MATCHES_TO_FIND_A_CHALLENGE):
+        played = play_match(0, target_score=200)
+        if any(kind(e) == "hand_revealed" and e.hand_revealed.hand.count > 0 for e in stream(played, None)):
+            return played
+    raise AssertionError(f"no challenge revealed a hand in {MATCHES_TO_FIND_A_CHALLENGE} matches")
+
+
+MATCHES_TO_FIND_A_CHALLENGE = 20  # at 1 in 12 without one, all 20 lack it about once in 10^21 runs
 
 
 def kind(event: events_pb2.Event) -> str:
