@@ -10,7 +10,7 @@ and each lie is caught with the typed `unonet.fairness` error that names it.
 from __future__ import annotations
 
 import pytest
-from fair_games import TABLE_ID, play_match, stream
+from fair_games import TABLE_ID, play_match, play_match_with, stream
 
 from unonet.client.verify import Verifier, card_code, verify_events
 from unonet.fairness import (
@@ -31,16 +31,9 @@ from unonet.v1 import cards_pb2, events_pb2
 @pytest.fixture(scope="module")
 def table():
     """A fair-shuffled match with a challenged Wild Draw Four whose reveal shows a hand, which the
-    challenge tests tamper with. The host draws its shuffle seeds from `secrets`, so each run plays
-    another match, and about one in twelve has no such challenge (measured): play until one has it."""
-    for _ in range(MATCHES_TO_FIND_A_CHALLENGE):
-        played = play_match(0, target_score=200)
-        if any(kind(e) == "hand_revealed" and e.hand_revealed.hand.count > 0 for e in stream(played, None)):
-            return played
-    raise AssertionError(f"no challenge revealed a hand in {MATCHES_TO_FIND_A_CHALLENGE} matches")
-
-
-MATCHES_TO_FIND_A_CHALLENGE = 20  # at 1 in 12 without one, all 20 lack it about once in 10^21 runs
+    challenge tests tamper with (the host's seeds differ run to run: `play_match_with`)."""
+    return play_match_with(lambda events: any(kind(e) == "hand_revealed" and e.hand_revealed.hand.count > 0
+                                              for e in events), "a challenge revealing a hand", 0, target_score=200)
 
 
 def kind(event: events_pb2.Event) -> str:

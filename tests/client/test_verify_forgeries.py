@@ -14,7 +14,7 @@ import random
 from types import SimpleNamespace
 
 import pytest
-from fair_games import TABLE_ID, drive, new_table, play_match, stream
+from fair_games import TABLE_ID, drive, has_kind, new_table, play_match, play_match_with, stream
 
 from unonet.client.verify import Verifier, verify_events
 from unonet.engine import game as engine_game
@@ -64,7 +64,7 @@ def _false_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _challenged_match(seed: int = 0):  # type: ignore[no-untyped-def]
-    return play_match(seed, target_score=200)
+    return play_match_with(has_kind("challenge_resolved"), "a challenge", seed, target_score=200)
 
 
 def test_a_false_verdict_consistent_with_its_penalties_is_caught_by_everyone(monkeypatch) -> None:
@@ -85,7 +85,8 @@ def test_a_false_verdict_consistent_with_its_penalties_is_caught_by_everyone(mon
 
 @pytest.mark.parametrize(("rule", "extra"), [("draw_four", 0), ("draw_six", 2), ("take_back", 0)])
 def test_each_bluff_penalty_is_checked_and_a_changed_count_is_caught(rule: str, extra: int) -> None:
-    table = play_match(0, target_score=200, stacking=True, bluff_penalty=rule)
+    table = play_match_with(has_kind("challenge_resolved"), "a challenge", 0, target_score=200, stacking=True,
+                            bluff_penalty=rule)
     public = stream(table, None)
     verifier = verify_events(TABLE_ID, public)
     assert verifier.checks["challenge penalty follows from the verdict and the rules"] > 0

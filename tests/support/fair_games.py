@@ -1,11 +1,14 @@
 """Whole matches played by host bots, in-process and synchronously, for the fairness tests.
 
 The host's own driver step (`Host._step`) moves the table; a fake clock jumps to each deadline, so a
-match with reaction windows and shuffles takes no wall-clock time and is the same on every run.
+match with reaction windows and shuffles takes no wall-clock time. Its deals are not the same on every
+run: the host draws its shuffle seeds from `secrets`, as a real host does. A test that needs a match
+with something rare in it (a challenge) asks `play_match_with` for one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from unonet.host import journal
@@ -54,3 +57,20 @@ def play_match(seed: int, *, seats: int = 4, preset: str = "standard", store: St
 def stream(table: Table, seat: int | None = None) -> list[Any]:
     """Every event of the table's log as `seat` (None: a spectator) receives it."""
     return list(table.events.rendered_since(0, seat))  # the old ones read back from the store
+
+
+def play_match_with(has: Callable[[list[Any]], bool], what: str, seed: int, *, attempts: int = 20,
+                    **options: Any) -> Table:
+    """A match (`play_match(seed, **options)`) whose public stream `has` what a test needs: matches
+    are played until one has it. A rare thing is still rare: a challenge is missing from about one
+    200-point match in twelve, so twenty matches all lack it about once in 10^21 runs."""
+    for _ in range(attempts):
+        table = play_match(seed, **options)
+        if has(stream(table, None)):
+            return table
+    raise AssertionError(f"none of {attempts} matches had {what}")
+
+
+def has_kind(name: str) -> Callable[[list[Any]], bool]:
+    """Whether a stream holds an event of that payload kind (`challenge_resolved`, ...)."""
+    return lambda events: any(event.WhichOneof("payload") == name for event in events)
