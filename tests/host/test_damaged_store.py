@@ -30,6 +30,7 @@ import grpc
 import pytest
 from host_process import TIMEOUT, Running, host_process, new_table, play_one, read_until
 from host_stubs import reason_of
+from written_tables import write_table
 
 from unonet.host.host import Host
 from unonet.host.server import create_server
@@ -252,24 +253,9 @@ async def _served(db: Path) -> tuple[Any, Any, grpc.aio.Channel]:
     return host, server, grpc.aio.insecure_channel(f"127.0.0.1:{port}")
 
 
-async def _written(db: Path) -> tuple[str, str, int]:
-    """A table written by an in-process host: (table id, a seat's token, its last event number)."""
-    store = SqliteStore(db)
-    host = Host(store)
-    table = host.create_table(TableSettings(name="t", seat_count=3, preset="standard", overrides={},
-                                            manual_start=True))
-    token, _ = table.join("ann", None, False)
-    for name in ("bob", "cy"):
-        table.join(name, None, False)
-    last = table.last_number
-    await host.stop()
-    store.close()
-    return table.table_id, token, last
-
-
 async def test_in_process_a_table_that_does_not_replay_is_table_damaged(tmp_path) -> None:
     db = tmp_path / "host.db"
-    table_id, _, _ = await _written(db)
+    table_id, _, _ = await write_table(db)
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE journal SET entry = '{' WHERE table_id = ? AND seq = 2", (table_id,))
     host, server, channel = await _served(db)
@@ -291,7 +277,7 @@ async def test_in_process_a_table_that_does_not_replay_is_table_damaged(tmp_path
 
 async def test_in_process_a_resume_beyond_a_restored_tables_end_is_events_lost(tmp_path) -> None:
     db = tmp_path / "host.db"
-    table_id, token, last = await _written(db)
+    table_id, token, last = await write_table(db)
     with sqlite3.connect(db) as connection:  # the last input's commit, lost
         connection.execute("DELETE FROM journal WHERE table_id = ? AND seq = (SELECT MAX(seq) FROM journal "
                            "WHERE table_id = ?)", (table_id, table_id))

@@ -17,39 +17,22 @@ from pathlib import Path
 import grpc
 import pytest
 from host_stubs import reason_of
+from written_tables import write_table
 
 from unonet.host import journal, loghead
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import PUBLIC_VIEWER, SqliteStore
-from unonet.host.table import TableSettings
 from unonet.v1 import events_pb2, watch_service_pb2, watch_service_pb2_grpc
 
 TIMEOUT = 10.0
 LINES = ("hello", "the second line", "good luck")
 
 
-async def _written(db: Path) -> tuple[str, str, int]:
-    """A table written by an in-process host: three seats joined, three chat lines (table id, a token,
-    last event)."""
-    store = SqliteStore(db)
-    host = Host(store)
-    table = host.create_table(TableSettings(name="t", seat_count=3, preset="standard", overrides={},
-                                            manual_start=True))
-    token, _ = table.join("ann", None, False)
-    for name in ("bob", "cy"):
-        table.join(name, None, False)
-    for number, text in enumerate(LINES):
-        table.chat(token, f"c{number}", text)
-    await host.stop()
-    store.close()
-    return table.table_id, token, table.last_number
-
-
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, int]:
     db = tmp_path_factory.mktemp("head") / "host.db"
-    return db, *asyncio.run(_written(db))
+    return db, *asyncio.run(write_table(db, LINES))
 
 
 @pytest.fixture

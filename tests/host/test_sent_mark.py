@@ -16,28 +16,14 @@ from pathlib import Path
 import grpc
 import pytest
 from host_stubs import reason_of
+from written_tables import write_table
 
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
-from unonet.host.table import TableSettings
 from unonet.v1 import events_pb2, watch_service_pb2, watch_service_pb2_grpc
 
 TIMEOUT = 10.0
-
-
-async def _written(db: Path) -> tuple[str, str, int]:
-    """A table written by an in-process host, three seats joined: (table id, a token, last event)."""
-    store = SqliteStore(db)
-    host = Host(store)
-    table = host.create_table(TableSettings(name="t", seat_count=3, preset="standard", overrides={},
-                                            manual_start=True))
-    token, _ = table.join("ann", None, False)
-    for name in ("bob", "cy"):
-        table.join(name, None, False)
-    await host.stop()
-    store.close()
-    return table.table_id, token, table.last_number
 
 
 def _lose_last_commit(db: Path, table_id: str) -> None:
@@ -91,7 +77,7 @@ async def _restarted(db: Path, table_id: str, token: str, sent: int, end: int) -
 
 def test_numbers_the_store_lost_after_sending_them_become_markers(tmp_path, caplog) -> None:
     db = tmp_path / "host.db"
-    table_id, token, sent = asyncio.run(_written(db))
+    table_id, token, sent = asyncio.run(write_table(db))
     _lose_last_commit(db, table_id)
     checked = Host(SqliteStore(db))  # `unonet serve --check-db` reports the loss, and writes nothing
     (report,) = checked.check_tables()
@@ -109,7 +95,7 @@ def test_numbers_the_store_lost_after_sending_them_become_markers(tmp_path, capl
 
 def test_a_sound_restart_adds_no_marker(tmp_path) -> None:
     db = tmp_path / "host.db"
-    table_id, _, sent = asyncio.run(_written(db))
+    table_id, _, sent = asyncio.run(write_table(db))
     host = Host(SqliteStore(db))
     host.restore()
     assert host.tables[table_id].last_number == sent and host.tables[table_id].lost == []
