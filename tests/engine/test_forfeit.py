@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from unonet.engine import Card, Draw, Match, find_ruleset, standard_deck
 from unonet.engine.errors import GameOver, MalformedAction
+from unonet.engine.events import DrawObligation
 from unonet.engine.playout import random_step
 
 
@@ -65,3 +66,35 @@ def test_forfeit_refuses_a_seat_not_in_the_match() -> None:
     with pytest.raises(MalformedAction):
         match.forfeit(7)
 
+
+
+@pytest.mark.parametrize("leaver_is", ["target", "setter"])
+def test_a_forfeit_that_moves_an_open_obligation_announces_it(leaver_is: str) -> None:
+    """The obligation's target leaves: the next player owes it; its setter leaves: nobody can challenge it.
+    Either way the forfeit's events say so (a DrawObligation), so a client counting from the events
+    (and the audit, which checks who challenges whom) sees whom the obligation now binds."""
+    found = 0
+    for seed in range(400):
+        match = Match(find_ruleset("standard", target_score=500), 4, random.Random(seed))
+        match.start()
+        chooser = random.Random(seed)
+        while not match.is_over and match.game.obligation is None:
+            random_step(match, chooser)
+        if match.is_over:
+            continue
+        obligation = match.game.obligation
+        assert obligation is not None
+        leaver = obligation.target if leaver_is == "target" else obligation.setter
+        if leaver == obligation.target and leaver == obligation.setter:
+            continue
+        events = match.forfeit(leaver)
+        announced = [event for event in events if isinstance(event, DrawObligation)]
+        now = match.game.obligation
+        assert now is not None and announced, seed
+        last = announced[-1]
+        assert (last.target, last.setter, last.amount) == (now.target, now.setter, now.amount)
+        assert last.target != leaver and (leaver_is == "target" or not last.challengeable)
+        found += 1
+        if found == 10:
+            return
+    raise AssertionError(f"only {found} positions with an open obligation found")

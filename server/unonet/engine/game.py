@@ -1935,11 +1935,12 @@ class Game:
             self._swap = None
             was_to_act, advance_from = True, giver
         obligation = self.obligation
-        if obligation is not None:
+        if obligation is not None and seat in (obligation.setter, obligation.target):
             if obligation.setter == seat:
                 obligation.bluff = None  # nobody is left to challenge
             if obligation.target == seat:
-                obligation.target = self._next(seat)
+                obligation.target = self._next(seat)  # the next player owes it
+            self._set_obligation(obligation)  # who owes it, or whether it can be challenged, changed: say so
         remaining = self.seats()
         if len(remaining) == 1:
             self._end_round(remaining[0])
