@@ -7,23 +7,30 @@ window was routed as an answer to that race and checked on arrival, where the en
 WINDOW_OPEN because the Sound Wild window was still open. It must wait for the Sound Wild ruling like
 any other command that window holds up, then be judged as a jump-in.
 
-Real gRPC on 127.0.0.1:0 with the host's injectable clock, moved only by the test; every await has a
-timeout, nothing sleeps.
+The same holds for every pair of windows one card opens: a play with an UNO call opens its jump-in
+window (and a Skip its escape window, H8) together with the blocking UNO slap window (U5). The race
+book's routing is checked on set positions (`RaceBook.submit` on a stand-in table), and the whole path
+over real gRPC on 127.0.0.1:0 with the host's injectable clock, moved only by the test; every await has
+a timeout, nothing sleeps.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 import pytest
 
-from unonet.engine import Play, Rank, WindowKind, legal_actions
+from unonet.engine import Card, Color, Game, IllegalAction, Play, Rank, WindowKind, find_ruleset, legal_actions
+from unonet.host import journal
 from unonet.host.host import Host
-from unonet.host.racebook import Race
+from unonet.host.racebook import Race, RaceBook
 from unonet.host.server import create_server
+from unonet.host.shuffles import RoundCards
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import (
     actions_pb2,
@@ -122,6 +129,7 @@ async def test_a_jump_in_sent_while_a_sound_wild_window_blocks_waits_for_its_rul
     WINDOW_OPEN nor judges it yet: it waits until the Sound Wild race is ruled, then the jump-in is
     judged (a card that is not the Sound Wild's twin is a wrong jump-in, which costs cards)."""
     table, tokens = await sound_wild_table(rig)
+    assert table.match is not None
     game = table.match.game
     opener = game.to_act
     assert opener is not None
@@ -164,3 +172,98 @@ async def test_a_jump_in_sent_while_a_sound_wild_window_blocks_waits_for_its_rul
                for r in reacted)
     assert judged.outcome == actions_pb2.COMMAND_OUTCOME_PENALIZED  # a wrong jump-in (H6), after the ruling
     assert judged.event_number > max(r.event_number for r in reacted)
+
+
+# --------------------------------------------------------------------------- the race book on positions
+
+
+@dataclass
+class PositionMatch:
+    """The part of a Match the race book reads, around a game set up mid-play."""
+
+    game: Game
+    is_over: bool = False
+    round_no: int = 1
+
+
+@dataclass
+class BookTable:
+    """A stand-in for the race book's table (`RaceTable`): it applies nothing, and records nothing."""
+
+    match: Any  # a PositionMatch: the race book reads only its game, is_over and round_no
+    cards: RoundCards | None = None
+    seed: int = 1
+    window_deadlines: dict[int, int] = field(default_factory=dict)
+    turn_began: int = 0
+    reaction_time_ns: int = 1_000 * MS
+    woken: int = 0
+
+    def has_command(self, seat: int, command_id: str) -> bool:
+        return False
+
+    def record(self, entry: journal.AnyEntry) -> object:
+        raise AssertionError(f"the race book applied {entry} itself")
+
+    def wake_driver(self, *, force: bool = False) -> None:
+        self.woken += 1
+
+
+def card(color: Color, rank: Rank) -> Card:
+    return Card.of(color, rank)
+
+
+Position = tuple[Game, list[Any], int, Play]
+"""A game just after a play opened two windows, the events that play produced, the window an answer
+names, and the answer."""
+
+
+def slap_and_jump_position() -> Position:
+    """Seat 0 plays R5, its second-to-last card, calling UNO: the jump-in window and the UNO slap
+    window open. Seat 2, not the next player, jumps in with its own R5."""
+    ruleset = find_ruleset("standard", jump_in=True, uno_slap=True)
+    r5 = card(Color.RED, Rank.FIVE)
+    game = Game.from_position(ruleset, random.Random(1), hands=[
+        [r5, card(Color.RED, Rank.SEVEN)],
+        [card(Color.BLUE, rank) for rank in (Rank.ONE, Rank.TWO, Rank.THREE)],
+        [r5, card(Color.BLUE, Rank.FOUR), card(Color.BLUE, Rank.SIX)],
+    ], draw_pile=[card(Color.GREEN, Rank.ONE)] * 12, discard=[card(Color.RED, Rank.THREE)], current=0)
+    events = game.apply(Play(0, (r5,), call_uno=True))
+    assert game.jump_window is not None
+    return game, events, game.jump_window, Play(2, (r5,))
+
+
+def slap_and_escape_position() -> Position:
+    """Seat 0 plays a red Skip, its second-to-last card, calling UNO: seat 1's escape window (H8)
+    opens with the UNO slap window. Seat 1 escapes with its own red Skip."""
+    ruleset = find_ruleset("standard", jump_in=True, skip_escape=True, uno_slap=True)
+    skip = card(Color.RED, Rank.SKIP)
+    game = Game.from_position(ruleset, random.Random(1), hands=[
+        [skip, card(Color.RED, Rank.SEVEN)],
+        [skip, card(Color.BLUE, Rank.ONE), card(Color.BLUE, Rank.TWO)],
+        [card(Color.BLUE, rank) for rank in (Rank.FOUR, Rank.SIX, Rank.EIGHT)],
+    ], draw_pile=[card(Color.GREEN, Rank.ONE)] * 12, discard=[card(Color.RED, Rank.THREE)], current=0)
+    events = game.apply(Play(0, (skip,), call_uno=True))
+    escape = next(w for w in game.windows.values() if w.kind is WindowKind.SKIP_ESCAPE)
+    return game, events, escape.id, Play(1, (skip,))
+
+
+@pytest.mark.parametrize("position", [slap_and_jump_position, slap_and_escape_position])
+def test_an_answer_a_slap_window_blocks_waits_for_the_slap_ruling(position: Any) -> None:
+    """The answer names its open non-blocking window; the engine alone would refuse it WINDOW_OPEN
+    (the slap blocks play). The race book holds it behind the slap race, collects nothing and changes
+    nothing."""
+    game, events, named, answer = position()
+    table = BookTable(PositionMatch(game))
+    book = RaceBook()
+    book.after_record(table, journal.Close(0), list(enumerate(events, start=1)), T0)
+    assert game.has_blocking_window and named in book.races
+    assert WindowKind.UNO_SLAP in {race.window.kind for race in book.races.values()}
+    with pytest.raises(IllegalAction) as refused:  # what the engine says on its own
+        game.copy().apply_command((answer,))
+    assert refused.value.reason == "WINDOW_OPEN"
+    before = game.copy()
+    waiting = book.submit(table, answer.seat, "answer", (answer,), arrived_ns=T0 + 5 * MS, window_hint=named)
+    assert waiting is not None and not waiting.collected
+    assert waiting.race.window.kind is WindowKind.UNO_SLAP
+    assert not book.races[named].answers and not table.woken
+    assert game.hands == before.hands and set(game.windows) == set(before.windows)
