@@ -7,8 +7,9 @@ window was routed as an answer to that race and checked on arrival, where the en
 WINDOW_OPEN because the Sound Wild window was still open. It must wait for the Sound Wild ruling like
 any other command that window holds up, then be judged as a jump-in.
 
-The same holds for every pair of windows one card opens: a play with an UNO call opens its jump-in
-window (and a Skip its escape window, H8) together with the blocking UNO slap window (U5). The race
+The same holds wherever an UNO slap window (U5) blocks play while a jump-in window (or a Skip's escape
+window, H8) is open: a play that calls UNO opens both at once, and a late UNO call opens the slap window
+after the jump-in window was sent, so a jump-in sent on it arrives blocked (the timing-dependent case). The race
 book's routing is checked on set positions (`RaceBook.submit` on a stand-in table), and the whole path
 over real gRPC on 127.0.0.1:0 with the host's injectable clock, moved only by the test; every await has
 a timeout, nothing sleeps.
@@ -25,7 +26,7 @@ from typing import Any
 import grpc
 import pytest
 
-from unonet.engine import Card, Color, Game, IllegalAction, Play, Rank, WindowKind, find_ruleset, legal_actions
+from unonet.engine import CallUno, Card, Color, Game, IllegalAction, Play, Rank, WindowKind, find_ruleset, legal_actions
 from unonet.host import journal
 from unonet.host.host import Host
 from unonet.host.racebook import Race, RaceBook
@@ -232,6 +233,24 @@ def slap_and_jump_position() -> Position:
     return game, events, game.jump_window, Play(2, (r5,))
 
 
+def late_call_position() -> Position:
+    """Seat 0 plays R5, its second-to-last card, without calling UNO (a catch window and the jump-in
+    window open), then calls UNO, which opens the slap window: seat 2's jump-in, sent on the jump-in
+    window it saw before the call, arrives while the slap blocks play."""
+    ruleset = find_ruleset("standard", jump_in=True, uno_slap=True)
+    r5 = card(Color.RED, Rank.FIVE)
+    game = Game.from_position(ruleset, random.Random(1), hands=[
+        [r5, card(Color.RED, Rank.SEVEN)],
+        [card(Color.BLUE, rank) for rank in (Rank.ONE, Rank.TWO, Rank.THREE)],
+        [r5, card(Color.BLUE, Rank.FOUR), card(Color.BLUE, Rank.SIX)],
+    ], draw_pile=[card(Color.GREEN, Rank.ONE)] * 12, discard=[card(Color.RED, Rank.THREE)], current=0)
+    events = game.apply(Play(0, (r5,)))
+    jump_window = game.jump_window
+    assert jump_window is not None and not game.has_blocking_window
+    events += game.apply(CallUno(0))
+    return game, events, jump_window, Play(2, (r5,))
+
+
 def slap_and_escape_position() -> Position:
     """Seat 0 plays a red Skip, its second-to-last card, calling UNO: seat 1's escape window (H8)
     opens with the UNO slap window. Seat 1 escapes with its own red Skip."""
@@ -247,7 +266,7 @@ def slap_and_escape_position() -> Position:
     return game, events, escape.id, Play(1, (skip,))
 
 
-@pytest.mark.parametrize("position", [slap_and_jump_position, slap_and_escape_position])
+@pytest.mark.parametrize("position", [slap_and_jump_position, late_call_position, slap_and_escape_position])
 def test_an_answer_a_slap_window_blocks_waits_for_the_slap_ruling(position: Any) -> None:
     """The answer names its open non-blocking window; the engine alone would refuse it WINDOW_OPEN
     (the slap blocks play). The race book holds it behind the slap race, collects nothing and changes
