@@ -9,10 +9,10 @@ any other command that window holds up, then be judged as a jump-in.
 
 The same holds wherever an UNO slap window (U5) blocks play while a jump-in window (or a Skip's escape
 window, H8) is open: a play that calls UNO opens both at once, and a late UNO call opens the slap window
-after the jump-in window was sent, so a jump-in sent on it arrives blocked (the timing-dependent case). The race
-book's routing is checked on set positions (`RaceBook.submit` on a stand-in table), and the whole path
-over real gRPC on 127.0.0.1:0 with the host's injectable clock, moved only by the test; every await has
-a timeout, nothing sleeps.
+after the jump-in window was sent, so a jump-in sent on it arrives blocked (the timing-dependent case).
+The race book's routing is checked on set positions (`RaceBook.submit` on a stand-in table), and the
+whole path over real gRPC on 127.0.0.1:0 with the host's injectable clock, moved only by the test;
+every await has a timeout, nothing sleeps.
 """
 
 from __future__ import annotations
