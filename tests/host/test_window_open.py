@@ -29,6 +29,7 @@ import pytest
 from unonet.engine import CallUno, Card, Color, Game, IllegalAction, Play, Rank, WindowKind, find_ruleset, legal_actions
 from unonet.host import journal
 from unonet.host.host import Host
+from unonet.host.limits import Limits
 from unonet.host.racebook import Race, RaceBook
 from unonet.host.server import create_server
 from unonet.host.shuffles import RoundCards
@@ -77,7 +78,10 @@ class Rig:
 @pytest.fixture
 async def rig() -> AsyncIterator[Rig]:
     clock = FakeClock()
-    host = Host(None, clock_ns=clock, write_timeout_s=2.0)
+    # The joins limit counts on the host's clock, which stands still here: dealing until a table fits
+    # may join more than a second's worth, so it is lifted (dealing is not what this file tests).
+    host = Host(None, clock_ns=clock, write_timeout_s=2.0,
+                limits=Limits(joins_per_s_peer=float(SEATS * TABLES_TRIED)))
     server, port, _ = await create_server("127.0.0.1:0", host=host)
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
