@@ -18,7 +18,8 @@ window lose at no cost; and every answering RPC is answered.
 When a race is due (and play meanwhile):
 - slap, Sound Wild, run cut (blocking: the engine already holds the turn): at
   `window_close_time(opened, reaction_time, allowances)`, the deadline plus the largest allowance of
-  the seats in the race. A command the open window would refuse (a turn's draw) waits for the ruling;
+  the seats in the race. A command the open window would refuse (a turn's draw, a jump-in) waits for
+  the ruling;
 - UNO catch: at the same time. Every other command (the next player's turn, a bot's move) is *held*
   until then, so a far player's catch is never beaten by the next player simply acting first;
 - jump-in and skip escape: these have no deadline (they close when the next turn begins), and most
@@ -372,6 +373,10 @@ class RaceBook:
         seat can have seen when it sent the play) was meant for a turn a jump-in took away, even when the
         new turn is the same seat's again: it is refused NOT_YOUR_TURN too, never judged on the new card.
 
+        An answer the rules refuse only because a blocking window is open (a jump-in naming the jump-in
+        window a Sound Wild or an UNO call opened with its blocking window) waits for that window's
+        ruling and is then routed again, with its first arrival time: it is never refused WINDOW_OPEN.
+
         Raises FAILED_PRECONDITION (ALREADY_ANSWERED) for a second answer by one seat, and whatever
         the engine raises for an answer the rules refuse now (it is checked on arrival, on a copy).
         """
@@ -398,7 +403,15 @@ class RaceBook:
             return self._held(game, actions)
         if race.has_answered(seat):
             raise precondition("ALREADY_ANSWERED", f"seat {seat} already answered window {race.window_id}")
-        game.copy().apply_command(actions)  # refused now: refused on arrival, and nothing is collected
+        try:  # refused now: refused on arrival, and nothing is collected
+            game.copy().apply_command(actions)
+        except IllegalAction as refusal:
+            # A card that opens a blocking window opens its jump-in window too (H6, H12): an answer to
+            # that race the blocking one refuses waits for its ruling, then is judged.
+            blocking = self._blocking_race(besides=race) if refusal.reason == "WINDOW_OPEN" else None
+            if blocking is None:
+                raise
+            return Waiting(blocking, collected=False)
         self.collect(table, race, seat, command_id, [dump_action(a) for a in actions], arrived_ns, claimed_s)
         return Waiting(race, collected=True)
 
@@ -411,7 +424,7 @@ class RaceBook:
         held = self.holding()
         if held is not None:
             return Waiting(held, collected=False)
-        blocking = next((race for race in self.races.values() if race.window.is_blocking), None)
+        blocking = self._blocking_race()
         if blocking is None:
             return None
         try:
@@ -421,6 +434,10 @@ class RaceBook:
         except UnoError:
             return None
         return None
+
+    def _blocking_race(self, *, besides: Race | None = None) -> Race | None:
+        """An open blocking race (slap, Sound Wild, run cut) other than `besides`, if any."""
+        return next((race for race in self.races.values() if race.window.is_blocking and race is not besides), None)
 
     def collect(
         self, table: RaceTable, race: Race, seat: int, command_id: str, actions: list[dict[str, Any]],
