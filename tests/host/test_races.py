@@ -11,84 +11,31 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import pytest
+from race_rig import MS, T0, TABLES_TRIED, Rig, deal_until, start_rig, stop_rig
 
 from unonet.engine import Color, Play, Rank, legal_actions
 from unonet.fairness import derive_seed, shuffled
 from unonet.host.host import Host
-from unonet.host.limits import Limits
 from unonet.host.racebook import Race
-from unonet.host.server import create_server
-from unonet.host.store import JournalEntry, MemoryStore, SqliteStore, Store
+from unonet.host.store import JournalEntry, MemoryStore, SqliteStore
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
     errors_pb2,
     lobby_service_pb2,
-    lobby_service_pb2_grpc,
     play_service_pb2,
-    play_service_pb2_grpc,
     time_service_pb2,
-    time_service_pb2_grpc,
     watch_service_pb2,
-    watch_service_pb2_grpc,
 )
 
 TIMEOUT = 60  # generous: every wait here ends on its condition (the clock is the test's), only a hang uses it up
-MS = 1_000_000
-T0 = 1_700_000_000_000_000_000
 SETTINGS: dict[str, Any] = {"name": "races", "seat_count": 2, "preset": "standard", "overrides": {"sound_wilds": True},
                             "turn_time_s": 0.0}
-
-
-class FakeClock:
-    """The host's clock, moved only by the test."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: float) -> None:
-        self.now += int(ms * MS)
-
-
-@dataclass
-class Rig:
-    host: Host
-    clock: FakeClock
-    channel: grpc.aio.Channel
-    lobby: lobby_service_pb2_grpc.LobbyServiceStub
-    play: play_service_pb2_grpc.PlayServiceStub
-    watch: watch_service_pb2_grpc.WatchServiceStub
-    time: time_service_pb2_grpc.TimeServiceStub
-
-
-async def start_rig(store: Store | None = None, **host_options: Any) -> tuple[Rig, Any]:
-    clock = FakeClock()
-    # The joins limit counts on the host's clock, which stands still here: `seated` deals tables until one
-    # fits and may join more than a second's worth (1 run in 10 was refused RATE_LIMITED), so it is lifted.
-    host_options.setdefault("limits", Limits(joins_per_s_peer=float(MAX_SEATS * TABLES_TRIED)))
-    host = Host(store, clock_ns=clock, write_timeout_s=2.0, **host_options)
-    server, port, _ = await create_server("127.0.0.1:0", host=host)
-    await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    rig = Rig(host, clock, channel, lobby_service_pb2_grpc.LobbyServiceStub(channel),
-              play_service_pb2_grpc.PlayServiceStub(channel), watch_service_pb2_grpc.WatchServiceStub(channel),
-              time_service_pb2_grpc.TimeServiceStub(channel))
-    return rig, server
-
-
-async def stop_rig(rig: Rig, server: Any) -> None:
-    await rig.channel.close()
-    await rig.host.stop()
-    await server.stop(grace=None)
 
 
 @pytest.fixture
@@ -101,8 +48,6 @@ async def rig() -> AsyncIterator[Rig]:
 
 
 SEED = 20240917
-TABLES_TRIED = 200
-MAX_SEATS = 10  # no table here has more seats
 
 
 def can_open_sound_wild(table: Table) -> bool:
@@ -351,19 +296,8 @@ def reason(error: grpc.aio.AioRpcError) -> str:
 
 
 async def seated(rig: Rig, seats: int, overrides: dict[str, Any], fits: Any) -> tuple[Table, list[str]]:
-    """A started table of `seats` players whose deal `fits(table)` (the host shuffles fairly, so tables
-    are dealt until one fits; the loop is bounded)."""
-    settings = {**SETTINGS, "seat_count": seats, "overrides": overrides}
-    for _ in range(TABLES_TRIED):
-        table = rig.host.create_table(TableSettings(**settings))
-        tokens = []
-        for seat in range(seats):
-            joined = await rig.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
-                table_id=table.table_id, name=f"p{seat}", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
-            tokens.append(joined.token)
-        if fits(table):
-            return table, tokens
-    raise AssertionError(f"none of {TABLES_TRIED} deals fits")
+    """A started table of `seats` players whose deal `fits(table)` (dealt until one does)."""
+    return await deal_until(rig, {**SETTINGS, "seat_count": seats, "overrides": overrides}, fits)
 
 
 async def legal(rig: Rig, table: Table, token: str) -> actions_pb2.LegalActions:

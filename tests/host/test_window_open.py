@@ -23,74 +23,34 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
 import pytest
+from race_rig import MS, T0, Rig, deal_until, start_rig, stop_rig
 
 from unonet.engine import CallUno, Card, Color, Game, IllegalAction, Play, Rank, WindowKind, find_ruleset, legal_actions
 from unonet.host import journal
-from unonet.host.host import Host
-from unonet.host.limits import Limits
 from unonet.host.racebook import Race, RaceBook
-from unonet.host.server import create_server
 from unonet.host.shuffles import RoundCards
-from unonet.host.table import Table, TableSettings
+from unonet.host.table import Table
 from unonet.v1 import (
     actions_pb2,
     cards_pb2,
-    lobby_service_pb2,
-    lobby_service_pb2_grpc,
     play_service_pb2,
-    play_service_pb2_grpc,
 )
 from unonet.wire import convert
 
 TIMEOUT = 60  # every wait ends on its condition (the clock is the test's); only a hang uses it up
-MS = 1_000_000
-T0 = 1_700_000_000_000_000_000
 SEATS = 3  # the seat that jumps in is not the one whose turn the Sound Wild passes to
 SETTINGS: dict[str, Any] = {"name": "window-open", "seat_count": SEATS, "preset": "standard",
                             "overrides": {"sound_wilds": True, "jump_in": True}, "turn_time_s": 0.0}
-TABLES_TRIED = 200
-
-
-class FakeClock:
-    """The host's clock, moved only by the test."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: float) -> None:
-        self.now += int(ms * MS)
-
-
-class Rig:
-    """A host on 127.0.0.1:0 with a fake clock, and a channel to it."""
-
-    def __init__(self, host: Host, clock: FakeClock, channel: grpc.aio.Channel) -> None:
-        self.host, self.clock, self.channel = host, clock, channel
-        self.lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
-        self.play = play_service_pb2_grpc.PlayServiceStub(channel)
 
 
 @pytest.fixture
 async def rig() -> AsyncIterator[Rig]:
-    clock = FakeClock()
-    # The joins limit counts on the host's clock, which stands still here: dealing until a table fits
-    # may join more than a second's worth, so it is lifted (dealing is not what this file tests).
-    host = Host(None, clock_ns=clock, write_timeout_s=2.0,
-                limits=Limits(joins_per_s_peer=float(SEATS * TABLES_TRIED)))
-    server, port, _ = await create_server("127.0.0.1:0", host=host)
-    await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    rig, server = await start_rig()
     try:
-        yield Rig(host, clock, channel)
+        yield rig
     finally:
-        await channel.close()
-        await host.stop()
-        await server.stop(grace=None)
+        await stop_rig(rig, server)
 
 
 def can_open_sound_wild(table: Table) -> bool:
@@ -101,18 +61,8 @@ def can_open_sound_wild(table: Table) -> bool:
 
 
 async def sound_wild_table(rig: Rig) -> tuple[Table, list[str]]:
-    """A started table whose seat to act can play a Sound Wild. The host shuffles fairly (its own
-    secret seed), so tables are dealt until one fits; the loop is bounded."""
-    for _ in range(TABLES_TRIED):
-        table = rig.host.create_table(TableSettings(**SETTINGS))
-        tokens = []
-        for seat in range(SEATS):
-            joined = await rig.lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
-                table_id=table.table_id, name=f"p{seat}", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
-            tokens.append(joined.token)
-        if can_open_sound_wild(table):
-            return table, tokens
-    raise AssertionError(f"none of {TABLES_TRIED} deals let the seat to act play a Sound Wild")
+    """A started table whose seat to act can play a Sound Wild (dealt until one can)."""
+    return await deal_until(rig, SETTINGS, can_open_sound_wild, "let the seat to act play a Sound Wild")
 
 
 def race_of(table: Table, kind: WindowKind) -> Race:
