@@ -1310,29 +1310,26 @@ class Game:
             top.reverse()  # popped one at a time, the last card first
             del pile[-count:]
             return top
-        taken: list[Card] = []
-        for _ in range(count):
-            if not pile:
-                self._rebuild_pile()
-                if not pile:
-                    break  # owed cards that cannot be drawn are forgiven
-            taken.append(pile.pop())
-        if not pile:
-            self._rebuild_pile()
-        return taken
+        return self._take_each(count, pile.pop)
 
     def _take_for(self, seat: int, count: int) -> list[Card]:
         """`_take` with each card the one `draws` picks for `seat`: the same rebuilds at the same moments."""
         pile = self.draw_pile
         draws = self.draws
         assert draws is not None
+        return self._take_each(count, lambda: draws.take(pile, seat))
+
+    def _take_each(self, count: int, pick: Callable[[], Card]) -> list[Card]:
+        """`count` cards, one `pick()` from the draw pile at a time, the discards rebuilt into it whenever
+        it runs out (T5; `_rebuild_pile` refills the same list, which `pick` holds)."""
+        pile = self.draw_pile
         taken: list[Card] = []
         for _ in range(count):
             if not pile:
                 self._rebuild_pile()
                 if not pile:
                     break  # owed cards that cannot be drawn are forgiven
-            taken.append(draws.take(pile, seat))
+            taken.append(pick())
         if not pile:
             self._rebuild_pile()
         return taken
