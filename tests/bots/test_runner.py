@@ -114,6 +114,24 @@ async def test_a_bot_stops_when_its_seat_can_no_longer_act(host, reason):
     assert runner.commands_sent == 0 and runner.refusals == 1  # it stopped: no retry after the refusal
 
 
+async def test_a_command_refused_because_its_round_ended_is_no_reason_to_stop(host):
+    """ROUND_OVER: the command's round ended, the match goes on. The runner re-reads the view and plays
+    on (it once took the engine's round-over refusal, then sent as GAME_OVER, for the match's end)."""
+    fake, client = host
+    fake.log = [chat(1)]
+    fake.view = turn_view([RED_FIVE, BLUE_TWO, BLUE_TWO], [RED_FIVE])
+    fake.answers["PlayCards"] = [Abort(grpc.StatusCode.FAILED_PRECONDITION, "ROUND_OVER")]
+
+    async def finish(name, request):
+        fake.view = views_pb2.SeatView(table_id=TABLE, phase=views_pb2.PHASE_MATCH_OVER)
+        await fake.append(match_ended(len(fake.log) + 1))
+
+    fake.on_command = finish
+    runner = BotRunner(BasicBot(seed=3))
+    assert await asyncio.wait_for(runner.run(client, TABLE, 0), TIMEOUT) is not None
+    assert runner.refusal_reasons["ROUND_OVER"] == 1 and runner.commands_sent == 1
+
+
 async def test_a_bot_falls_back_to_drawing_when_its_policy_fails(host):
     fake, client = host
     fake.log = [chat(1)]

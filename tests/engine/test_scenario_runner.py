@@ -243,7 +243,7 @@ def test_the_next_round_is_dealt_only_by_a_next_round_step() -> None:
 
 def test_a_step_after_the_round_ended_points_at_next_round() -> None:
     failed(run_scenario(last_card({"action": "draw", "seat": 1})),
-           "refused with GAME_OVER", "a next_round step deals the next")
+           "refused with ROUND_OVER", "a next_round step deals the next")
 
 
 def test_next_round_during_a_round_is_refused() -> None:

@@ -161,6 +161,33 @@ async def test_a_crash_seen_once_the_seat_no_longer_wants_its_worker_is_not_rest
         await asyncio.wait_for(workers.close(), TIMEOUT)
 
 
+@pytest.mark.parametrize("code", [0, 1])
+async def test_a_worker_that_exits_cleanly_while_its_seat_still_plays_is_restarted(tmp_path, code):
+    """A worker's exit 0 or 1 is its own verdict (it saw the match end, its seat lost); when the seat
+    still wants it, the verdict was wrong (a round's end taken for the match's once did exactly that)
+    and the supervisor starts it again rather than leave a table with no clock waiting forever. The
+    first start exits with `code` at once, the second waits."""
+    started = tmp_path / "started"
+    script = (f"import pathlib, signal, sys\np = pathlib.Path({str(started)!r})\n"
+              f"if not p.exists():\n    p.touch()\n    sys.exit({code})\nsignal.pause()")
+    match_over = False
+    workers = BotWorkers(command=lambda spec: [sys.executable, "-c", script], restart_delays=(0.0,))
+    workers.address = "127.0.0.1:1"  # never dialled
+    workers.wanted = lambda table_id, seat, kind: not match_over
+    answers = _recording(workers)
+    try:
+        assert workers.ensure("t", 1, "k", "token")
+        assert await asyncio.wait_for(answers.get(), TIMEOUT) is True
+        await _wait_for(lambda: workers.starts("t", 1) == 2 and 1 in workers.processes("t"), "a restart")
+        match_over = True
+        workers.processes("t")[1].send_signal(signal.SIGKILL)
+        assert await asyncio.wait_for(answers.get(), TIMEOUT) is False
+        await _wait_for(lambda: not workers.processes("t"), "the worker gone")
+        assert workers.starts("t", 1) == 2
+    finally:
+        await asyncio.wait_for(workers.close(), TIMEOUT)
+
+
 async def test_host_stop_ends_a_running_worker(served):
     address, host = served
     async with await TableClient.connect(address, timeout=TIMEOUT) as client:

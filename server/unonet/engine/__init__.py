@@ -22,7 +22,16 @@ from unonet.engine.actions import (
     React,
 )
 from unonet.engine.cards import PLAYABLE_COLORS, Card, Color, Rank, standard_deck
-from unonet.engine.errors import REASONS, GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, UnoError
+from unonet.engine.errors import (
+    REASONS,
+    GameOver,
+    IllegalAction,
+    MalformedAction,
+    NotYourTurn,
+    RoundOver,
+    RulesetError,
+    UnoError,
+)
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.game import BluffRecord, Game, MidPlay, Obligation, Phase, RefusedReaction, WindowOutcome
 from unonet.engine.legal import is_bluff, legal_actions
@@ -88,6 +97,7 @@ __all__ = [
     "Rank",
     "React",
     "RefusedReaction",
+    "RoundOver",
     "Ruleset",
     "RulesetError",
     "Scoring",

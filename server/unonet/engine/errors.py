@@ -47,9 +47,17 @@ class NotYourTurn(IllegalAction):
 
 
 class GameOver(IllegalAction):
-    """An action arrived after the round or match had ended."""
+    """An action arrived after the match had ended (or a round was asked for when none is waiting)."""
 
     default_reason = "GAME_OVER"
+
+
+class RoundOver(GameOver):
+    """An action arrived after its round had ended while the match goes on: the next round's deal
+    follows, so unlike GAME_OVER it is no reason for a player to stop (a bot that took it for the end of
+    the match left its seat for good)."""
+
+    default_reason = "ROUND_OVER"
 
 
 Refusal = Callable[[], IllegalAction]
@@ -70,6 +78,7 @@ REASONS: frozenset[str] = frozenset(
         IllegalAction.default_reason,
         NotYourTurn.default_reason,
         GameOver.default_reason,
+        RoundOver.default_reason,
         "ALREADY_REACTED",
         "BAD_COLOR",
         "BAD_PLAYER_COUNT",

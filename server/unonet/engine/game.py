@@ -63,7 +63,7 @@ from unonet.engine.actions import (
 )
 from unonet.engine.cards import CARDS, PLAYABLE_COLORS, Card, Color, Rank, standard_deck
 from unonet.engine.draws import SeatDraws
-from unonet.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, Refusal
+from unonet.engine.errors import IllegalAction, MalformedAction, NotYourTurn, Refusal, RoundOver
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
 from unonet.engine.rules import is_multi_play, is_run, is_wild_draw_four_fair, matches
@@ -758,11 +758,11 @@ class Game:
     def apply(self, action: Action) -> list[Event]:
         """Apply one seat's action and return the events it caused.
 
-        Raises MalformedAction (bad seat, card not held), NotYourTurn, GameOver or IllegalAction; a refused
+        Raises MalformedAction (bad seat, card not held), NotYourTurn, RoundOver or IllegalAction; a refused
         action changes nothing.
         """
         if self.phase is ROUND_OVER:
-            raise GameOver(f"round {self.round_no} is over; {action} was not applied")
+            raise RoundOver(f"round {self.round_no} is over; {action} was not applied")
         seat = action.seat
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self._in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
@@ -883,7 +883,7 @@ class Game:
                 continue
             try:
                 out += self.apply_command(command)
-            except (IllegalAction, MalformedAction, GameOver) as error:
+            except (IllegalAction, MalformedAction) as error:
                 refused.append(RefusedReaction(reaction, error.reason, str(error)))
                 if not as_recorded_before:
                     out.append(ev.RaceLost(reaction.seat, window_id))
@@ -1901,10 +1901,10 @@ class Game:
         """Take a player out mid-round (a host's forfeit policy): their cards go under the draw pile,
         everything waiting on them moves on, and a round left with one player is that player's win.
 
-        Raises MalformedAction for a seat not in play, GameOver once the round is over.
+        Raises MalformedAction for a seat not in play, RoundOver once the round is over.
         """
         if self.phase is Phase.ROUND_OVER:
-            raise GameOver(f"round {self.round_no} is over")
+            raise RoundOver(f"round {self.round_no} is over")
         if not (isinstance(seat, int) and 0 <= seat < self.num_players) or not self.in_play[seat]:
             raise MalformedAction(f"seat {seat!r} is not playing this round", reason="BAD_SEAT")
         self._quiet = False

@@ -9,9 +9,12 @@ accepts for that seat even when it was taken over), and a worker is started:
 `UNONET_TOKEN` (not on the command line, where other users could read it). The worker is a plain
 `BotRunner`: it follows the seat's events and answers from its views like any networked bot.
 
-A worker that exits 0 (the match ended) or 1 (the seat can no longer act) is done. One that crashes
-or is killed is started again, after 0.5 s, then 1, 2, 5, 10 and 30 s between further attempts, for
-as long as its seat still wants it; the seat's turn clock covers the gap, as for any player. `stop_table`
+A worker is done once its seat no longer wants it (the match is over, the seat changed hands or kinds),
+whatever its exit status. One that exits while its seat still wants it is started again, after 0.5 s,
+then 1, 2, 5, 10 and 30 s between further attempts; the seat's turn clock covers the gap, as for any
+player. That covers a clean exit too (0, the worker saw the match end; 1, it saw its seat lost): a
+worker that misread the table and left a seat that still plays would otherwise hold a table with no
+clock forever, with nothing left to wake its driver. `stop_table`
 ends a table's workers, `close` (the host stopping) all of them: SIGTERM, then SIGKILL after 5 s.
 
 The address is the host's own insecure port (`create_server` sets it). A TLS-only host has none: its
@@ -35,7 +38,7 @@ log = logging.getLogger(__name__)
 
 RESTART_DELAYS_S = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 STOP_GRACE_S = 5.0
-_DONE_CODES = frozenset({0, 1})  # the match ended; the seat can no longer act (`unonet.bots.__main__`)
+_DONE_CODES = frozenset({0, 1})  # a worker's own verdict: the match ended; its seat can no longer act
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,12 +157,13 @@ class BotWorkers:
                     stdout=asyncio.subprocess.DEVNULL, stderr=None)
                 worker.starts += 1
                 code = await worker.process.wait()
-                if code in _DONE_CODES or not self.wanted(spec.table_id, spec.seat, spec.kind):
+                if not self.wanted(spec.table_id, spec.seat, spec.kind):
                     return
                 delay = self.restart_delays[min(failures, len(self.restart_delays) - 1)]
                 failures += 1
-                log.warning("bot worker for seat %d of table %s (%s) exited %s; restarting in %g s",
-                            spec.seat, spec.table_id, spec.kind, code, delay)
+                why = "left a seat that still plays" if code in _DONE_CODES else "crashed"
+                log.warning("bot worker for seat %d of table %s (%s) exited %s (%s); restarting in %g s",
+                            spec.seat, spec.table_id, spec.kind, code, why, delay)
                 await asyncio.sleep(delay)
         finally:
             await _end(worker.process)
