@@ -73,8 +73,15 @@ async def test_a_host_seats_strong_in_a_worker_process(served):
         assert await client.add_bots(1, "strong") == [1]
         await client.start_table()
         table = host.tables[created.table_id]
-        ended = await asyncio.wait_for(BotRunner(GreedyBot(seed=2)).run(client, created.table_id, joined.seat),
-                                       MATCH_TIMEOUT)
+        try:
+            ended = await asyncio.wait_for(BotRunner(GreedyBot(seed=2)).run(client, created.table_id, joined.seat),
+                                           MATCH_TIMEOUT)
+        except TimeoutError:
+            game = table.match.game if table.match is not None else None
+            raise AssertionError(
+                f"the match did not end: event {table.last_number}, phase {game and game.phase}, to act "
+                f"{game and game.to_act}, worker starts {host.workers.starts(created.table_id, 1)}, running "
+                f"{sorted(host.workers.processes(created.table_id))}") from None
     assert ended is not None and ended.winner_seats
     assert table.seats[1].bot_kind == "strong:3"
     assert host.workers.starts(created.table_id, 1) >= 1
