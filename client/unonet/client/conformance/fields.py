@@ -82,15 +82,15 @@ GAMES = [
     # Careless jumpers, so wrong jump-ins (H6) are met under both penalties, points and cards.
     Game("jumps", "house", 3, ["careless", "careless"], {"target_score": 150, "jump_in_penalty": 1}),
     Game("jumps-cards", "house", 3, ["careless", "careless"], {"target_score": 150, "jump_in_penalty": 2}),
-    Game("serbian", "serbian", 4, ["careful", "careless", "careful"], {"target_score": 250},
+    Game("serbian", "serbian", 4, ["careful", "careless", "careful"], {"target_score": 150},
          spectator_delay_s=0.05),
     # Blanks draw 2 here, not 10: hands that only grow make a round without end.
     Game("russian", "russian", 4, ["careful", "careless", "careful"],
-         {"target_score": 100, "bluff_penalty": 3, "blank_draw": 2}),
+         {"target_score": 50, "bluff_penalty": 3, "blank_draw": 2}),
     Game("french", "french", 3, ["careful", "careless"], {"target_score": 150}),
-    Game("polish", "polish", 4, ["careful", "careless"], {"target_score": 250}),
+    Game("polish", "polish", 4, ["careful", "careless"], {"target_score": 150}),
     Game("blanks", "standard", 5, ["careful", "careless", "careful"],
-         {"target_score": 250, "blank_cards": True, "h2o_wilds": True, "stacking": True, "stacking_mixed": True,
+         {"target_score": 150, "blank_cards": True, "h2o_wilds": True, "stacking": True, "stacking_mixed": True,
           "stacking_cumulative": False, "draw_penalty_skips_turn": False, "bluff_penalty": 2,
           "false_call_penalty": True,
           "five_swap": True, "seven_o": True, "jump_in": True, "jump_in_wilds": True, "skip_escape": True,
@@ -195,7 +195,7 @@ RACE_RETRIES = 2
 def unseen(seen: FieldCoverage) -> set[str]:
     """The documented fields and events the games have not shown yet."""
     kinds = {f.full_name for f in events_pb2.Event.DESCRIPTOR.oneofs_by_name["payload"].fields}
-    return (universe() - seen.fields - set(MAY_STAY_DEFAULT)) | (kinds - seen.fields)
+    return (universe() | kinds) - seen.fields - set(MAY_STAY_DEFAULT)  # what the two tests below ask
 
 
 async def observe_games(remote: Remote) -> FieldCoverage:
