@@ -127,3 +127,26 @@ def test_unonet_replay_shows_every_hand_of_stored_grpc_and_inprocess_games(make_
         lines = capsys.readouterr().out.splitlines()
         assert "seat 0's view" in lines[0]
         assert league_replay(config.db, "g999999") is None
+
+
+def test_the_replay_screen_goes_through_every_seat_of_a_league_game(make_league):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from unonet.client.tui.replay_screen import ReplayScreen
+
+    config = make_league(games=3, size=3, bots=3)
+    spec = schedule(config)[0]
+    log = events_of(play_game(config, spec, [RandomBot] * 3))
+    replay = Replay(spec.game_id, log, seat_logs=seat_logs(spec.game_id, log, spec.seed))
+    dealt = next(i for i, e in enumerate(log, start=1) if e.HasField("first_card_turned"))
+    with create_pipe_input() as pipe:
+        screen = ReplayScreen(replay, None, input=pipe, output=DummyOutput())
+        screen.go(dealt)
+        seen = []
+        for _ in range(replay.seat_count + 1):
+            screen.screen.press("v")
+            seen.append(screen.pov)
+            if isinstance(screen.pov, int):  # that seat's own hand, as the engine dealt it
+                assert len(screen.model.hand) == 7
+        assert seen == [0, 1, 2, OPEN]
