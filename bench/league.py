@@ -28,8 +28,9 @@ policies decide) are profiled.
     .venv/bin/python bench/league.py                  # 96 games per path, a readable report
     .venv/bin/python bench/league.py --quick --json   # 32 games per path; the last line is one JSON object
 
-Last, `sprt_games_duplicate` and `sprt_games_independent`: the mean games a heads-up SPRT(0, 40) of
-`greedy` against `basic` takes on duplicate pairs and on independent games, from `bench/league_sprt.py`
+Last, `sprt_games_duplicate` and `sprt_games_independent`: the mean games a heads-up SPRT(0, 20) of
+`greedy` against `greedy:2` (a close pairing, the SPRT's real use: docs/leagues.md) takes on duplicate
+pairs and on independent games, with `sprt_reduction` and its 95% interval, from `bench/league_sprt.py`
 at its `--quick` sizes (the same code; `--no-sprt` skips it).
 
 Loopback only; the cluster and the host are stopped at the end, on error too.
@@ -199,14 +200,20 @@ def main(argv: list[str] | None = None) -> int:
             for name, share in sorted(shares.items(), key=lambda item: -item[1]):
                 print(f"  {name:16s} {100 * share:5.1f}%", file=sys.stderr)
     if not args.no_sprt:
-        sprt = league_sprt.run("greedy", "basic", league_sprt.QUICK_DEALS, league_sprt.QUICK_RUNS, 0.0, 40.0, 3000, 23)
+        # The pairing docs/leagues.md justifies: a bot against a close version of itself, with elo1 near
+        # their real difference (about 21 normalized Elo), as fishtest tests a patch.
+        sprt = league_sprt.run(league_sprt.CLOSE_STRONG, league_sprt.CLOSE_WEAK, league_sprt.QUICK_DEALS,
+                               league_sprt.QUICK_RUNS, 0.0, league_sprt.CLOSE_ELO1, 8000, 23,
+                               bootstrap=league_sprt.QUICK_BOOTSTRAP, bootstrap_runs=league_sprt.QUICK_BOOTSTRAP_RUNS)
         for key in ("sprt_games_duplicate", "sprt_games_independent"):
             out[key] = sprt[key]
         out["sprt_reduction"] = sprt["reduction"]
+        out["sprt_reduction_ci95"] = sprt["reduction_ci95"]
         pile = sprt["pile_draws"]
         assert isinstance(pile, dict)
         out["sprt_reduction_pile_draws"] = pile["reduction"]
-        print(f"SPRT(0, 40) greedy vs basic: {out['sprt_games_duplicate']:.0f} games on duplicate pairs, "
+        print(f"SPRT(0, {league_sprt.CLOSE_ELO1:g}) {league_sprt.CLOSE_STRONG} vs {league_sprt.CLOSE_WEAK}: "
+              f"{out['sprt_games_duplicate']:.0f} games on duplicate pairs, "
               f"{out['sprt_games_independent']:.0f} independent", file=sys.stderr)
     if args.json:
         print(json.dumps(out, sort_keys=True))

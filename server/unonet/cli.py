@@ -222,7 +222,8 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.db:
-            replay = Replay(args.table_id, _stored_events(args.db, args.table_id))
+            replay = _league_replay(args.db, args.table_id) or Replay(args.table_id,
+                                                                      _stored_events(args.db, args.table_id))
         else:
             with open(args.log, "rb") as stream:
                 replay = Replay.from_log(stream, args.table_id)
@@ -242,6 +243,21 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     print(render_text(replay, pov, snapshots[step - 1]), end="")
     return 0
+
+
+def _league_replay(db: str, game_id: str) -> Replay | None:
+    """A league game with every hand (`unonet.league.hands`), or None: not a league database, no such
+    game, or hands that cannot be rebuilt (said on stderr: the public view is shown instead)."""
+    from unonet.league.hands import HandsUnavailable, league_replay
+    from unonet.league.results import is_league_db
+
+    if not is_league_db(db):
+        return None
+    try:
+        return league_replay(db, game_id)
+    except HandsUnavailable as error:
+        print(f"unonet replay: the hands cannot be shown ({error}); the public view only", file=sys.stderr)
+        return None
 
 
 def _replay_on_screen(replay: Replay, pov: PointOfView) -> int:

@@ -15,6 +15,12 @@ runs the client's audit first and this only on a log that passed it.
 What it takes from the log as given (the host's word, or checked elsewhere): who the first dealer is
 (S2's draw uses the table's secret seed), the host's own events (timeouts, takeovers, connections, the
 shuffle before each deal) and the race measurements (section 10.6 checks those).
+
+A league-seeded table (TableSettings.league_seeded) has no shuffle to reveal, but whoever holds its
+league seed (the league's results database does) can replay it the same way: `replay_league_log`
+starts the engine's match from that seed as the host did (its dealer draw, deck, reshuffles and, with
+league_seat_draws, the per-seat draw streams), and hands back the engine event behind each of the log's
+events, so the league can show every hand (`unonet.league.hands`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from google.protobuf.message import Message
 from unonet.engine import Game, Match, standard_deck
 from unonet.engine import events as ev
 from unonet.engine.actions import Action, Chat, Play, React
+from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import UnoError
 from unonet.engine.legal import legal_actions
 from unonet.fairness import combine_seed
@@ -37,7 +44,7 @@ from unonet.host.shuffles import RoundCards
 from unonet.v1 import cards_pb2, events_pb2, table_pb2
 from unonet.wire import convert
 
-__all__ = ["ReplayMismatch", "ReplayReport", "replay_log"]
+__all__ = ["ReplayMismatch", "ReplayReport", "replay_league_log", "replay_log"]
 
 HOST_KINDS = frozenset({
     "player_joined", "player_left", "bot_seated", "seat_connection_changed", "seat_taken_over", "match_started",
@@ -131,6 +138,16 @@ def replay_log(table_id: str, events: Sequence[events_pb2.Event]) -> ReplayRepor
     return _Replay(table_id, events).run()
 
 
+def replay_league_log(
+    table_id: str, events: Sequence[events_pb2.Event], league_seed: int
+) -> tuple[ReplayReport, dict[int, ev.Event]]:
+    """Replay the log of a league-seeded table from its league seed: the report, and for each of the
+    log's game events (by number) the engine event that gives it. The caller checks the seed against
+    the log's `league_seed_sha256`. Raises ReplayMismatch (also for a log that is not league-seeded)."""
+    replay = _Replay(table_id, events, league_seed=league_seed)
+    return replay.run(), replay.engine_events
+
+
 @dataclass(frozen=True)
 class _In:
     """One input: a seat's `action`, a `window` closed (or ruled with `answers`), a `forfeit`, a deal."""
@@ -183,18 +200,26 @@ class _Replay:
     the one whose events fit is applied to the match itself; a step that must be undone is rebuilt
     from the last checkpoint by applying the inputs again."""
 
-    def __init__(self, table_id: str, events: Sequence[events_pb2.Event]) -> None:
+    def __init__(self, table_id: str, events: Sequence[events_pb2.Event], league_seed: int | None = None) -> None:
         started = next((e.match_started for e in events if e.HasField("match_started")), None)
         first = next((e.round_started for e in events if e.HasField("round_started")), None)
         if started is None or first is None:
             raise ReplayMismatch("the log holds no MatchStarted and RoundStarted to replay from", number=0)
+        if league_seed is not None and not started.settings.league_seeded:
+            raise ReplayMismatch("the log's table is not league-seeded: it has no league seed", number=0)
         self.table_id = table_id
         self.ruleset = convert.ruleset_from_pb(started.settings.ruleset.preset, started.settings.ruleset)
-        # With the dealer and every deck given (the later piles through the record's shuffle hook), the
-        # engine draws on no chance of its own: the generator is never used.
-        match = Match(self.ruleset, started.settings.seat_count, random.Random(0), dealer=first.dealer_seat,
-                      auto_deal=False)
-        match.start()
+        self.engine_events: dict[int, ev.Event] = {}  # a log event's number -> the engine event behind it
+        if league_seed is None:
+            # With the dealer and every deck given (the later piles through the record's shuffle hook), the
+            # engine draws on no chance of its own: the generator is never used.
+            match = Match(self.ruleset, started.settings.seat_count, random.Random(0), dealer=first.dealer_seat,
+                          auto_deal=False)
+            opening = match.start()
+        else:  # as the host starts a league-seeded table: every chance from the league's seed
+            draws = SeatDraws(league_seed) if started.settings.league_seat_draws else None
+            match = Match(self.ruleset, started.settings.seat_count, random.Random(league_seed), draws=draws)
+            opening = match.start()
         self.seeds = _round_seeds(events)
         self.contents = standard_deck(blank_cards=self.ruleset.blank_cards, sound_wilds=self.ruleset.sound_wilds,
                                       h2o_wilds=self.ruleset.h2o_wilds)
@@ -210,8 +235,10 @@ class _Replay:
                 pending.append(event)
         self.state = _State(match, None)
         self.at = 0
+        if league_seed is not None:  # the engine dealt the first round itself: its events start the log
+            self.at = _match_events(self.state, opening, self.expected, 0, self.engine_events)
         self.steps: list[_In] = []
-        self.checkpoints: list[tuple[int, _State, int]] = [(0, copy.deepcopy(self.state), 0)]
+        self.checkpoints: list[tuple[int, _State, int]] = [(0, copy.deepcopy(self.state), self.at)]
 
     def run(self) -> ReplayReport:
         frames: list[tuple[int, list[_In]]] = []  # a step with other inputs that fit, to go back to
@@ -233,8 +260,9 @@ class _Replay:
                 self._restore(step)
             if options:
                 frames = [*frames[-BACKTRACK_STEPS:], (len(self.steps) - 1, options)]
-        rounds = sum(1 for step in self.steps if step.deal)
-        return ReplayReport(len(self.steps) - rounds, rounds, len(self.expected))
+        deals = sum(1 for step in self.steps if step.deal)  # a league's match deals by itself: none
+        rounds = sum(1 for event in self.expected if event.HasField("round_started"))
+        return ReplayReport(len(self.steps) - deals, rounds, len(self.expected))
 
     def _take(self, options: list[_In]) -> bool:
         """Apply the first of `options` whose events are the log's next ones (removing the ones tried)."""
@@ -259,7 +287,7 @@ class _Replay:
                 produced = step.to_match(state.match)
             if not produced:
                 return False
-            self.at = _match_events(state, produced, self.expected, self.at)
+            self.at = _match_events(state, produced, self.expected, self.at, self.engine_events)
         except (UnoError, ReplayMismatch):
             return False
         self.steps.append(step)
@@ -287,6 +315,8 @@ class _Replay:
         base = match.game.copy()
         for step in _candidates(base, match.num_players, upcoming, self.host_before.get(upcoming[0].number, [])):
             game = base.copy()
+            if match.game.draws is not None:  # a league's per-seat draws: the copy must draw what the match would
+                game.draws = copy.deepcopy(match.game.draws)
             try:
                 produced = step.to_game(game)
             except UnoError:
@@ -348,18 +378,23 @@ def _faces_only(message: Message) -> None:
             _faces_only(value)
 
 
-def _match_events(state: _State, produced: list[ev.Event], expected: Sequence[events_pb2.Event], at: int) -> int:
+def _match_events(state: _State, produced: list[ev.Event], expected: Sequence[events_pb2.Event], at: int,
+                  matched: dict[int, ev.Event]) -> int:
     """Render the engine's `produced` events as the host would, with the commitment record, and require
-    they are the log's next ones. Returns the position after them."""
+    they are the log's next ones (the dealer draw aside, which the log has as the host's word).
+    Records in `matched` the engine event behind each. Returns the position after them."""
     for event in produced:
         rendered = _render(state, event, expected[at].number if at < len(expected) else 0)
         for pb in rendered:
+            if pb.HasField("dealer_chosen"):  # a league's match draws its dealer; the log has it as given
+                continue
             if at >= len(expected) or _normal(pb) != _normal(expected[at]):
                 got = expected[at] if at < len(expected) else None
                 raise ReplayMismatch(
                     f"the engine gives {pb.WhichOneof('payload')} {_brief(pb)}, the log "
                     f"{got.WhichOneof('payload') if got else 'nothing'} {_brief(got) if got else ''}",
                     number=got.number if got else 0)
+            matched[expected[at].number] = event
             at += 1
     return at
 

@@ -14,7 +14,7 @@ import pytest
 from league_files import league_file
 
 from unonet.league import config as league_config
-from unonet.league.entrants import EntrantError, Program, entrant
+from unonet.league.entrants import EntrantError, Program, bot_seed, entrant
 from unonet.league.network import NetworkedLeague, NetworkOptions
 from unonet.league.results import decode_log
 from unonet.league.runner import check_entrants, check_league
@@ -23,6 +23,7 @@ from unonet.v1 import events_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 SH_BOT = ROOT / "bots" / "examples" / "first_action.sh"
+SEEDED_BOT = Path(__file__).with_name("seeded_exec_bot.py")
 NODE_BOT = ROOT / "bots" / "node" / "play_bot.js"
 NODE = shutil.which("node")
 GAME_TIMEOUT = 90.0
@@ -81,6 +82,36 @@ async def test_the_node_bot_plays_league_games_as_a_launch_entrant(tmp_path):
     specs = program_games(config, 2)
     results = await play(config, specs, NetworkOptions(turn_time_s=5.0))
     assert_played_through(results)
+
+
+def engine_moves(result) -> list[bytes]:
+    """What the players did and were dealt, in order: the part of the log the bots' choices decide."""
+    kinds = {"cards_dealt", "cards_played", "color_chosen", "cards_drawn", "drawn_card_kept", "round_ended"}
+    return [getattr(e, str(e.WhichOneof("payload"))).SerializeToString()
+            for e in events_of(result) if e.WhichOneof("payload") in kinds]
+
+
+@pytest.mark.timeout(2 * GAME_TIMEOUT + 30)
+async def test_an_exec_entrant_gets_its_seed_and_plays_the_same_games_again(tmp_path):
+    # With fixed seeds and bots whose choices come from them, a rerun is game for game the same, an
+    # exec program included: it chooses at random from UNONET_SEED (and exits at once without it).
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(SEEDED_BOT))}"
+    config = with_program(tmp_path, "exec", command)
+    specs = program_games(config, 2)
+    options = NetworkOptions(turn_time_s=5.0)
+    first = await play(config, specs, options)
+    again = await play(config, specs, options)
+    assert_played_through(first)
+    for one, other in zip(first, again, strict=True):
+        assert (one.ranks, one.points) == (other.ranks, other.points), one.game_id
+        assert engine_moves(one) == engine_moves(other), one.game_id
+    # Another seed for the program (its entry's seed offset) changes its games: the seed is what it plays by.
+    reseeded = league_config.load(league_file(
+        tmp_path, size=3, bots=3, bot_lines=f'[[bot]]\nname = "prog"\nexec = {command!r}\nseed = 5\n'))
+    assert bot_seed(reseeded.bot("prog"), specs[0].seed) != bot_seed(config.bot("prog"), specs[0].seed)
+    other_seed = await play(reseeded, specs, options)
+    assert_played_through(other_seed)
+    assert any(engine_moves(one) != engine_moves(other) for one, other in zip(first, other_seed, strict=True))
 
 
 def counting_script(tmp_path: Path, body: str) -> tuple[str, Path]:
@@ -167,10 +198,12 @@ def test_cli_inprocess_refuses_a_program_before_opening_anything(tmp_path, capsy
 async def test_a_launch_entrant_that_keeps_crashing_is_restarted_then_forfeits(tmp_path):
     # It is told its seat and its token the launch convention's way, and dies at once.
     told = tmp_path / "told"
-    check = '[ -n "$UNONET_TOKEN" ] && [ "$2" = "$UNONET_ADDRESS" ] && [ "$4" = "$UNONET_TABLE" ]'
-    command, starts = counting_script(tmp_path, f"{check} && echo told >> {shlex.quote(str(told))}\nexit 4")
-    config = with_program(tmp_path, "launch", command)
+    config = with_program(tmp_path, "launch", str(tmp_path / "bot.sh"))
     [spec] = program_games(config, 1)
+    seed = bot_seed(config.bot("prog"), spec.seed)  # its seed for the game, as a policy would get it
+    check = ('[ -n "$UNONET_TOKEN" ] && [ "$2" = "$UNONET_ADDRESS" ] && [ "$4" = "$UNONET_TABLE" ] '
+             f'&& [ "$UNONET_SEED" = "{seed}" ]')
+    _, starts = counting_script(tmp_path, f"{check} && echo told >> {shlex.quote(str(told))}\nexit 4")
     options = NetworkOptions(max_restarts=1, turn_time_s=5.0, launch_wait_s=0.5, bot_processes=0)
     [result] = await play(config, [spec], options)
     seat = spec.seats.index("prog")

@@ -107,3 +107,40 @@ def test_stored_seat_draw_games_replay_from_their_seeds(tmp_path):
         assert again.log == result.log, result.game_id  # bit for bit from the seed and the bots
         events = stored_events(config.db, result.game_id)
         assert len(Replay(result.game_id, events).snapshots(None)) == len(events)
+
+
+GAME_KINDS = ("dealer_chosen", "cards_dealt", "first_card_turned", "first_card_returned", "cards_played",
+              "color_chosen", "cards_drawn", "drawn_card_kept", "pile_reshuffled", "uno_called", "uno_caught",
+              "round_ended")
+
+
+def game_events(log: bytes) -> list[bytes]:
+    """The log's game events, payload by payload (the seats' names aside)."""
+    return [getattr(e, str(e.WhichOneof("payload"))).SerializeToString(deterministic=True)
+            for e in events_of(log) if e.WhichOneof("payload") in GAME_KINDS]
+
+
+@pytest.mark.parametrize("seat_draws", [True, False])
+def test_a_deal_played_by_two_copies_of_one_bot_is_one_game_twice(tmp_path, seat_draws):
+    # Everything of a duplicate deal follows the seats, not the bots: the dealer, the deal, the first
+    # card (and a returned one), every draw and every rebuilt pile. Two copies of a bot that plays by
+    # what it is shown alone (greedy) then play the deal's two games move for move alike, seats swapped
+    # or not, so a pair's scores are one win each: the deal's luck cancels in full, whatever the draws.
+    # draw_to_match: long games, so that piles are rebuilt
+    bots = ('[league.rules]\ndraw_to_match = true\n\n'
+            '[[bot]]\nname = "a"\nkind = "greedy"\n\n[[bot]]\nname = "b"\nkind = "greedy"\n')
+    path = league_file(tmp_path, size=2, bots=0, games=40, bot_lines=bots,
+                       extra=f"seat_draws = {str(seat_draws).lower()}")
+    config = league_config.load(path)
+    results = list(play_inprocess(config, schedule(config)))
+    by_deal: dict[int, list] = {}
+    for result in results:
+        by_deal.setdefault(result.deal, []).append(result)
+    assert len(by_deal) == 20 and all(len(pair) == 2 for pair in by_deal.values())
+    reshuffled = 0
+    for first, second in by_deal.values():
+        assert first.seats == tuple(reversed(second.seats))
+        assert game_events(first.log) == game_events(second.log), first.deal
+        assert first.ranks == second.ranks  # the same seat wins: one win each
+        reshuffled += any(e.HasField("pile_reshuffled") for e in events_of(first.log))
+    assert reshuffled  # some of these games rebuilt the pile, and did it alike

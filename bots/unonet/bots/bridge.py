@@ -23,6 +23,11 @@ a required decision, null means the safe default: Draw, else Pass). Answers are 
 line received; an answer that comes after its decision's deadline is read and dropped. A line that is
 none of these is garbage: logged, nothing sent (`BadAnswer`). When the program exits or closes its
 stdout the seat is left to the table's clock (`BotGone`). At the match's end its stdin is closed.
+
+A seed, when the runner has one for the seat (a league game: the bot's seed for that game), is in the
+program's environment as UNONET_SEED, by the launch convention (`unonet.bots.launch.ENV_SEED`): a
+program that seeds its own generator with it makes the same choices on a rerun. No line of the
+protocol carries it, so programs written before it still work unchanged.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from google.protobuf.message import Message
 
 from unonet.bots.actions import BadCommand, command_from_json, command_to_json, enumerate_actions
 from unonet.bots.faults import BadAnswer, BotGone
+from unonet.bots.launch import seed_env
 from unonet.bots.policy import Bot, BotState
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
@@ -103,17 +109,22 @@ class ExecBot(Bot):
     """A policy run as a child process that speaks the JSON-lines protocol (see the module).
 
     Use it as ``async with ExecBot(["./my-bot", "--flag"]) as bot: await BotRunner(bot).run(...)``:
-    the program starts on entry and is stopped (stdin closed, then terminated) on exit.
+    the program starts on entry and is stopped (stdin closed, then terminated) on exit. `env` is its
+    environment (default: ours); with a `seed` it has UNONET_SEED set to it (see the module).
+    Raises ValueError for no program or a seed outside 0 .. 2**64 - 1.
     """
 
     kind = "exec"
 
-    def __init__(self, argv: Sequence[str], *, cwd: str | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+        seed: int | None = None,
+    ) -> None:
         if not argv:
             raise ValueError("the program to run is missing")
         self.argv = list(argv)
         self.cwd = cwd
-        self.env = env
+        self.env = seed_env(seed, env)
         self.process: asyncio.subprocess.Process | None = None
         self._owed = 0  # answers still to come for questions whose deadline passed
         self._lock = asyncio.Lock()

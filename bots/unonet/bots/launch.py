@@ -7,7 +7,12 @@ A bot that speaks gRPC itself (the Node bot, a Rust or Go bot) is started for on
 - the environment ``UNONET_ADDRESS``, ``UNONET_TABLE``, ``UNONET_SEAT`` with the same values, and
   ``UNONET_TOKEN``, the seat's token. The token travels in the environment only, never as an
   argument, where every user of the machine could read it in the process list; a program may still
-  accept ``--token`` for use by hand.
+  accept ``--token`` for use by hand;
+- when whoever starts it has one, ``UNONET_SEED``: the seed for the program's own random choices, a
+  decimal integer from 0 to 2**64 - 1 (a league gives every bot a seed per game, the same a Python
+  policy gets), so a program that seeds its generator with it plays the same game again on a rerun.
+  Unset means no seed: choose freely. An `exec` program (`unonet.bots.bridge.ExecBot`) gets the same
+  variable, the only part of this convention that applies to it.
 
 It attaches to the seat with the token (no JoinTable), plays until the match ends, and exits 0; any
 other status means it could not play the match to its end. `Launched` starts such a program and
@@ -27,7 +32,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-__all__ = ["ENV_ADDRESS", "ENV_SEAT", "ENV_TABLE", "ENV_TOKEN", "Launched", "SeatGrant", "launch_argv", "launch_env"]
+__all__ = [
+    "ENV_ADDRESS", "ENV_SEAT", "ENV_SEED", "ENV_TABLE", "ENV_TOKEN", "Launched", "SeatGrant", "launch_argv",
+    "launch_env", "seed_env",
+]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +43,7 @@ ENV_ADDRESS = "UNONET_ADDRESS"
 ENV_TABLE = "UNONET_TABLE"
 ENV_SEAT = "UNONET_SEAT"
 ENV_TOKEN = "UNONET_TOKEN"
+ENV_SEED = "UNONET_SEED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +64,22 @@ def launch_argv(command: Sequence[str], grant: SeatGrant) -> list[str]:
     return [*command, "--address", grant.address, "--table", grant.table_id, "--seat", str(grant.seat)]
 
 
-def launch_env(grant: SeatGrant, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`base` (default: this process's environment) with the convention's variables set."""
+def seed_env(seed: int | None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`base` (default: this process's environment) with UNONET_SEED set to `seed`; unchanged for None
+    (a seed set by hand, `UNONET_SEED=7 unonet bot play --exec ...`, still reaches the program).
+    Raises ValueError for a seed outside 0 .. 2**64 - 1."""
     env = dict(os.environ if base is None else base)
+    if seed is not None:
+        if not 0 <= seed < 1 << 64:
+            raise ValueError(f"a seed is an integer from 0 to 2**64 - 1, not {seed}")
+        env[ENV_SEED] = str(seed)
+    return env
+
+
+def launch_env(grant: SeatGrant, base: Mapping[str, str] | None = None, seed: int | None = None) -> dict[str, str]:
+    """`base` (default: this process's environment) with the convention's variables set (UNONET_SEED
+    only with a `seed`)."""
+    env = seed_env(seed, base)
     env.update(
         {ENV_ADDRESS: grant.address, ENV_TABLE: grant.table_id, ENV_SEAT: str(grant.seat), ENV_TOKEN: grant.token}
     )
@@ -72,6 +94,7 @@ class Launched:
         grant: the seat it plays.
         max_restarts: how many times a program that exited with a failure is started again.
         backoff: seconds before the first restart, doubled for each next one.
+        seed: the seed it gets as UNONET_SEED (a restart gets the same one), or None for none.
     """
 
     def __init__(
@@ -84,11 +107,12 @@ class Launched:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         stderr: int | IO[Any] | None = None,
+        seed: int | None = None,
     ) -> None:
         if not command:
             raise ValueError("the program to run is missing")
         self.argv = launch_argv(command, grant)
-        self.env = launch_env(grant, env)
+        self.env = launch_env(grant, env, seed)
         self.cwd = cwd
         self.stderr = stderr  # where its stderr goes (default: ours)
         self.max_restarts = max_restarts

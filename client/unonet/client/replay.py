@@ -22,6 +22,14 @@ Hands can be opened only for rounds whose seed was revealed and checked. A table
 seeded shuffle (no commitments) has no seed to reveal: every point of view is then the public view, and
 `hidden_reason` says so; a round whose seed never came (a match abandoned mid-round) is public only too.
 
+Except when whoever holds the seed says what each seat saw: a league game (a league-seeded table,
+TableSettings.league_seeded) is a function of the seed its league recorded, so the league replays it
+through the engine and renders every event for every seat (`unonet.league.hands`, on the server side:
+this module never imports the engine). Given those `seat_logs`, a seat's point of view is its own log
+(its cards shown wherever the host showed them to it, the challenger's HandRevealed included), and
+`OPEN` merges them: each event with every seat's hidden parts filled in. Hands without commitments are
+followed by their faces (a played card leaves the hand that holds one of its face).
+
 For a screen: `received(pov)` is the whole sequence of events the point of view got, so a view model
 that is a pure function of a seat's events can be fed `received(pov)[:k + 1]` for step k;
 `snapshots(pov)` gives the state after each step already folded (hands, top card, colour, direction,
@@ -34,9 +42,12 @@ Imports only the generated protocol and `unonet.fairness` (through the Verifier)
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 
 from unonet.client.audit import read_log
 from unonet.client.narrate import card_text, describe
@@ -139,17 +150,48 @@ class _Hand:
     def remove(self, ref: cards_pb2.CardRef) -> None:
         self.count = max(0, self.count - 1)
         for i, held in enumerate(self.refs):
-            if held.commitment == ref.commitment:
+            if (held.commitment == ref.commitment if ref.commitment
+                    else not held.commitment and ref.HasField("card") and held.card == ref.card):
                 del self.refs[i]
                 return
 
     def add(self, ref: cards_pb2.CardRef) -> None:
         self.count += 1
-        if ref.commitment:
+        if _is_followed(ref):
             self.refs.append(ref)
 
     def set(self, hand: cards_pb2.SeatHand) -> None:
-        self.count, self.refs = hand.count, [ref for ref in hand.cards if ref.commitment]
+        self.count, self.refs = hand.count, [ref for ref in hand.cards if _is_followed(ref)]
+
+
+def _is_followed(ref: cards_pb2.CardRef) -> bool:
+    """A card a hand keeps track of: committed to (a fair table), or shown (a seat's own, in a league game)."""
+    return bool(ref.commitment) or ref.HasField("card")
+
+
+def _merged(public: Message, versions: Sequence[Message]) -> None:
+    """Fill `public` in place with what any of `versions` (the same event as each seat got it) shows
+    beyond it: field by field, element by element where the lists have the same length, else the
+    first version that differs (only a hidden part's owners differ from the public event, and agree)."""
+    for descriptor in public.DESCRIPTOR.fields:
+        name = descriptor.name
+        mine = getattr(public, name)
+        theirs = [getattr(version, name) for version in versions]
+        differing = [value for value in theirs if value != mine]
+        if not differing:
+            continue
+        is_message = descriptor.type == FieldDescriptor.TYPE_MESSAGE
+        if is_message and not descriptor.is_repeated:
+            _merged(mine, differing)
+        elif is_message and all(len(value) == len(mine) for value in theirs):
+            for i, element in enumerate(mine):
+                _merged(element, [value[i] for value in theirs])
+        elif descriptor.is_repeated:
+            del mine[:]
+            mine.extend(differing[0])
+        else:
+            setattr(public, name, differing[0])
+
 
 
 class _Table:
@@ -288,17 +330,23 @@ class Replay:
     """A finished (or abandoned) game's public log, audited, ready to step through from any point of view.
 
     Raises ReplayRefused from the constructor for a log that is empty, not numbered 1, 2, 3, ... or
-    fails any fairness check. Nothing here touches the network or the host.
+    fails any fairness check, or (SEAT_LOGS) `seat_logs` that are not one log per seat, event for event
+    the public one's. Nothing here touches the network or the host.
+
+    `seat_logs`, when given, are what each seat received (a league game's, `unonet.league.hands`): every
+    point of view then shows its hands, in every round.
 
     Attributes:
         is_fair: the table dealt with the commit-reveal shuffle (a ShuffleCommitted is in the log).
+        has_hands: a seat's or the open point of view can show hands (a fair table, or `seat_logs`).
         dealt_rounds: the numbers of the rounds the log deals, in order.
         open_rounds: the dealt rounds whose seed was revealed (and checked): those whose hands open.
         seat_count, names: the table's seats and their players' names (as the log last named them
             before the match; "" for a seat never named).
     """
 
-    def __init__(self, table_id: str, events: Sequence[events_pb2.Event]) -> None:
+    def __init__(self, table_id: str, events: Sequence[events_pb2.Event], *,
+                 seat_logs: Mapping[int, Sequence[events_pb2.Event]] | None = None) -> None:
         self.table_id = table_id
         self.events = list(events)
         if not self.events:
@@ -321,6 +369,10 @@ class Replay:
         revealed = {e.shuffle_revealed.round_number for e in self.events if e.HasField("shuffle_revealed")}
         self.dealt_rounds = tuple(e.round_started.round_number for e in self.events if e.HasField("round_started"))
         self.open_rounds = frozenset(revealed & set(self.dealt_rounds)) if self.is_fair else frozenset()
+        self.seat_logs = None if seat_logs is None else self._checked(seat_logs)
+        if self.seat_logs is not None:
+            self.open_rounds = frozenset(self.dealt_rounds)
+        self.has_hands = self.is_fair or self.seat_logs is not None
         self._received: dict[PointOfView, list[events_pb2.Event]] = {}
         self._snapshots: dict[PointOfView, list[Snapshot]] = {}
 
@@ -335,13 +387,24 @@ class Replay:
             raise ReplayRefused("MALFORMED_LOG", str(error)) from error
         return cls(table_id, events)
 
+    def _checked(self, seat_logs: Mapping[int, Sequence[events_pb2.Event]]) -> dict[int, list[events_pb2.Event]]:
+        if sorted(seat_logs) != list(range(self.seat_count)):
+            raise ReplayRefused("SEAT_LOGS", f"seat logs for seats {sorted(seat_logs)}, but the table has "
+                                             f"{self.seat_count} seats")
+        kinds = [event.WhichOneof("payload") for event in self.events]
+        for seat, log in seat_logs.items():
+            if [(e.number, e.WhichOneof("payload")) for e in log] != list(zip(range(1, len(kinds) + 1), kinds,
+                                                                            strict=True)):
+                raise ReplayRefused("SEAT_LOGS", f"seat {seat}'s log is not the public log's events, one for one")
+        return {seat: list(log) for seat, log in seat_logs.items()}
+
     def __len__(self) -> int:
         """The number of steps: one per event."""
         return len(self.events)
 
     def hidden_reason(self, pov: PointOfView, round_number: int | None = None) -> str | None:
         """Why `pov` cannot see the hands it should in `round_number` (any round when None), or None."""
-        if pov is None:
+        if pov is None or self.seat_logs is not None:
             return None
         if not self.is_fair:
             return PLAIN_SHUFFLE
@@ -370,6 +433,8 @@ class Replay:
         a challenger's HandRevealed gets the hand the accused held when it played the Wild Draw Four."""
         if pov is None:
             return list(self.events)
+        if self.seat_logs is not None:
+            return self._from_seat_logs(pov)
         table = _Table(self.seat_count, list(self.names))
         held_when_played: dict[int, list[cards_pb2.CardRef]] = {}  # a Wild Draw Four's event -> the rest
         out = []
@@ -383,6 +448,23 @@ class Replay:
                 rendered = self._revealed(rendered, held_when_played.get(event.hand_revealed.played_event_number))
             table.apply(event)
             out.append(rendered)
+        return out
+
+    def _from_seat_logs(self, pov: int | Open) -> list[events_pb2.Event]:
+        """A seat's own log, or (OPEN) every seat's merged into each event."""
+        assert self.seat_logs is not None
+        if isinstance(pov, int):
+            return list(self.seat_logs[pov])
+        out = []
+        for i, event in enumerate(self.events):
+            versions = [log[i] for log in self.seat_logs.values() if log[i] != event]
+            if not versions:
+                out.append(event)
+                continue
+            shown = events_pb2.Event()
+            shown.CopyFrom(event)
+            _merged(shown, versions)
+            out.append(shown)
         return out
 
     def _revealed(self, event: events_pb2.Event, held: list[cards_pb2.CardRef] | None) -> events_pb2.Event:

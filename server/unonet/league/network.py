@@ -241,7 +241,8 @@ class NetworkedLeague:
         """Play one seat on this loop: a program under its supervisor, a policy by `_seat`."""
         played = self.entrants[name]
         if isinstance(played, Program):
-            await play_program(client, played, self.address, table_id, seat, self.options.max_restarts)
+            seed = bot_seed(self.config.bot(name), spec.seed)
+            await play_program(client, played, self.address, table_id, seat, self.options.max_restarts, seed)
         else:
             await self._seat(client, self._bot(name, spec), table_id, seat)
 

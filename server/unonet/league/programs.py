@@ -8,6 +8,10 @@ Both are supervised the same way, as a seat the runner already joined (it holds 
   address, table and seat as arguments and as UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, the token
   as UNONET_TOKEN only) and speaks gRPC to the host itself; it exits 0 when the match ends.
 
+Either way the program gets the bot's seed for the game (`entrants.bot_seed`, what a Python policy is
+built with) as UNONET_SEED, so with fixed seeds a program that seeds its own choices with it plays the
+same games on a rerun, as the built-in bots do.
+
 A program that crashes (exits, or closes its output, before the match is over) or hangs (the host
 struck the seat: its turn clock ran out, `SeatState.strikes` went up) is stopped and started again on
 its seat, up to `max_restarts` times, as long as the host still lets the seat play; out of restarts,
@@ -46,16 +50,19 @@ START_CHECK_S = 0.05
 
 
 async def play_program(
-    client: TableClient, program: Program, address: str, table_id: str, seat: int, max_restarts: int
+    client: TableClient, program: Program, address: str, table_id: str, seat: int, max_restarts: int,
+    seed: int | None = None,
 ) -> None:
     """Play the seat with `program` to the match's end: restarts after crashes, then leaving (see the module).
 
-    `client` is attached to the seat (its token); `address` is the host's, for a launched program."""
+    `client` is attached to the seat (its token); `address` is the host's, for a launched program;
+    `seed` is the bot's seed for this game, handed to the program (and to each restart) as UNONET_SEED."""
     play = _exec_once if program.source == "exec" else _launch_once
     delay = RESTART_BACKOFF_S
     for attempt in range(max_restarts + 1):
         try:
-            finished = await _until_struck(client, table_id, seat, play(client, program, address, table_id, seat))
+            run = play(client, program, address, table_id, seat, seed)
+            finished = await _until_struck(client, table_id, seat, run)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -107,16 +114,20 @@ async def _strikes(client: TableClient, table_id: str, seat: int) -> int:
     return seats[seat].strikes if seat < len(seats) else 0
 
 
-async def _exec_once(client: TableClient, program: Program, address: str, table_id: str, seat: int) -> bool:
+async def _exec_once(
+    client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None
+) -> bool:
     """One run of an exec program: True when it played to the match's end, False when it is gone."""
-    async with ExecBot(list(program.argv)) as bot:
+    async with ExecBot(list(program.argv), seed=seed) as bot:
         ended = await BotRunner(bot, reaction_delay=0.0, pauses=False).run(client, table_id, seat)
     return ended is not None
 
 
-async def _launch_once(client: TableClient, program: Program, address: str, table_id: str, seat: int) -> bool:
+async def _launch_once(
+    client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None
+) -> bool:
     """One run of a launched program: True when it exited 0 (it played the match to its end)."""
-    launched = Launched(program.argv, SeatGrant(address, table_id, seat, client.token), max_restarts=0)
+    launched = Launched(program.argv, SeatGrant(address, table_id, seat, client.token), max_restarts=0, seed=seed)
     try:
         return await launched.run() == 0
     finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat

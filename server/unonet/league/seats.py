@@ -59,7 +59,8 @@ async def _job(channel: grpc.aio.Channel, address: str, job: dict[str, Any], tim
         client.attach(job["table_id"], seat["token"], seat["seat"])
         played = entrant(BotSpec(seat["name"], seat["source"], seat["target"]))
         if isinstance(played, Program):
-            tasks.append(play_program(client, played, address, job["table_id"], seat["seat"], restarts))
+            tasks.append(play_program(client, played, address, job["table_id"], seat["seat"], restarts,
+                                      int(seat["seed"])))
         else:
             tasks.append(play_seat(client, played(int(seat["seed"])), job["table_id"], seat["seat"], restarts))
     await asyncio.gather(*tasks)

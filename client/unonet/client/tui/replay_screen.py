@@ -51,7 +51,7 @@ class ReplayScreen:
     Args:
         replay: the audited game (`unonet.client.replay.Replay`).
         pov: the point of view to start from: None (public), a seat, or `OPEN`. A table without fair
-            shuffles starts on the public view whatever is asked (there is no hand to show).
+            shuffles (and no seat logs) starts on the public view whatever is asked (there is no hand to show).
     """
 
     def __init__(self, replay: Replay, pov: PointOfView = None, *, title: str = "", colour_blind: bool = False,
@@ -60,7 +60,7 @@ class ReplayScreen:
         self.title = title or replay.table_id
         #: The points of view V goes through, in order: only the public one without fair shuffles.
         self.povs: list[PointOfView] = [None]
-        if replay.is_fair:
+        if replay.has_hands:  # a fair table's, or a league game's (its seat logs)
             self.povs += [*range(replay.seat_count), OPEN]
         self.pov: PointOfView = pov if pov in self.povs else None
         self.refused_pov = self.pov != pov  # asked for hands a plain shuffle cannot show
