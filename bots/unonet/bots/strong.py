@@ -38,7 +38,8 @@ from unonet.bots.policy import Bot, BotState
 from unonet.bots.policy_seat import engine_actions
 from unonet.bots.rollout import DEFAULT_EXPLORE, greedy_policy, remembered_lacks
 from unonet.client import commands as cmd
-from unonet.engine import Action, Color, Game, Knowledge, Play, Rank, UnoError, is_bluff, legal_actions, playout
+from unonet.engine import Action, Color, Game, Knowledge, Play, Rank, UnoError, is_bluff, legal_actions
+from unonet.engine.heuristic import play_out
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
 __all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "level_note", "strong_at_level"]
@@ -297,7 +298,7 @@ class StrongBot(Bot):
         if game.is_over:
             return 1.0 if game.winner == seat else 0.0
         rng = random.Random(stream)
-        return 1.0 if playout(game, rng, greedy_policy(rng, self.explore, lacks, rates)).winner == seat else 0.0
+        return 1.0 if play_out(game, rng, greedy_policy(rng, self.explore, lacks, rates)).winner == seat else 0.0
 
 
 def _candidates(view: views_pb2.SeatView) -> list[cmd.Command]:
