@@ -35,6 +35,7 @@ Usage:
     python bench/bots.py                   # the full run: 1,000 deals per pairing (about an hour)
     python bench/bots.py --quick --json    # the quick run (under 10 minutes); JSON last
     python bench/bots.py --deals 300 --pairings greedy_vs_basic_2p
+    python bench/bots.py --build compiled --pairings strong_vs_greedy_2p   # on .venv-compiled's engine
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -231,6 +233,18 @@ def engine_build() -> str:
     return "compiled" if not game.__file__ or not game.__file__.endswith(".py") else "pure"
 
 
+def run_compiled(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """Run this bench again, with the same arguments, on the compiled build's interpreter (`make
+    compiled` builds `.venv-compiled` beside this checkout's sources; rebuild it after changing a bot,
+    whose wheel ships the bots too). Exits through `parser` when that build is missing."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    python = os.path.join(root, ".venv-compiled", "bin", "python")
+    if not os.access(python, os.X_OK):
+        parser.error(f"--build compiled: no {python}; run `make compiled` first")
+    os.execv(python, [python, os.path.abspath(__file__), *argv])
+    return 1  # not reached: execv replaces this process
+
+
 def print_table(outcomes: list[Outcome], data: dict[str, object]) -> None:
     print(f"standard rules, one game = one round, {data['deals']} duplicated deals per pairing "
           f"({data['mode']} run, {data['engine_build']} engine), 95% intervals over deals\n")
@@ -262,9 +276,14 @@ def main(argv: list[str] | None = None) -> int:
                         "with --quick, QUICK_PAIRINGS)")
     parser.add_argument("--seat", action="append", default=[], metavar="KIND:LEVEL",
                         help="seat a kind at this level instead of the mode's (repeatable: --seat strong:2)")
+    parser.add_argument("--build", choices=("current", "compiled"), default="current",
+                        help="compiled: run on .venv-compiled's engine (`make compiled`), where a search kind's "
+                        "CPU-time budget buys several times the playouts; current: this interpreter's")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per pairing (default 1: one "
                         "core, as the decision times assume); the games are the same whatever the number")
     args = parser.parse_args(argv)
+    if args.build == "compiled" and engine_build() != "compiled":
+        return run_compiled(parser, sys.argv[1:] if argv is None else argv)
     mode = "quick" if args.quick else "full"
     deals = args.deals or DEALS[mode]
     kinds = bench_kinds(quick=args.quick)
