@@ -235,8 +235,8 @@ def engine_build() -> str:
 
 def run_compiled(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     """Run this bench again, with the same arguments, on the compiled build's interpreter (`make
-    compiled` builds `.venv-compiled` beside this checkout's sources; rebuild it after changing a bot,
-    whose wheel ships the bots too). Exits through `parser` when that build is missing."""
+    compiled` builds `.venv-compiled` beside this checkout's sources, and builds it again when an engine
+    or bot source changed: its wheel ships the bots too). Exits through `parser` when it is missing."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     python = os.path.join(root, ".venv-compiled", "bin", "python")
     if not os.access(python, os.X_OK):
