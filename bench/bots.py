@@ -118,13 +118,23 @@ class Chunk:
     cpu_times: dict[str, list[int]] = field(default_factory=dict)
 
 
-def play_deals(pairing: Pairing, first: int, stop: int) -> Chunk:
+PROGRESS_EVERY = 25
+"""A single-process run says, every this many deals, where the pairing stands (stderr): a long run
+stopped early still tells its figure so far."""
+
+
+def play_deals(pairing: Pairing, first: int, stop: int, *, progress: bool = False) -> Chunk:
     """Play the duplicated deals `first` to `stop` - 1 of `pairing` (each deal seeds itself, so any
-    split of the deals gives the same games)."""
+    split of the deals gives the same games); with `progress`, the win rate so far on stderr every
+    `PROGRESS_EVERY` deals."""
     ruleset = find_ruleset("standard")
     n = pairing.players
     chunk = Chunk()
     for deal in range(first, stop):
+        if progress and chunk.deal_wins and len(chunk.deal_wins) % PROGRESS_EVERY == 0:
+            win, lo, hi = interval(chunk.deal_wins)
+            print(f"  {pairing.key}: {len(chunk.deal_wins)} deals, A wins {win:.1%} ({lo:.1%} - {hi:.1%})",
+                  file=sys.stderr, flush=True)
         seed = SEED + deal
         wins = points = others = 0.0
         for a_seat in range(n):
@@ -157,7 +167,7 @@ def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
         with ProcessPoolExecutor(len(spans)) as pool:
             chunks = list(pool.map(play_deals, [pairing] * len(spans), *zip(*spans, strict=True)))
     else:
-        chunks = [play_deals(pairing, *spans[0])] if spans else []
+        chunks = [play_deals(pairing, *spans[0], progress=True)] if spans else []
     for chunk in chunks:
         outcome.deal_wins += chunk.deal_wins
         outcome.deal_points += chunk.deal_points
