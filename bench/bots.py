@@ -35,6 +35,7 @@ Usage:
     python bench/bots.py                   # the full run: 1,000 deals per pairing (about an hour)
     python bench/bots.py --quick --json    # the quick run (under 10 minutes); JSON last
     python bench/bots.py --deals 300 --pairings greedy_vs_basic_2p
+    python bench/bots.py --build compiled --pairings strong_vs_greedy_2p   # on .venv-compiled's engine
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -116,13 +118,23 @@ class Chunk:
     cpu_times: dict[str, list[int]] = field(default_factory=dict)
 
 
-def play_deals(pairing: Pairing, first: int, stop: int) -> Chunk:
+PROGRESS_EVERY = 25
+"""A single-process run says, every this many deals, where the pairing stands (stderr): a long run
+stopped early still tells its figure so far."""
+
+
+def play_deals(pairing: Pairing, first: int, stop: int, *, progress: bool = False) -> Chunk:
     """Play the duplicated deals `first` to `stop` - 1 of `pairing` (each deal seeds itself, so any
-    split of the deals gives the same games)."""
+    split of the deals gives the same games); with `progress`, the win rate so far on stderr every
+    `PROGRESS_EVERY` deals."""
     ruleset = find_ruleset("standard")
     n = pairing.players
     chunk = Chunk()
     for deal in range(first, stop):
+        if progress and chunk.deal_wins and len(chunk.deal_wins) % PROGRESS_EVERY == 0:
+            win, lo, hi = interval(chunk.deal_wins)
+            print(f"  {pairing.key}: {len(chunk.deal_wins)} deals, A wins {win:.1%} ({lo:.1%} - {hi:.1%})",
+                  file=sys.stderr, flush=True)
         seed = SEED + deal
         wins = points = others = 0.0
         for a_seat in range(n):
@@ -155,7 +167,7 @@ def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
         with ProcessPoolExecutor(len(spans)) as pool:
             chunks = list(pool.map(play_deals, [pairing] * len(spans), *zip(*spans, strict=True)))
     else:
-        chunks = [play_deals(pairing, *spans[0])] if spans else []
+        chunks = [play_deals(pairing, *spans[0], progress=True)] if spans else []
     for chunk in chunks:
         outcome.deal_wins += chunk.deal_wins
         outcome.deal_points += chunk.deal_points
@@ -231,6 +243,18 @@ def engine_build() -> str:
     return "compiled" if not game.__file__ or not game.__file__.endswith(".py") else "pure"
 
 
+def run_compiled(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """Run this bench again, with the same arguments, on the compiled build's interpreter (`make
+    compiled` builds `.venv-compiled` beside this checkout's sources, and builds it again when an engine
+    or bot source changed: its wheel ships the bots too). Exits through `parser` when it is missing."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    python = os.path.join(root, ".venv-compiled", "bin", "python")
+    if not os.access(python, os.X_OK):
+        parser.error(f"--build compiled: no {python}; run `make compiled` first")
+    os.execv(python, [python, os.path.abspath(__file__), *argv])
+    return 1  # not reached: execv replaces this process
+
+
 def print_table(outcomes: list[Outcome], data: dict[str, object]) -> None:
     print(f"standard rules, one game = one round, {data['deals']} duplicated deals per pairing "
           f"({data['mode']} run, {data['engine_build']} engine), 95% intervals over deals\n")
@@ -262,9 +286,14 @@ def main(argv: list[str] | None = None) -> int:
                         "with --quick, QUICK_PAIRINGS)")
     parser.add_argument("--seat", action="append", default=[], metavar="KIND:LEVEL",
                         help="seat a kind at this level instead of the mode's (repeatable: --seat strong:2)")
+    parser.add_argument("--build", choices=("current", "compiled"), default="current",
+                        help="compiled: run on .venv-compiled's engine (`make compiled`), where a search kind's "
+                        "CPU-time budget buys several times the playouts; current: this interpreter's")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per pairing (default 1: one "
                         "core, as the decision times assume); the games are the same whatever the number")
     args = parser.parse_args(argv)
+    if args.build == "compiled" and engine_build() != "compiled":
+        return run_compiled(parser, sys.argv[1:] if argv is None else argv)
     mode = "quick" if args.quick else "full"
     deals = args.deals or DEALS[mode]
     kinds = bench_kinds(quick=args.quick)

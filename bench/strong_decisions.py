@@ -14,7 +14,7 @@ departure with its 95% interval; ``total`` sums the gains per game: roughly the 
 departures added. A kind whose departures lose is where the search still misjudges.
 
 Usage:
-    python bench/strong_decisions.py --deals 20 --seat strong:1 [--margin 0 --z 0] [--json]
+    python bench/strong_decisions.py --deals 20 --seat strong:1 [--budget 5000,0.09] [--margin 0 --z 0] [--json]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from unonet.bots.kinds import make_bot
 from unonet.bots.policy import BotState
 from unonet.bots.policy_seat import engine_actions
 from unonet.bots.rollout import greedy_policy, remembered_lacks
-from unonet.bots.strong import StrongBot
+from unonet.bots.strong import Budget, StrongBot
 from unonet.client import commands as cmd
 from unonet.engine import Action, Game, Play, UnoError, find_ruleset, playout
 from unonet.v1 import views_pb2
@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--first-deal", type=int, default=0)
     parser.add_argument("--seat", default="strong:1", help="the strong level whose budget to search at")
+    parser.add_argument("--budget", default=None, metavar="PLAYOUTS[,SECONDS]",
+                        help="override the level's budget: playouts per decision, and CPU seconds if given")
     parser.add_argument("--margin", type=float, default=None, help="override the gate's margin")
     parser.add_argument("--z", type=float, default=None, help="override the gate's standard errors")
     parser.add_argument("--playouts", type=int, default=200, help="playouts per side to judge a departure")
@@ -126,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     level = make_bot(args.seat)
     assert isinstance(level, StrongBot), f"{args.seat} is not a strong level"
-    extra: dict[str, object] = {"budget": level.budget}
+    budget = level.budget
+    if args.budget is not None:
+        playouts, _, seconds = args.budget.partition(",")
+        budget = Budget(int(playouts), float(seconds) if seconds else None)
+    extra: dict[str, object] = {"budget": budget}
     if args.margin is not None:
         extra["margin"] = args.margin
     if args.z is not None:
@@ -142,11 +148,12 @@ def main(argv: list[str] | None = None) -> int:
                     else make_bot("greedy", seed=seed * 97 + a_seat * 11 + s) for s in range(2)]
             wins += play_round(ruleset, bots, seed, dealer=deal % 2).winner == a_seat
             games += 1
-    out: dict[str, object] = {"seat": args.seat, "gate": {k: v for k, v in extra.items() if k != "budget"},
+    out: dict[str, object] = {"seat": args.seat, "budget": f"{budget.playouts} playouts, {budget.seconds} s",
+                              "gate": {k: v for k, v in extra.items() if k != "budget"},
                               "deals": args.deals, "games": games, "strong_wins": wins,
                               "judged_by_playouts": args.playouts, "engine_build": engine_build()}
-    print(f"{args.seat} vs greedy, {games} games ({wins} won), {out['engine_build']} engine; departures judged "
-          f"on the true round by {args.playouts} playouts each side")
+    print(f"{args.seat} ({out['budget']}) vs greedy, {games} games ({wins} won), {out['engine_build']} engine; "
+          f"departures judged on the true round by {args.playouts} playouts each side")
     print(f"{'decision':<12}{'agreed':>8}{'departed':>10}{'mean gain':>11}{'95% interval':>20}{'total/game':>12}")
     for kind in sorted(set(gains) | set(agreed)):
         values = gains[kind]
