@@ -27,6 +27,7 @@ from unonet.engine import (
     legal_actions,
 )
 from unonet.engine.game import BluffRecord
+from unonet.engine.legal import legal_plays, policy_choices
 from unonet.engine.match import round_points
 from unonet.engine.rules import is_wild_draw_four_fair
 from unonet.engine.search import Knowledge, PlayoutLimit, determinize, playout, settle_blocking
@@ -126,6 +127,28 @@ def test_a_given_policy_chooses_every_action_of_the_seat_to_act() -> None:
 
     result = playout(game, random.Random(0), first_listed)
     assert len(seen) == result.steps  # standard rules open no blocking window
+
+
+@settings(max_examples=30, deadline=None)
+@given(ruleset=rulesets(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
+def test_the_policy_picks_among_the_listed_plays_or_else_among_everything_listed(
+    ruleset: Ruleset, players: int, seed: int
+) -> None:
+    game = Game(ruleset, players, random.Random(seed), dealer=seed % players)
+    rng = random.Random(seed + 1)
+    for _ in range(300):
+        if game.is_over:
+            break
+        seat = game.to_act
+        if seat is None:
+            settle_blocking(game, rng)
+            continue
+        listed = legal_actions(game, seat)
+        plays = [action for action in listed if isinstance(action, Play)]
+        choices = policy_choices(game, seat)
+        assert choices == (plays or listed)
+        assert legal_plays(game, seat) == plays
+        game.step(rng.choice(choices))
 
 
 def test_a_playout_past_its_budget_raises() -> None:

@@ -1021,7 +1021,7 @@ class Game:
         elif card.rank is BLANK and self.ruleset.blank_effect is BlankEffect.DRAW:
             self._set_obligation(Obligation(self.ruleset.blank_draw, BLANK, self._next(seat), seat, True))
             self._start_turn(self._next(seat))
-        elif card.rank in H2O_AMOUNT:
+        elif card.rank is PLUS_ONE or card.rank is PLUS_TWO:  # `in H2O_AMOUNT` hashes the Rank in Python
             self._h2o(seat, H2O_AMOUNT[card.rank])
             self._advance(seat)
         else:

@@ -119,6 +119,26 @@ def legal_plays(game: Game, seat: int) -> list[Action]:
     return [action for action in legal_actions(game, seat) if action.__class__ is Play]
 
 
+def policy_choices(game: Game, seat: int) -> list[Action]:
+    """What the built-in playout policy picks among (`unonet.engine.search`): the `Play`s of
+    `legal_actions(game, seat)`, in its order, or all of it when it has none. The usual turn's list is
+    built once: asking `legal_plays` first and `legal_actions` after listed the hand twice on every turn
+    with nothing to play, a third of a 2-player playout's steps."""
+    if game.to_act == seat and game.phase is TURN and game.obligation is None:
+        actions: list[Action] = []
+        _turn_plays(game, seat, game.hands[seat], actions)
+        if len(actions) > 1:
+            actions.pop()  # its last action, the Draw
+        elif game.windows or game.catchable:  # nothing to play: the reactions `legal_actions` lists first
+            actions.clear()
+            _reactions(game, seat, actions)
+            actions.append(_DRAWS[seat])
+        return actions
+    options = legal_actions(game, seat)
+    plays: list[Action] = [action for action in options if action.__class__ is Play]
+    return plays if plays else options
+
+
 def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
     for window in game.windows.values():
         # Only these windows take a React: asking the check about the others would refuse each.

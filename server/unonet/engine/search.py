@@ -45,7 +45,7 @@ from unonet.engine.actions import Action, Play, React
 from unonet.engine.cards import Card
 from unonet.engine.errors import MalformedAction
 from unonet.engine.game import Game, shuffle_like_random
-from unonet.engine.legal import legal_actions, legal_plays
+from unonet.engine.legal import legal_actions, policy_choices
 from unonet.engine.match import round_points
 from unonet.engine.playout import PlayoutLimit
 
@@ -112,9 +112,7 @@ def random_action(game: Game, rng: random.Random) -> Action:
     """The built-in policy's pick for the seat the game waits for (see the module docstring)."""
     seat = game.to_act
     assert seat is not None, "a blocking window holds the turn: settle it first"
-    options = legal_actions(game, seat)
-    plays = [action for action in options if action.__class__ is Play]
-    return rng.choice(plays or options)
+    return rng.choice(policy_choices(game, seat))
 
 
 def playout(
@@ -133,7 +131,7 @@ def playout(
         if seat is None:
             settle_blocking(game, rng)
         elif policy is None:
-            pick = legal_plays(game, seat) or legal_actions(game, seat)
+            pick = policy_choices(game, seat)
             share: float = uniform()  # typed, so that the compiled build multiplies a native float
             game.step(pick[int(share * len(pick))])  # `game.step`, not a local alias: a native call compiled
         else:
