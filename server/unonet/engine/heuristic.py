@@ -39,16 +39,15 @@ from typing import Final
 
 from unonet.engine._members import BLACK, ROUND_OVER, WILD_DRAW_FOUR
 from unonet.engine.actions import Action, Challenge, ChooseColor, Draw, Pass, Play
-from unonet.engine.cards import CARDS, Color, Rank
+from unonet.engine.cards import CARDS, PLAYABLE_COLORS, Color, Rank, color_slot
 from unonet.engine.game import Game
 from unonet.engine.legal import legal_actions
-from unonet.engine.match import round_points
 from unonet.engine.playout import PlayoutLimit
-from unonet.engine.search import MAX_PLAYOUT_STEPS, PlayoutResult, settle_blocking
+from unonet.engine.search import MAX_PLAYOUT_STEPS, PlayoutResult, finished, settle_blocking
 
 __all__ = ["BLUFF_PRIOR", "COLORS", "GreedyPlayer", "play_out"]
 
-COLORS: Final = (Color.RED, Color.YELLOW, Color.GREEN, Color.BLUE)
+COLORS: Final = PLAYABLE_COLORS  # so `cards.color_slot` is a colour's place here too
 """Greedy's order of the nameable colours (its `NAMEABLE`): a full tie goes to the first."""
 BLUFF_PRIOR: Final = 0.5
 """The bluff rate a challenger assumes of a seat it has no rate for (greedy's Laplace rule before any
@@ -62,19 +61,6 @@ _SLOT: Final[list[int]] = [COLORS.index(card.color) if card.color is not BLACK e
 _POINTS: Final[list[int]] = [card.points for card in CARDS]
 _HIT: Final[list[bool]] = [card.rank in _HITS for card in CARDS]
 _WD4: Final[list[bool]] = [card.rank is WILD_DRAW_FOUR for card in CARDS]
-
-
-def _slot_of(color: Color | None) -> int:
-    """`color`'s place in `COLORS`, or -1 (black, none)."""
-    if color is Color.RED:
-        return 0
-    if color is Color.YELLOW:
-        return 1
-    if color is Color.GREEN:
-        return 2
-    if color is Color.BLUE:
-        return 3
-    return -1
 
 
 class GreedyPlayer:
@@ -104,8 +90,8 @@ class GreedyPlayer:
         for seat, colors in (lacks or {}).items():
             mask = 0
             for color in colors:
-                slot = _slot_of(color)
-                if slot >= 0:
+                slot = color_slot(color)
+                if slot < 4:  # a colour of `COLORS` (black names none)
                     mask |= 1 << slot
             self._add_lacks(seat, mask)
 
@@ -146,8 +132,8 @@ class GreedyPlayer:
         for action in options:
             if isinstance(action, Draw):
                 if game.obligation is None and game.color is not None:
-                    slot = _slot_of(game.color)
-                    if slot >= 0:
+                    slot = color_slot(game.color)
+                    if slot < 4:
                         self._add_lacks(seat, 1 << slot)
                 return action
         for action in options:
@@ -350,6 +336,4 @@ def play_out(
         steps += 1
         if steps > max_steps:
             raise PlayoutLimit(f"round {game.round_no} did not end after {max_steps} steps")
-    winner = game.winner
-    assert winner is not None
-    return PlayoutResult(winner, tuple(round_points(game, winner)), steps)
+    return finished(game, steps)

@@ -139,6 +139,11 @@ def playout(
         steps += 1
         if steps > max_steps:
             raise PlayoutLimit(f"round {game.round_no} did not end after {max_steps} steps")
+    return finished(game, steps)
+
+
+def finished(game: Game, steps: int) -> PlayoutResult:
+    """The result of a round played out to its end in `steps` steps (`playout`, `heuristic.play_out`)."""
     winner = game.winner
     assert winner is not None
     return PlayoutResult(winner, tuple(round_points(game, winner)), steps)
