@@ -30,8 +30,10 @@ async def test_cached_bytes_equal_the_rendered_event_for_every_seat(preset, over
 async def test_an_entry_framed_once_for_every_stream_is_what_each_receiver_would_get(preset, overrides) -> None:
     table = await played_table(preset, overrides, 4)
     shared = [entry for entry in table.log if entry.shared is not None]
-    # Plays and their like; a command's last event carries legal actions, and draws hide cards.
-    assert len(shared) > table.last_number // 5  # about a quarter, as the bots happen to play
+    # Plays and their like; a command's last event carries legal actions, and draws hide cards. How
+    # many depends on the deal, which the host's entropy varies run to run: 25 to 175 in 900 tables,
+    # so ten only says the check below is not vacuous.
+    assert len(shared) >= 10
     for entry in shared:
         for seat in (None, 0, 1, 2, 3):
             assert entry.shared == length_delimited(EVENTS_FIELD, table.render_bytes(entry, seat)), (entry.number, seat)
