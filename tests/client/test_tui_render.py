@@ -126,3 +126,12 @@ def test_a_command_on_its_way_says_so_instead_of_offering_the_options_it_used() 
     model.legal = actions_pb2.LegalActions(draw=actions_pb2.DrawOption(count=1))
     assert "sent — waiting for the host" in text(render_status(model, UiState(pending=True), 0.0))
     assert "YOUR TURN" in text(render_status(model, UiState(), 0.0))
+
+
+def test_the_header_says_a_league_seeded_deal_is_seeded_on_purpose() -> None:
+    """A league game's deal comes from the league's seed, with no shuffle to verify: not a failure."""
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED, round_number=1)
+    assert "shuffle not verifiable" in text(render_header(model, 0.0))
+    model.settings.league_seeded = True
+    header = text(render_header(model, 0.0))
+    assert "league-seeded deal" in header and "not verifiable" not in header

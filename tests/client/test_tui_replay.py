@@ -78,7 +78,17 @@ def test_v_goes_through_every_point_of_view_at_the_same_step(fair_replay: Replay
         replay.screen.press("v")
         assert replay.pov is None and replay.step == dealt
         replay.screen.press("?")
-        assert any(line.startswith("  V ") for line in help_lines(replay.model, replay.screen.ui))
+        keys = help_lines(replay.model, replay.screen.ui)
+        assert any(line.startswith("  V ") for line in keys)
+
+
+def test_the_replays_help_names_only_keys_that_work_there(fair_replay: Replay) -> None:
+    """Read-only: no chat, no leaving, no waiting for a turn, and PgUp/PgDn step (not scroll)."""
+    with create_pipe_input() as pipe:
+        replay = ReplayScreen(fair_replay, 0, input=pipe, output=DummyOutput())
+        replay.go(len(fair_replay.received(0)) // 2)
+        keys = [line.split()[0] for line in help_lines(replay.model, replay.screen.ui)[1:]]
+        assert keys == ["Left/Right", "V", "K", "?", "Q"]
 
 
 def test_a_table_without_fair_shuffles_stays_public_and_says_why() -> None:

@@ -112,6 +112,8 @@ class UiState:
     board_closed_for: int = 0
     #: Help lines for keys the screen's owner added (a replay's stepping keys).
     extra_help: list[str] = field(default_factory=list)
+    #: Nothing this screen does reaches a host (a replay): the help names only the keys that work.
+    read_only: bool = False
     #: This client holds the table's owner token: before the match it may start it early and add bots.
     is_owner: bool = False
     #: A command is on its way to the host and not answered yet: what the screen offers may be stale.
@@ -563,6 +565,9 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
             lines.append("  C           challenge the Wild Draw Four instead")
         lines += ["  Esc         cancel", "  ?           this help"]
         return lines
+    if ui.read_only:
+        return [*lines, *ui.extra_help, "  K           colour-blind mode (letters on cards)", "  ?           this help",
+                "  Q           quit"]
     if model.is_spectator:
         lines.append("  you are watching this table as a spectator")
     if legal.plays:

@@ -121,6 +121,8 @@ def render_header(model: GameModel, now: float) -> StyleAndTextTuples:
         parts.append(("class:alert", f" FAIRNESS CHECK FAILED: {model.fairness_failure} "))
     elif model.fairness_on:
         parts.append(("class:ok", f" fair ✓{model.fairness_checks} "))
+    elif model.settings.league_seeded:  # dealt from a league's seed, on purpose: nothing to verify
+        parts.append(("class:dim", " league-seeded deal "))
     elif model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
         parts.append(("class:dim", " not started "))  # whether the deal will be verifiable is not known yet
     else:

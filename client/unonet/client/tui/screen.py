@@ -85,6 +85,7 @@ class GameScreen:
         self.on_effect = on_effect
         self.extra_keys = dict(extra_keys or {})
         self.ui.extra_help = list(extra_help)
+        self.ui.read_only = on_effect is None
         self.extra_panel = extra_panel
         self.host_clock = host_clock
         self.chat_input = TextArea(height=1, prompt=" say: ", multiline=False, accept_handler=self._chat_entered)
