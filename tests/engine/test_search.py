@@ -28,8 +28,8 @@ from unonet.engine import (
 )
 from unonet.engine.game import BluffRecord
 from unonet.engine.legal import legal_plays, policy_choices
-from unonet.engine.match import round_points
 from unonet.engine.rules import is_wild_draw_four_fair
+from unonet.engine.scoring import round_points
 from unonet.engine.search import Knowledge, PlayoutLimit, determinize, playout, settle_blocking
 
 

@@ -35,7 +35,7 @@ from unonet.engine.errors import (
 from unonet.engine.events import DrawReason, Event, Window, WindowKind
 from unonet.engine.game import BluffRecord, Game, MidPlay, Obligation, Phase, RefusedReaction, WindowOutcome
 from unonet.engine.legal import is_bluff, legal_actions
-from unonet.engine.match import Match, choose_dealer, round_points
+from unonet.engine.match import Match, choose_dealer
 from unonet.engine.playout import PlayoutLimit
 from unonet.engine.ruleset import (
     PRESET_DESCRIPTIONS,
@@ -50,6 +50,7 @@ from unonet.engine.ruleset import (
     WildDrawFourRule,
     find_ruleset,
 )
+from unonet.engine.scoring import round_points
 from unonet.engine.search import Knowledge, PlayoutResult, Policy, determinize, playout, random_action, settle_blocking
 from unonet.engine.views import ObligationView, SeatView
 

@@ -195,6 +195,16 @@ class Obligation:
     skips: bool
     bluff: BluffRecord | None = None
 
+    def __init__(  # written out, not generated: see `_PendingBlack.__init__`
+        self, amount: int, kind: Rank, target: int, setter: int, skips: bool, bluff: BluffRecord | None = None
+    ) -> None:
+        self.amount = amount
+        self.kind = kind
+        self.target = target
+        self.setter = setter
+        self.skips = skips
+        self.bluff = bluff
+
 
 class _Answer(Enum):
     """H1, H3: how a card answers an open draw obligation."""
@@ -218,6 +228,14 @@ class _PendingBlack:
     seat: int
     card: Card
     context: _ColorFor
+
+    def __init__(self, seat: int, card: Card, context: _ColorFor) -> None:
+        # Written out: `dataclass` keeps an `__init__` the class defines, and this one mypyc compiles,
+        # while the one `dataclass` writes runs interpreted even on the compiled build (a Python call
+        # on most turns of a playout: black cards and draw obligations are a tenth of the plays).
+        self.seat = seat
+        self.card = card
+        self.context = context
 
 
 @dataclass(slots=True)
@@ -1117,10 +1135,13 @@ class Game:
         self.obligation = None
         accused = bluff.accused
         guilty = not bluff.is_fair
-        self._out.append(ev.HandRevealed(seat, accused, bluff.hand))  # B2
+        quiet = self._quiet  # a playout's challenge (a decision a search weighs) builds no events
+        if not quiet:
+            self._out.append(ev.HandRevealed(seat, accused, bluff.hand))  # B2
         rule = self.ruleset.bluff_penalty
         if not guilty:  # B4, B5
-            self._out.append(ev.Challenged(seat, accused, guilty, obligation.amount + BLUFF_EXTRA, rule))
+            if not quiet:
+                self._out.append(ev.Challenged(seat, accused, guilty, obligation.amount + BLUFF_EXTRA, rule))
             self._draw(seat, obligation.amount + BLUFF_EXTRA, DrawReason.CHALLENGE_LOST)
             if not self._round_ended_by_went_out():
                 self._advance(seat)
@@ -1128,13 +1149,15 @@ class Game:
         penalty = obligation.amount  # B3, B5
         if rule is BluffPenalty.DRAW_SIX:
             penalty += BLUFF_EXTRA
-        self._out.append(ev.Challenged(seat, accused, guilty, penalty, rule))
+        if not quiet:
+            self._out.append(ev.Challenged(seat, accused, guilty, penalty, rule))
         if rule is BluffPenalty.TAKE_BACK:
             taken = self.discard.pop()
             self.hands[accused].append(taken)
             self.color = bluff.previous_color
             self.skip_next.add(accused)
-            self._out.append(ev.CardTakenBack(accused, taken, self.discard[-1], self.color))
+            if not quiet:
+                self._out.append(ev.CardTakenBack(accused, taken, self.discard[-1], self.color))
         if self.went_out == accused:  # B3: back in the round (another who went out is then waited for)
             self.went_out = next((s for s in self.seats() if not self.hands[s] and s != accused), None)
         self._draw(accused, penalty, DrawReason.BLUFF_CAUGHT)

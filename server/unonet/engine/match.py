@@ -11,44 +11,15 @@ from collections.abc import Sequence
 
 from unonet.engine import events as ev
 from unonet.engine.actions import Action
-from unonet.engine.cards import Card, Rank, standard_deck
+from unonet.engine.cards import Card, standard_deck
 from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import GameOver, MalformedAction
 from unonet.engine.events import Event
 from unonet.engine.game import Game, Shuffle, WindowOutcome
 from unonet.engine.legal import legal_actions
 from unonet.engine.ruleset import Ruleset, Scoring
+from unonet.engine.scoring import round_points
 from unonet.engine.views import SeatView, build_view
-
-RUSSIAN_ZERO_POINTS = 50
-RUSSIAN_WILD_DRAW_FOUR_BONUS = 50
-
-
-def round_points(game: Game, winner: int) -> list[int]:
-    """P2/P3: what a finished round adds to each seat's total under its ruleset's scoring, seat by seat.
-
-    The one place a round is scored: `Match` adds it to the totals, and a search's playout returns it.
-    """
-    ruleset = game.ruleset
-    seats = game.seats()
-    hand_points = {seat: _hand_points(ruleset, game.hands[seat]) for seat in seats}
-    points = [0] * game.num_players
-    if ruleset.scoring is Scoring.WINNER_TAKES:
-        points[winner] = sum(hand_points.values())
-        for seat in seats:
-            points[seat] -= game.penalty_points[seat]
-    else:
-        for seat in seats:
-            points[seat] = hand_points[seat] + game.penalty_points[seat]
-        if ruleset.russian_scoring and game.discard[-1].rank is Rank.WILD_DRAW_FOUR:
-            points[winner] -= RUSSIAN_WILD_DRAW_FOUR_BONUS
-    return points
-
-
-def _hand_points(ruleset: Ruleset, hand: list[Card]) -> int:
-    if ruleset.russian_scoring and len(hand) == 1 and hand[0].rank is Rank.ZERO:
-        return RUSSIAN_ZERO_POINTS  # P3: a single 0 left in hand
-    return sum(card.points for card in hand)
 
 
 def choose_dealer(

@@ -46,8 +46,8 @@ from unonet.engine.cards import Card
 from unonet.engine.errors import MalformedAction
 from unonet.engine.game import Game, shuffle_like_random
 from unonet.engine.legal import legal_actions, policy_choices
-from unonet.engine.match import round_points
 from unonet.engine.playout import PlayoutLimit
+from unonet.engine.scoring import round_points
 
 Policy = Callable[[Game, list[Action]], Action]
 """A playout policy: given the game and the legal actions of the seat it waits for, the action to take.
@@ -59,7 +59,7 @@ DETERMINIZE_TRIES: Final = 50
 
 @dataclass(frozen=True, slots=True)
 class PlayoutResult:
-    """How a played-out round ended: its winner, what each seat scores for it (`match.round_points`,
+    """How a played-out round ended: its winner, what each seat scores for it (`scoring.round_points`,
     as a `Match` would add it to the totals) and how many steps it took (actions and settled windows)."""
 
     winner: int
