@@ -8,9 +8,12 @@ the dataclass made stays: frozen (`__setattr__` still refuses), `__eq__`, `__has
 `__match_args__`, pickling and `dataclasses.replace`.
 
 It is called on the finished classes at the end of their module, never as a class decorator: mypyc
-compiles a dataclass with no other decorator into a native class (whose own `__init__` is already C),
-and a decorator it does not know would make every event a plain Python class under the native `Event`
-base, which it refuses. On a compiled class `fast_init` changes nothing.
+compiles a dataclass with no other decorator into a native class, and a decorator it does not know
+would make every event a plain Python class under the native `Event` base, which it refuses. On a
+compiled class `fast_init` changes nothing. There the `__init__` that `dataclass` writes still runs
+interpreted (a Python call per object, seen with `sys.setprofile`), so a class built on a hot path
+writes its own `__init__` in its body, which `dataclass` keeps and mypyc compiles (`Obligation`); a
+frozen one stores through `object.__setattr__` there and takes `fast_init`'s on the pure build.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def fast_init(*classes: type) -> None:
     field outside `__init__`, a default factory or a `__post_init__` (the generated code would skip them).
     """
     for cls in classes:
-        if "__mypyc_attrs__" not in cls.__dict__:  # a native class of the compiled build: its init is C
+        if "__mypyc_attrs__" not in cls.__dict__:  # a native class of the compiled build: left as it is
             _fast_init(cls)
 
 

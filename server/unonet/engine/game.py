@@ -137,6 +137,17 @@ class BluffRecord:
     card: Card
     previous_color: Color | None
 
+    def __init__(
+        self, accused: int, hand: tuple[Card, ...], is_fair: bool, card: Card, previous_color: Color | None
+    ) -> None:
+        # Written out so that the compiled build compiles it (the one `dataclass` writes runs interpreted
+        # there); the pure build's is `fast_init`'s, below. Frozen: each field through `object.__setattr__`.
+        object.__setattr__(self, "accused", accused)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "is_fair", is_fair)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "previous_color", previous_color)
+
 
 fast_init(BluffRecord)
 
@@ -1104,7 +1115,8 @@ class Game:
         if target in self.catchable:  # U2
             self.catchable.discard(target)
             self._close_catch_window(target)
-            self._out.append(ev.UnoCaught(seat, target, self.ruleset.uno_penalty))
+            if not self._quiet:
+                self._out.append(ev.UnoCaught(seat, target, self.ruleset.uno_penalty))
             self._draw(target, self.ruleset.uno_penalty, DrawReason.UNO_PENALTY)
             return
         if not self.ruleset.false_call_penalty:  # U3
@@ -1366,7 +1378,8 @@ class Game:
         del self.discard[:-keep]
         self.shuffle(rest, "rebuild")
         self.draw_pile[:0] = rest
-        self._out.append(ev.Reshuffled(len(rest)))
+        if not self._quiet:
+            self._out.append(ev.Reshuffled(len(rest)))
 
     def _can_take_back(self) -> bool:
         """Could a challenge still take the top Wild Draw Four back (B3 `take_back`)?"""
@@ -1649,7 +1662,8 @@ class Game:
             self._move_obligation(obligation, self._next(seat))
         else:  # Reverse: back to the player who set it
             self.direction = -self.direction
-            self._out.append(ev.DirectionChanged(self.direction))
+            if not self._quiet:
+                self._out.append(ev.DirectionChanged(self.direction))
             # P1: also a setter who went out; a setter who forfeited is gone, so it goes on instead.
             back = obligation.setter if self.in_play[obligation.setter] else self._next(seat)
             self._move_obligation(obligation, back)

@@ -65,6 +65,8 @@ _PLAYS: Final = tuple(
 _DRAWS: Final = tuple(Draw(seat) for seat in range(10))
 _PASSES: Final = tuple(Pass(seat) for seat in range(10))
 _CHALLENGES: Final = tuple(Challenge(seat) for seat in range(10))
+_CALL_UNOS: Final = tuple(CallUno(seat) for seat in range(10))
+_CATCHES: Final = tuple(tuple(CatchUno(seat, target) for target in range(10)) for seat in range(10))
 _CHOOSE_COLORS: Final = tuple(tuple(ChooseColor(seat, color) for color in PLAYABLE_COLORS) for seat in range(10))
 
 
@@ -146,7 +148,7 @@ def _reactions(game: Game, seat: int, actions: list[Action]) -> None:
             if game.react_refusal(seat, window.id) is None:
                 actions.append(React(seat, window.id))
     for target in sorted(game.catchable):
-        actions.append(CallUno(seat) if target == seat else CatchUno(seat, target))
+        actions.append(_CALL_UNOS[seat] if target == seat else _CATCHES[seat][target])
 
 
 def _play(seat: int, card: Card, call_uno: bool) -> Play:

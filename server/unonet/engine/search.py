@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from unonet.engine._frozen import fast_init
 from unonet.engine._members import ROUND_OVER, RUN_CUT_WINDOW
 from unonet.engine.actions import Action, Play, React
 from unonet.engine.cards import Card
@@ -65,6 +66,16 @@ class PlayoutResult:
     winner: int
     points: tuple[int, ...]
     steps: int
+
+    def __init__(self, winner: int, points: tuple[int, ...], steps: int) -> None:
+        # Written out, one per playout: compiled on the compiled build, unlike the one `dataclass` writes
+        # (the pure build's is `fast_init`'s, below the class).
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "steps", steps)
+
+
+fast_init(PlayoutResult)
 
 
 @dataclass(frozen=True, slots=True)
