@@ -140,8 +140,7 @@ class BluffRecord:
     def __init__(
         self, accused: int, hand: tuple[Card, ...], is_fair: bool, card: Card, previous_color: Color | None
     ) -> None:
-        # Written out so that the compiled build compiles it (the one `dataclass` writes runs interpreted
-        # there); the pure build's is `fast_init`'s, below. Frozen: each field through `object.__setattr__`.
+        # Written out so that mypyc compiles it (why: `_frozen`'s docstring); the pure build's is `fast_init`'s.
         object.__setattr__(self, "accused", accused)
         object.__setattr__(self, "hand", hand)
         object.__setattr__(self, "is_fair", is_fair)
@@ -206,7 +205,7 @@ class Obligation:
     skips: bool
     bluff: BluffRecord | None = None
 
-    def __init__(  # written out, not generated: see `_PendingBlack.__init__`
+    def __init__(  # written out so that mypyc compiles it (why: `_frozen`'s docstring)
         self, amount: int, kind: Rank, target: int, setter: int, skips: bool, bluff: BluffRecord | None = None
     ) -> None:
         self.amount = amount
@@ -241,9 +240,8 @@ class _PendingBlack:
     context: _ColorFor
 
     def __init__(self, seat: int, card: Card, context: _ColorFor) -> None:
-        # Written out: `dataclass` keeps an `__init__` the class defines, and this one mypyc compiles,
-        # while the one `dataclass` writes runs interpreted even on the compiled build (a Python call
-        # on most turns of a playout: black cards and draw obligations are a tenth of the plays).
+        # Written out so that mypyc compiles it (why: `_frozen`'s docstring): black cards and draw
+        # obligations are a tenth of a playout's plays.
         self.seat = seat
         self.card = card
         self.context = context
