@@ -19,7 +19,8 @@ CBIN := $(CVENV)/bin
 CPY := $(CBIN)/python
 CSTAMP := $(CVENV)/.installed
 WHEELS := build/compiled-wheel
-ENGINE_SRC := $(wildcard server/unonet/engine/*.py)
+# The scenario checker runs from the wheel too (make compiled-test): its edit rebuilds it as well.
+ENGINE_SRC := $(wildcard server/unonet/engine/*.py) server/unonet/scenarios.py
 # The wheel ships the bots too, and bench/bots.py --build compiled plays them from it: a bot's edit rebuilds it.
 BOTS_SRC := $(wildcard bots/unonet/bots/*.py server/unonet/wire/*.py)
 

@@ -11,9 +11,12 @@ field or reason). Everything the file names is read strictly, so a typo can neve
 
 from __future__ import annotations
 
+import ast
 import difflib
+import functools
 import json
 import random
+import sys
 import tomllib
 import types
 import typing
@@ -746,9 +749,33 @@ def _event_hints() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for cls in Event.__subclasses__():
         if is_dataclass(cls):
-            hints = typing.get_type_hints(cls)
+            hints = declared_field_types(cls)
             found[cls.__name__] = {f.name: hints[f.name] for f in fields(cls)}
     return found
+
+
+def declared_field_types(cls: type) -> dict[str, Any]:
+    """A class's field types as its source declares them, evaluated in its module.
+
+    Not `typing.get_type_hints`: a class the compiled build made native keeps each annotation only as
+    its runtime class (`tuple[Card, ...]` as `tuple`, `int | None` as `type`), and a scenario file's
+    values are read by the declared type. Both builds ship the source beside the module.
+    """
+    module = sys.modules[cls.__module__]
+    tree = _module_tree(cls.__module__)
+    declared = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == cls.__name__)
+    return {
+        node.target.id: eval(compile(ast.Expression(node.annotation), module.__name__, "eval"), vars(module))
+        for node in declared.body
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+    }
+
+
+@functools.cache
+def _module_tree(name: str) -> ast.Module:
+    module_file = sys.modules[name].__file__
+    assert module_file is not None, f"{name} has no file"
+    return ast.parse((Path(module_file).parent / f"{name.rpartition('.')[2]}.py").read_text(encoding="utf-8"))
 
 
 _EVENT_HINTS = _event_hints()
@@ -821,7 +848,7 @@ def _read_enum(value: object, hint: type[Enum], where: str) -> Enum:
 
 def _read_fields(value: object, hint: type, where: str) -> _Fields:
     """A nested value (a `Window`) as a table of some of its fields; a bare text names its `kind`."""
-    hints = typing.get_type_hints(hint)
+    hints = declared_field_types(hint)
     if isinstance(value, str) and "kind" in hints:
         value = {"kind": value}
     if not isinstance(value, dict) or set(value) - set(hints):

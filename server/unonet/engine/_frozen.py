@@ -11,9 +11,11 @@ It is called on the finished classes at the end of their module, never as a clas
 compiles a dataclass with no other decorator into a native class, and a decorator it does not know
 would make every event a plain Python class under the native `Event` base, which it refuses. On a
 compiled class `fast_init` changes nothing. There the `__init__` that `dataclass` writes still runs
-interpreted (a Python call per object, seen with `sys.setprofile`), so a class built on a hot path
-writes its own `__init__` in its body, which `dataclass` keeps and mypyc compiles (`Obligation`); a
-frozen one stores through `object.__setattr__` there and takes `fast_init`'s on the pure build.
+interpreted (a Python call per object, seen with `sys.setprofile`: about 520 ns for three fields, where
+a compiled one takes 36), so every event and action, and the game's own records built on hot paths,
+write their `__init__` in their body, which `dataclass` keeps and mypyc compiles; a frozen one stores
+through `object.__setattr__` there (compiled to a plain store) and takes `fast_init`'s on the pure
+build. tests/engine/test_frozen.py reads each as source against the fields it stores.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Actions a seat can take, as small frozen values. `Game.apply` is the only thing that consumes them."""
+"""Actions a seat can take, as small frozen values. `Game.apply` is the only thing that consumes them.
+
+Each class writes out the `__init__` that `dataclass` would write, so that the compiled build compiles
+it (why: `_frozen`'s docstring; tests/engine/test_frozen.py holds each to its fields).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,11 @@ class Play:
     cards: tuple[Card, ...]
     call_uno: bool = False
 
+    def __init__(self, seat: int, cards: tuple[Card, ...], call_uno: bool = False) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "call_uno", call_uno)
+
     @property
     def card(self) -> Card:
         return self.cards[0]
@@ -31,12 +40,19 @@ class ChooseColor:
     seat: int
     color: Color
 
+    def __init__(self, seat: int, color: Color) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "color", color)
+
 
 @dataclass(frozen=True, slots=True)
 class Draw:
     """Draw a card on one's turn (T3, T4), or accept an open draw obligation (T8, T10)."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +61,18 @@ class Pass:
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
+
 
 @dataclass(frozen=True, slots=True)
 class CallUno:
     """Call UNO after playing one's second-to-last card (U1)."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +82,19 @@ class CatchUno:
     seat: int
     target: int
 
+    def __init__(self, seat: int, target: int) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "target", target)
+
 
 @dataclass(frozen=True, slots=True)
 class Challenge:
     """Challenge the Wild Draw Four one must answer (B1)."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +103,10 @@ class ChooseSwapTarget:
 
     seat: int
     target: int
+
+    def __init__(self, seat: int, target: int) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "target", target)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +117,11 @@ class FiveSwap:
     target: int
     card: Card
 
+    def __init__(self, seat: int, target: int, card: Card) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "card", card)
+
 
 @dataclass(frozen=True, slots=True)
 class GiveCard:
@@ -91,6 +129,10 @@ class GiveCard:
 
     seat: int
     card: Card
+
+    def __init__(self, seat: int, card: Card) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +142,19 @@ class React:
     seat: int
     window: int
 
+    def __init__(self, seat: int, window: int) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "window", window)
+
 
 @dataclass(frozen=True, slots=True)
 class Chat:
     """A message in the table chat; the engine sees only that it was said (H14)."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 fast_init(

@@ -3,6 +3,9 @@
 Some events carry hidden cards. `visible_to(seat)` is the one place that decides what another seat (or
 a spectator, `None`) may learn from an event: it returns the event itself, a copy with the hidden
 faces removed, or `None` when the event is not theirs to see at all.
+
+Each class writes out the `__init__` that `dataclass` would write, so that the compiled build compiles
+it (why: `_frozen`'s docstring; tests/engine/test_frozen.py holds each to its fields).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, TypeVar, cast
 
 from unonet.engine._frozen import fast_init
 from unonet.engine.cards import Card, Color, Rank
@@ -66,6 +70,39 @@ class Window:
     target: int | None = None
     card: Card | None = None  # the card it is about: to jump in on, the run's, the Sound Wild, the Skip
 
+    def __init__(
+        self,
+        id: int,
+        kind: WindowKind,
+        eligible: tuple[int, ...],
+        opened_by: int,
+        is_blocking: bool,
+        target: int | None = None,
+        card: Card | None = None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "eligible", eligible)
+        object.__setattr__(self, "opened_by", opened_by)
+        object.__setattr__(self, "is_blocking", is_blocking)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "card", card)
+
+    def __reduce__(self) -> tuple[type[Window], tuple[object, ...]]:
+        return _reduce(self)
+
+
+_T = TypeVar("_T")
+
+
+def _reduce(value: _T) -> tuple[type[_T], tuple[object, ...]]:
+    """Pickle a frozen dataclass as its class and its field values, rebuilt through `__init__`.
+
+    The compiled build's own unpickling of a native frozen class sets the fields one by one after
+    building it, which the frozen `__setattr__` refuses; the class's `__init__` takes them all at once.
+    """
+    return type(value), tuple(getattr(value, f.name) for f in dataclasses.fields(cast(Any, value)))
+
 
 class Event:
     """Base of every event. Public unless a subclass says otherwise."""
@@ -75,6 +112,9 @@ class Event:
     def visible_to(self, seat: int | None) -> Event | None:
         return self
 
+    def __reduce__(self) -> tuple[type[Event], tuple[object, ...]]:
+        return _reduce(self)
+
 
 @dataclass(frozen=True, slots=True)
 class DealerChosen(Event):
@@ -83,12 +123,21 @@ class DealerChosen(Event):
     draws: tuple[tuple[int, Card], ...]
     dealer: int
 
+    def __init__(self, draws: tuple[tuple[int, Card], ...], dealer: int) -> None:
+        object.__setattr__(self, "draws", draws)
+        object.__setattr__(self, "dealer", dealer)
+
 
 @dataclass(frozen=True, slots=True)
 class RoundStarted(Event):
     round_no: int
     dealer: int
     seats: tuple[int, ...]
+
+    def __init__(self, round_no: int, dealer: int, seats: tuple[int, ...]) -> None:
+        object.__setattr__(self, "round_no", round_no)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "seats", seats)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +151,15 @@ class Dealt(Event):
     dealer: int = 0
     draw_pile: int = 0
 
+    def __init__(
+        self, seat: int, count: int, cards: tuple[Card, ...] = (), dealer: int = 0, draw_pile: int = 0
+    ) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "draw_pile", draw_pile)
+
     def visible_to(self, seat: int | None) -> Event | None:
         if seat == self.seat:
             return self
@@ -112,12 +170,18 @@ class Dealt(Event):
 class FirstCardTurned(Event):
     card: Card
 
+    def __init__(self, card: Card) -> None:
+        object.__setattr__(self, "card", card)
+
 
 @dataclass(frozen=True, slots=True)
 class FirstCardReturned(Event):
     """S4: a first card that cannot start the pile went back into the draw pile."""
 
     card: Card
+
+    def __init__(self, card: Card) -> None:
+        object.__setattr__(self, "card", card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +197,33 @@ class Played(Event):
     called_uno: bool = False
     window: int = 0
 
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        jump_in: bool = False,
+        run_cut: bool = False,
+        hand_size: int = 0,
+        called_uno: bool = False,
+        window: int = 0,
+    ) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "jump_in", jump_in)
+        object.__setattr__(self, "run_cut", run_cut)
+        object.__setattr__(self, "hand_size", hand_size)
+        object.__setattr__(self, "called_uno", called_uno)
+        object.__setattr__(self, "window", window)
+
 
 @dataclass(frozen=True, slots=True)
 class ColorChosen(Event):
     seat: int
     color: Color
+
+    def __init__(self, seat: int, color: Color) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "color", color)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +238,22 @@ class Drew(Event):
     hand_size: int = 0
     forgiven: int = 0
 
+    def __init__(
+        self,
+        seat: int,
+        count: int,
+        reason: DrawReason,
+        cards: tuple[Card, ...] = (),
+        hand_size: int = 0,
+        forgiven: int = 0,
+    ) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "hand_size", hand_size)
+        object.__setattr__(self, "forgiven", forgiven)
+
     def visible_to(self, seat: int | None) -> Event | None:
         if seat == self.seat:
             return self
@@ -164,6 +266,9 @@ class DrawnCardKept(Event):
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
+
 
 @dataclass(frozen=True, slots=True)
 class Reshuffled(Event):
@@ -171,20 +276,32 @@ class Reshuffled(Event):
 
     count: int
 
+    def __init__(self, count: int) -> None:
+        object.__setattr__(self, "count", count)
+
 
 @dataclass(frozen=True, slots=True)
 class Skipped(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
 class DirectionChanged(Event):
     direction: int
 
+    def __init__(self, direction: int) -> None:
+        object.__setattr__(self, "direction", direction)
+
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,10 +317,22 @@ class DrawObligation(Event):
     kind: Rank = Rank.DRAW_TWO
     challengeable: bool = False
 
+    def __init__(
+        self, target: int, amount: int, setter: int, kind: Rank = Rank.DRAW_TWO, challengeable: bool = False
+    ) -> None:
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "amount", amount)
+        object.__setattr__(self, "setter", setter)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "challengeable", challengeable)
+
 
 @dataclass(frozen=True, slots=True)
 class UnoCalled(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +340,11 @@ class UnoCaught(Event):
     catcher: int
     target: int
     penalty: int
+
+    def __init__(self, catcher: int, target: int, penalty: int) -> None:
+        object.__setattr__(self, "catcher", catcher)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "penalty", penalty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +354,11 @@ class FalseCatch(Event):
     catcher: int
     target: int
     penalty: int
+
+    def __init__(self, catcher: int, target: int, penalty: int) -> None:
+        object.__setattr__(self, "catcher", catcher)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "penalty", penalty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +371,20 @@ class Challenged(Event):
     penalty: int = 0
     bluff_penalty: BluffPenalty = BluffPenalty.DRAW_FOUR
 
+    def __init__(
+        self,
+        challenger: int,
+        accused: int,
+        guilty: bool,
+        penalty: int = 0,
+        bluff_penalty: BluffPenalty = BluffPenalty.DRAW_FOUR,
+    ) -> None:
+        object.__setattr__(self, "challenger", challenger)
+        object.__setattr__(self, "accused", accused)
+        object.__setattr__(self, "guilty", guilty)
+        object.__setattr__(self, "penalty", penalty)
+        object.__setattr__(self, "bluff_penalty", bluff_penalty)
+
 
 @dataclass(frozen=True, slots=True)
 class HandRevealed(Event):
@@ -240,6 +393,11 @@ class HandRevealed(Event):
     to_seat: int
     seat: int
     cards: tuple[Card, ...]
+
+    def __init__(self, to_seat: int, seat: int, cards: tuple[Card, ...]) -> None:
+        object.__setattr__(self, "to_seat", to_seat)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
 
     def visible_to(self, seat: int | None) -> Event | None:
         return self if seat == self.to_seat else None
@@ -255,6 +413,12 @@ class CardTakenBack(Event):
     top: Card | None = None
     color: Color | None = None
 
+    def __init__(self, seat: int, card: Card, top: Card | None = None, color: Color | None = None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "top", top)
+        object.__setattr__(self, "color", color)
+
 
 @dataclass(frozen=True, slots=True)
 class HandsRotated(Event):
@@ -262,6 +426,10 @@ class HandsRotated(Event):
 
     direction: int
     hands: tuple[tuple[Card, ...], ...]
+
+    def __init__(self, direction: int, hands: tuple[tuple[Card, ...], ...]) -> None:
+        object.__setattr__(self, "direction", direction)
+        object.__setattr__(self, "hands", hands)
 
     def visible_to(self, seat: int | None) -> Event | None:
         hidden = tuple(hand if i == seat else () for i, hand in enumerate(self.hands))
@@ -276,6 +444,14 @@ class HandsSwapped(Event):
     target: int
     seat_hand: tuple[Card, ...] = ()
     target_hand: tuple[Card, ...] = ()
+
+    def __init__(
+        self, seat: int, target: int, seat_hand: tuple[Card, ...] = (), target_hand: tuple[Card, ...] = ()
+    ) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "seat_hand", seat_hand)
+        object.__setattr__(self, "target_hand", target_hand)
 
     def visible_to(self, seat: int | None) -> Event | None:
         return dataclasses.replace(
@@ -293,6 +469,11 @@ class SwapOffered(Event):
     target: int
     card: Card | None
 
+    def __init__(self, seat: int, target: int, card: Card | None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "card", card)
+
     def visible_to(self, seat: int | None) -> Event | None:
         return self if seat in (self.seat, self.target) else dataclasses.replace(self, card=None)
 
@@ -306,6 +487,12 @@ class CardsExchanged(Event):
     given: Card | None
     received: Card | None
 
+    def __init__(self, seat: int, target: int, given: Card | None, received: Card | None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "given", given)
+        object.__setattr__(self, "received", received)
+
     def visible_to(self, seat: int | None) -> Event | None:
         if seat in (self.seat, self.target):
             return self
@@ -315,6 +502,9 @@ class CardsExchanged(Event):
 @dataclass(frozen=True, slots=True)
 class WindowOpened(Event):
     window: Window
+
+    def __init__(self, window: Window) -> None:
+        object.__setattr__(self, "window", window)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +516,14 @@ class WindowClosed(Event):
     penalised: tuple[int, ...] = ()
     kind: WindowKind | None = None
 
+    def __init__(
+        self, window: int, order: tuple[int, ...] = (), penalised: tuple[int, ...] = (), kind: WindowKind | None = None
+    ) -> None:
+        object.__setattr__(self, "window", window)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "penalised", penalised)
+        object.__setattr__(self, "kind", kind)
+
 
 @dataclass(frozen=True, slots=True)
 class RaceLost(Event):
@@ -333,6 +531,10 @@ class RaceLost(Event):
 
     seat: int
     window: int
+
+    def __init__(self, seat: int, window: int) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "window", window)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +546,12 @@ class WrongJumpIn(Event):
     penalty_cards: int = 0
     penalty_points: int = 0
 
+    def __init__(self, seat: int, card: Card, penalty_cards: int = 0, penalty_points: int = 0) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "penalty_cards", penalty_cards)
+        object.__setattr__(self, "penalty_points", penalty_points)
+
 
 @dataclass(frozen=True, slots=True)
 class IllegalPlay(Event):
@@ -351,6 +559,10 @@ class IllegalPlay(Event):
 
     seat: int
     card: Card
+
+    def __init__(self, seat: int, card: Card) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,12 +574,20 @@ class PenaltyPoints(Event):
     points: int
     total: int = 0
 
+    def __init__(self, seat: int, points: int, total: int = 0) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "total", total)
+
 
 @dataclass(frozen=True, slots=True)
 class SilenceStarted(Event):
     """H14: a 2 was played; nobody may chat until its player plays again."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +600,22 @@ class RoundEnded(Event):
     totals: tuple[int, ...]
     hands: tuple[tuple[Card, ...], ...]
     eliminated: tuple[int, ...] = ()  # the seats out of the match once this round is scored
+
+    def __init__(
+        self,
+        round_no: int,
+        winner: int,
+        points: tuple[int, ...],
+        totals: tuple[int, ...],
+        hands: tuple[tuple[Card, ...], ...],
+        eliminated: tuple[int, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "round_no", round_no)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "eliminated", eliminated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +632,11 @@ class PlayerEliminated(Event):
     total: int = 0
     returned: tuple[Card, ...] = ()
 
+    def __init__(self, seat: int, total: int = 0, returned: tuple[Card, ...] = ()) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "returned", returned)
+
     def visible_to(self, seat: int | None) -> Event | None:
         return self if seat == self.seat or not self.returned else dataclasses.replace(self, returned=())
 
@@ -406,6 +647,18 @@ class MatchEnded(Event):
     totals: tuple[int, ...]
     reason: MatchEndReason = MatchEndReason.TARGET_SCORE
     eliminated: tuple[int, ...] = ()  # the seats out of the match (elimination, forfeits)
+
+    def __init__(
+        self,
+        winners: tuple[int, ...],
+        totals: tuple[int, ...],
+        reason: MatchEndReason = MatchEndReason.TARGET_SCORE,
+        eliminated: tuple[int, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "winners", winners)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "eliminated", eliminated)
 
 
 fast_init(

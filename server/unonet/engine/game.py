@@ -255,6 +255,11 @@ class _PendingRun:
     rest: tuple[Card, ...]
     call_uno: bool
 
+    def __init__(self, seat: int, rest: tuple[Card, ...], call_uno: bool) -> None:
+        self.seat = seat
+        self.rest = rest
+        self.call_uno = call_uno
+
 
 @dataclass(slots=True)
 class _ReactionLog:
