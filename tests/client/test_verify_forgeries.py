@@ -18,6 +18,7 @@ from fair_games import TABLE_ID, drive, has_kind, new_table, play_match, play_ma
 
 from unonet.client.verify import Verifier, verify_events
 from unonet.engine import game as engine_game
+from unonet.engine import round_state, rules, turns
 from unonet.fairness import (
     ExcludedSeat,
     FalseVerdict,
@@ -59,8 +60,9 @@ def test_honest_logs_of_every_preset_pass_the_new_checks(preset: str) -> None:
 def _false_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The host's engine rules every Wild Draw Four the other way: a bluff is fair, a fair card a bluff.
     Everything after follows from that verdict, as the engine applies it."""
-    honest = engine_game.is_wild_draw_four_fair
-    monkeypatch.setattr(engine_game, "is_wild_draw_four_fair", lambda *args: not honest(*args))
+    honest = rules.is_wild_draw_four_fair
+    for module in (engine_game, round_state, turns):  # every layer of `Game` that judges one
+        monkeypatch.setattr(module, "is_wild_draw_four_fair", lambda *args: not honest(*args))
 
 
 def _challenged_match(seed: int = 0):  # type: ignore[no-untyped-def]

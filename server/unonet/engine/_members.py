@@ -1,4 +1,4 @@
-"""Enum members under module names, for the engine's hot paths: one list that `game.py` and `legal.py` share.
+"""Enum members under module names, for the engine's hot paths: one list that `Game`'s modules and `legal.py` share.
 
 In CPython 3.11 `Phase.TURN` is a descriptor lookup on the enum class, about ten times what a module
 global costs, so the hot paths import these names (each is the enum member itself: `TURN is Phase.TURN`).

@@ -1,10 +1,10 @@
 """Enumerating legal actions (what a seat may do now), for views, bots and random playouts.
 
-Kept apart from `game.py` because it only reads the state, through `Game`'s public names. It does not
-re-make the rules: for each candidate it asks the check `Game.apply` itself uses (`answer_refusal`,
-`run_cut_refusal`, `jump_in_refusal`, ...) and lists what the check lets through, so the two cannot
-drift apart (tests/engine/test_legality.py). The usual turn's T1 match is one lookup in `rules.MATCHES`,
-the table built from `rules.matches`, and a bit test per card.
+Kept apart from `Game`'s modules (`game.py` and the layers under it) because it only reads the state,
+through `Game`'s public names. It does not re-make the rules: for each candidate it asks the check
+`Game.apply` itself uses (`answer_refusal`, `run_cut_refusal`, `jump_in_refusal`, ...) and lists what
+the check lets through, so the two cannot drift apart (tests/engine/test_legality.py). The usual turn's
+T1 match is one lookup in `rules.MATCHES`, the table built from `rules.matches`, and a bit test per card.
 Plays that the rules would punish rather than refuse (a wrong jump-in, an illegal play under H15) are
 allowed but never listed: the list is what a careful player would consider.
 """

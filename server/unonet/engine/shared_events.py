@@ -1,8 +1,8 @@
 """The engine's commonest events, each built once and shared: values of a seat and at most one card.
 
 Events are frozen, so sharing one cannot be seen, while building one costs a Python-level `__init__`
-(on the compiled build too: the `dataclasses` module writes it). `game.py` asks these functions for
-them instead of building its own. Seats are 0-9 (S1); the one-card tables are lists indexed by hand
+(on the compiled build too: the `dataclasses` module writes it). `Game`'s modules ask these functions
+for them instead of building their own. Seats are 0-9 (S1); the one-card tables are lists indexed by hand
 size and by `seat * 58 + card.index` (the hot core's int card), and the other caches are keyed by ints,
 never by an enum member: an `Enum` hashes in Python (its `__hash__` is Python code), which the compiled
 build then runs interpreted. A member's place in its enum (`tuple.index`, compared by identity in C)
