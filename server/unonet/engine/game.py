@@ -63,33 +63,15 @@ from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import IllegalAction, MalformedAction, NotYourTurn, Refusal, RoundOver
 from unonet.engine.events import DrawReason, Event, Window
 from unonet.engine.phase import Phase as Phase  # re-exported: `from unonet.engine.game import Phase` predates phase.py
-from unonet.engine.round_state import (
-    BluffRecord as BluffRecord,
-)
-from unonet.engine.round_state import (
-    ColorFor,
-    PendingBlack,
-    ReactionLog,
-)
-from unonet.engine.round_state import (
-    MidPlay as MidPlay,
-)
-from unonet.engine.round_state import (
-    Obligation as Obligation,
-)
-from unonet.engine.round_state import (
-    Shuffle as Shuffle,
-)
-from unonet.engine.round_state import (
-    shuffle_like_random as shuffle_like_random,
-)
+from unonet.engine.round_state import BluffRecord as BluffRecord  # `X as X`: named here before the split, still
+from unonet.engine.round_state import ColorFor, PendingBlack, ReactionLog
+from unonet.engine.round_state import MidPlay as MidPlay
+from unonet.engine.round_state import Obligation as Obligation
+from unonet.engine.round_state import Shuffle as Shuffle
+from unonet.engine.round_state import shuffle_like_random as shuffle_like_random
 from unonet.engine.rules import is_run, is_wild_draw_four_fair, matches
 from unonet.engine.ruleset import BlankEffect, FirstWild, Ruleset
-from unonet.engine.shared_events import (
-    color_chosen,
-    played_one,
-    skipped,
-)
+from unonet.engine.shared_events import color_chosen, played_one, skipped
 from unonet.engine.swaps import Swaps
 
 HAND_SIZE = 7

@@ -6,28 +6,13 @@ from enum import Enum
 from typing import Final
 
 from unonet.engine import events as ev
-from unonet.engine._members import (
-    CHOOSE_COLOR,
-    DRAW_TWO,
-    REVERSE,
-    SKIP,
-    TURN,
-    WILD,
-    WILD_DRAW_FOUR,
-)
-from unonet.engine.actions import (
-    Challenge,
-)
+from unonet.engine._members import CHOOSE_COLOR, DRAW_TWO, REVERSE, SKIP, TURN, WILD, WILD_DRAW_FOUR
+from unonet.engine.actions import Challenge
 from unonet.engine.cards import Card, Rank
 from unonet.engine.errors import IllegalAction, Refusal
 from unonet.engine.events import DrawReason
 from unonet.engine.races import Races
-from unonet.engine.round_state import (
-    BluffRecord,
-    ColorFor,
-    Obligation,
-    PendingBlack,
-)
+from unonet.engine.round_state import BluffRecord, ColorFor, Obligation, PendingBlack
 from unonet.engine.ruleset import BluffPenalty
 
 BLUFF_EXTRA = 2

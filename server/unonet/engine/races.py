@@ -15,25 +15,13 @@ from unonet.engine._members import (
     WILD,
     WILD_DRAW_FOUR,
 )
-from unonet.engine.actions import (
-    CallUno,
-    CatchUno,
-    Play,
-    React,
-)
+from unonet.engine.actions import CallUno, CatchUno, Play, React
 from unonet.engine.cards import Card
 from unonet.engine.errors import IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Window
-from unonet.engine.round_state import (
-    Obligation,
-    PendingRun,
-)
+from unonet.engine.round_state import Obligation, PendingRun
 from unonet.engine.ruleset import JumpInPenalty
-from unonet.engine.shared_events import (
-    called_uno,
-    uno_called,
-    window_closed,
-)
+from unonet.engine.shared_events import called_uno, uno_called, window_closed
 from unonet.engine.turns import Turns
 
 SLOWEST_PENALTY = 2

@@ -44,10 +44,7 @@ from unonet.engine.events import Event, Window, WindowKind
 from unonet.engine.phase import Phase
 from unonet.engine.rules import is_wild_draw_four_fair
 from unonet.engine.ruleset import Ruleset
-from unonet.engine.shared_events import (
-    draw_obligation,
-    window_closed,
-)
+from unonet.engine.shared_events import draw_obligation, window_closed
 
 Shuffle = Callable[[list[Card], str], None]
 

@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 from unonet.engine import events as ev
-from unonet.engine._members import (
-    CHOOSE_SWAP_TARGET,
-    FIVE_SWAP,
-    GIVE_CARD,
-    TURN,
-)
-from unonet.engine.actions import (
-    ChooseSwapTarget,
-    FiveSwap,
-    GiveCard,
-)
+from unonet.engine._members import CHOOSE_SWAP_TARGET, FIVE_SWAP, GIVE_CARD, TURN
+from unonet.engine.actions import ChooseSwapTarget, FiveSwap, GiveCard
 from unonet.engine.errors import IllegalAction, NotYourTurn
 from unonet.engine.obligations import DrawObligations
 

@@ -5,28 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from unonet.engine import events as ev
-from unonet.engine._members import (
-    BLACK,
-    ROUND_OVER,
-    TURN,
-    TURN_DRAW,
-    WILD_DRAW_FOUR,
-    ZERO,
-)
+from unonet.engine._members import BLACK, ROUND_OVER, TURN, TURN_DRAW, WILD_DRAW_FOUR, ZERO
 from unonet.engine.cards import Card
 from unonet.engine.errors import IllegalAction, Refusal
 from unonet.engine.events import DrawReason
-from unonet.engine.round_state import (
-    RoundState,
-)
+from unonet.engine.round_state import RoundState
 from unonet.engine.rules import is_multi_play, is_run, is_wild_draw_four_fair
 from unonet.engine.ruleset import BluffPenalty
-from unonet.engine.shared_events import (
-    drew_one,
-    skipped,
-    turn_started,
-    window_closed,
-)
+from unonet.engine.shared_events import drew_one, skipped, turn_started, window_closed
 
 
 class Turns(RoundState):
