@@ -156,8 +156,9 @@ class Game(Swaps):
         leaves the piles empty: a compiled `Game` is made only through its `__init__`, never
         `object.__new__`.
         """
-        self._init_state(ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play)
-        self.draws = draws
+        self._init_state(
+            ruleset, num_players, rng, dealer=dealer, round_no=round_no, seats_in_play=seats_in_play, draws=draws
+        )
         if _blank:
             return
         if first_window_id < 1:

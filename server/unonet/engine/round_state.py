@@ -237,6 +237,7 @@ class RoundState:
         dealer: int,
         round_no: int,
         seats_in_play: Iterable[int] | None,
+        draws: SeatDraws | None,
     ) -> None:
         if not 2 <= num_players <= 10:
             raise MalformedAction(f"UNO is played by 2 to 10 players, not {num_players}", reason="BAD_PLAYER_COUNT")
@@ -279,7 +280,7 @@ class RoundState:
         # The hand, fairness and colour in force when the last Wild Draw Four landed (B2).
         self._bluff_snapshot: tuple[tuple[Card, ...], bool, Color | None] = ((), True, None)
         self.draw_pile: list[Card] = []  # the top of the pile is the end of the list
-        self.draws: SeatDraws | None = None  # `Game`'s `draws`: which card each draw takes
+        self.draws = draws  # which card each draw takes (`Game`'s `draws`)
         self._out: list[Event] = []
         # True while `step` runs (the search path): the hot handlers then build no events at all, and the
         # rarer ones add theirs to a scratch list that is never handed out. Every event-returning entry
