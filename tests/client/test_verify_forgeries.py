@@ -11,6 +11,7 @@ game.
 from __future__ import annotations
 
 import random
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -18,7 +19,7 @@ from fair_games import TABLE_ID, drive, has_kind, new_table, play_match, play_ma
 
 from unonet.client.verify import Verifier, verify_events
 from unonet.engine import game as engine_game
-from unonet.engine import round_state, rules, turns
+from unonet.engine import rules
 from unonet.fairness import (
     ExcludedSeat,
     FalseVerdict,
@@ -61,8 +62,10 @@ def _false_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The host's engine rules every Wild Draw Four the other way: a bluff is fair, a fair card a bluff.
     Everything after follows from that verdict, as the engine applies it."""
     honest = rules.is_wild_draw_four_fair
-    for module in (engine_game, round_state, turns):  # every layer of `Game` that judges one
-        monkeypatch.setattr(module, "is_wild_draw_four_fair", lambda *args: not honest(*args))
+    layers = {sys.modules[cls.__module__] for cls in engine_game.Game.__mro__}  # every module of `Game`'s rules
+    for module in layers:
+        if hasattr(module, "is_wild_draw_four_fair"):  # the layers that judge one
+            monkeypatch.setattr(module, "is_wild_draw_four_fair", lambda *args: not honest(*args))
 
 
 def _challenged_match(seed: int = 0):  # type: ignore[no-untyped-def]
