@@ -11,5 +11,8 @@ rule for turning races into turns (`unonet.rl.table`). Needs the `rl` extra: `pi
 from __future__ import annotations
 
 from unonet.rl.aec import UnoEnv, env, raw_env
+from unonet.rl.gym_env import ENV_ID, UnoGymEnv, register
 
-__all__ = ["UnoEnv", "env", "raw_env"]
+register()
+
+__all__ = ["ENV_ID", "UnoEnv", "UnoGymEnv", "env", "raw_env"]

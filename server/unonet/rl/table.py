@@ -33,7 +33,7 @@ the round scores for it (`unonet.engine.round_points`), positive under `winner_t
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final, Literal
 
 from unonet.engine import (
@@ -88,6 +88,9 @@ class LearningTable:
         self.truncated = False
         self.steps = 0
         self.last_events: list[Event] = []
+        #: Called with every batch of events the round produces, the deal's first (opponent bots follow them).
+        self.listeners: list[Callable[[list[Event]], None]] = []
+        self.match: Match
 
     @property
     def is_over(self) -> bool:
@@ -101,6 +104,7 @@ class LearningTable:
         self._order_rng = random.Random(rng.getrandbits(64))
         self.history = PublicHistory(self.players, self.ruleset.wild_draw_four)
         events = match.start() + match.deal()
+        self.match = match
         self.game = match.game
         self.rewards = [0.0] * self.players
         self.truncated = False
@@ -128,6 +132,24 @@ class LearningTable:
         self.steps += 1
         self._advance()
 
+    def act_actions(self, actions: Sequence[Action]) -> None:
+        """`seat` takes engine actions as one command (a play and the colour it names, as a bot sends
+        them), all or nothing. Raises the engine's UnoError, nothing changed, when the rules refuse it,
+        and ValueError when the round is over or another seat's action is given."""
+        seat = self.seat
+        if seat is None:
+            raise ValueError("the round is over: reset first")
+        if any(action.seat != seat for action in actions):
+            raise ValueError(f"seat {seat} is asked, not {sorted({a.seat for a in actions})}")
+        self._take(self.game.apply_command(actions))
+        self._last = seat
+        self.steps += 1
+        self._advance()
+
+    def decline(self) -> None:
+        """`seat` lets an offered chance go (DECLINE). Raises ValueError for a required decision."""
+        self.act(DECLINE)
+
     def legal_for(self, seat: int) -> Sequence[Action]:
         """The engine's legal actions of any seat now (without the env's DECLINE)."""
         return legal_actions(self.game, seat)
@@ -137,6 +159,8 @@ class LearningTable:
     def _take(self, events: list[Event]) -> None:
         self.last_events = events
         self.history.follow(events, self.game)
+        for listener in self.listeners:
+            listener(events)
 
     def _advance(self) -> None:
         """Find who is asked next (see the module), closing blocking windows nobody is left to answer."""
