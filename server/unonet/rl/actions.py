@@ -33,7 +33,9 @@ colour order. The engine lists each group once in hand order (`legal_actions`); 
 last card among the group's colours is the same group in an order the rules equally accept (H5: the
 first card matches, all share a rank), so each is unmasked.
 
-`ACTION_NAMES[i]` names index i in words; `action_count()` is the size (13,421).
+`ACTION_NAMES[i]` names index i in words; `action_count()` is the size (13,421). Under rules without
+runs, multi-play and five-swaps (H4, H5, H11) every legal index is below `BASIC_ACTION_COUNT` (145), so a
+learner that trains on such rules may cut its output layer to the first 145 indices (examples/rl does).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from unonet.engine.cards import CARDS, NUMBER_RANKS, Card
 __all__ = [
     "ACTION_COUNT",
     "ACTION_NAMES",
+    "BASIC_ACTION_COUNT",
     "CALL_UNO",
     "CHALLENGE",
     "DECLINE",
@@ -93,6 +96,7 @@ DECLINE: Final = 144
 GIVE_CARD: Final = 145
 FIVE_SWAP: Final = 203
 RUNS: Final = FIVE_SWAP + MAX_OFFSET * len(CARDS)  # 725
+BASIC_ACTION_COUNT: Final = GIVE_CARD  # 145: every index a ruleset without H4, H5 and H11 can unmask
 
 _COLOR_SLOT: Final = {color: slot for slot, color in enumerate(PLAYABLE_COLORS)}
 _MULTI_RANKS: Final = (*NUMBER_RANKS, Rank.SKIP, Rank.REVERSE)  # H5: coloured, and never a Draw Two

@@ -61,6 +61,7 @@ class UnoEnv(AECEnv[str, Observation, int | None]):
         "name": "unonet_uno_v0",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
+        "render_fps": 4,
     }
 
     def __init__(

@@ -55,7 +55,7 @@ class UnoGymEnv(gymnasium.Env[npt.NDArray[np.uint8], int]):
     not at the table, and what `UnoEnv` raises.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
