@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from unonet.engine import PLAYABLE_COLORS, Card, Color, Event, Game, Rank, WildDrawFourRule
+from unonet.engine import PLAYABLE_COLORS, Card, Color, Event, Game, Knowledge, Rank, WildDrawFourRule
 from unonet.engine import events as ev
 from unonet.engine.cards import CARDS
 from unonet.engine.rules import is_wild_draw_four_fair
@@ -81,6 +81,33 @@ class PublicHistory:
             ev.SwapOffered: self._swap_offered,  # type: ignore[dict-item]
             ev.CardsExchanged: self._exchanged,  # type: ignore[dict-item]
         }
+
+    def copy(self) -> PublicHistory:
+        """An independent copy (its handlers bound to the copy)."""
+        clone = PublicHistory(self.players, self.rule)
+        clone.discard = bytearray(self.discard)
+        clone.known = [[None if row is None else bytearray(row) for row in rows] for rows in self.known]
+        clone.excluded = list(self.excluded)
+        clone.lacks = [bytearray(row) for row in self.lacks]
+        clone.verdicts = [list(pair) for pair in self.verdicts]
+        clone.uno_called = list(self.uno_called)
+        clone.any_known = self.any_known
+        clone.color = self.color
+        clone._before_wild_draw_four = self._before_wild_draw_four
+        return clone
+
+    def knowledge(self, seat: int) -> Knowledge:
+        """What `seat` knows of the cards it cannot see, for `unonet.engine.determinize`: the cards it
+        knows are in each other hand, and the cards a fair Wild Draw Four rules out."""
+        known = tuple(
+            () if s == seat or row is None else tuple(CARDS[i] for i, count in enumerate(row) for _ in range(count))
+            for s, row in enumerate(self.known[seat])
+        )
+        excluded = tuple(
+            frozenset() if s == seat or ban is None else frozenset(CARDS[i] for i, flag in enumerate(ban) if flag)
+            for s, ban in enumerate(self.excluded)
+        )
+        return Knowledge(seat, known=known, excluded=excluded)
 
     def follow(self, events: Sequence[Event], game: Game) -> None:
         """Take in the events one call of the engine returned (`game` is the round after them)."""

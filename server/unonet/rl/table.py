@@ -101,7 +101,12 @@ class LearningTable:
         """Deal a new round from `seed`: the same seed deals the same cards and rules every race alike."""
         rng = random.Random(seed)
         match = Match(self.ruleset, self.players, random.Random(rng.getrandbits(64)), auto_deal=False)
-        self._order_rng = random.Random(rng.getrandbits(64))
+        self.start(match, rng.getrandbits(64))
+
+    def start(self, match: Match, races_seed: int) -> None:
+        """Play the round `match` deals next (a match not started yet, with `auto_deal` off: the caller
+        may stack its deck and name its dealer), the blocking windows' orders drawn from `races_seed`."""
+        self._order_rng = random.Random(races_seed)
         self.history = PublicHistory(self.players, self.ruleset.wild_draw_four)
         events = match.start() + match.deal()
         self.match = match
@@ -114,6 +119,37 @@ class LearningTable:
         self._last = self.game.dealer
         self._take(events)
         self._advance()
+
+    def copy(self) -> LearningTable:
+        """An independent copy that goes on exactly as this table would (a search's, OpenSpiel's clone);
+        its listeners are not copied."""
+        clone = LearningTable.__new__(LearningTable)
+        clone.__dict__.update(self.__dict__)
+        clone.listeners = []
+        clone.match = self.match.copy()
+        clone.game = clone.match.game
+        clone.history = self.history.copy()
+        clone.legal = dict(self.legal)
+        clone.rewards = list(self.rewards)
+        clone.last_events = []
+        clone._shown = list(self._shown)
+        clone._orders = dict(self._orders)
+        clone._order_rng = random.Random()
+        clone._order_rng.setstate(self._order_rng.getstate())
+        return clone
+
+    def redeal(self, game: Game) -> None:
+        """Go on from `game`, this round with other cards where the seat asked cannot see them
+        (`unonet.engine.determinize`): a search's sampled position. The seat asked keeps its hand, so
+        it is asked the same question."""
+        self.game = game
+        self.match = Match(self.ruleset, self.players, random.Random(0), dealer=game.dealer, first_round=game)
+        seat = self.seat
+        if seat is not None:
+            legal = legal_actions(game, seat)
+            self.legal = legal_indices(legal, seat, self.players, game.windows)
+            if not self.required:
+                self.legal[DECLINE] = legal[0]
 
     def act(self, index: int) -> None:
         """`seat` takes the action at `index`. Raises ValueError (nothing changed) for a masked index or
