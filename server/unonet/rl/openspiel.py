@@ -112,6 +112,18 @@ class UnoGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> UnoState:
         return UnoState(self)
 
+    def state_at(self, table: LearningTable) -> UnoState:
+        """The state of a round being played at `table` (dealt and played elsewhere: a match between
+        an OpenSpiel bot and unonet's bots, bench/ismcts.py), as a copy; its history holds no chance
+        outcomes or decisions, and its `information_state_string` records decisions from here on."""
+        if table.players != self.players or table.ruleset != self.ruleset:
+            raise ValueError("the table plays another game: other rules or another number of seats")
+        state = UnoState(self)
+        state.round.table = table.copy()
+        state.round.dealer = table.game.dealer
+        state.round.left = Counter()
+        return state
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> UnoObserver:
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return UnoObserver(self.layout, perfect_recall=perfect_recall)
