@@ -9,6 +9,9 @@ it may DECLINE); docs/rl.md says how races become turns. Each agent's observatio
 - `action_mask`: int8, 1 for each index of the fixed action space (`unonet.rl.actions`, 13,421 indices)
   the agent may take now; all 0 for an agent that is not selected.
 
+The selected agent's info also lists its legal indices, `infos[agent]["legal_actions"]` (in the engine's
+order), so a policy that samples among them need not scan the 13,421-long mask; the others' infos are {}.
+
 An episode is one round. When it ends every agent is terminated (or, past `max_steps` decisions,
 truncated) and gets its reward (`reward="win"`: 1 for the winner, -1 for the others; `"points"`: what the
 round scores for the seat, negative under the scorings where points count against it); PettingZoo then
@@ -114,6 +117,7 @@ class UnoEnv(AECEnv[str, Observation, int | None]):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._mask_for = None
+        self.agent_selection = self.agents[0]
         self._select()
 
     def step(self, action: int | None) -> None:
@@ -154,8 +158,11 @@ class UnoEnv(AECEnv[str, Observation, int | None]):
 
     def _select(self) -> None:
         table = self.table
+        if self.agent_selection in self.infos:
+            self.infos[self.agent_selection] = {}
         if table.seat is not None:
-            self.agent_selection = self.possible_agents[table.seat]
+            self.agent_selection = agent = self.possible_agents[table.seat]
+            self.infos[agent] = {"legal_actions": list(table.legal)}
             return
         done = self.terminations if not table.truncated else self.truncations
         for seat, agent in enumerate(self.possible_agents):

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unonet.engine import Game, Phase, Rank, WindowKind, is_bluff
-from unonet.engine.cards import CARDS, color_slot
+from unonet.engine.cards import CARDS, Card, Color, color_slot
 from unonet.rl.history import PublicHistory
 
 __all__ = ["Field", "ObservationLayout"]
@@ -39,6 +39,7 @@ _WINDOW_SLOT: Final = {kind: i for i, kind in enumerate(_WINDOW_KINDS)}
 _OBLIGATION_KINDS: Final = (Rank.DRAW_TWO, Rank.WILD_DRAW_FOUR, Rank.BLANK)
 _OBLIGATION_SLOT: Final = {kind: i for i, kind in enumerate(_OBLIGATION_KINDS)}
 _CARDS: Final = len(CARDS)
+_WILD_DRAW_FOUR_CARD: Final = Card.of(Color.BLACK, Rank.WILD_DRAW_FOUR)
 # The fields `encode` writes, in the order it unpacks their offsets.
 _ENCODED: Final = (
     "hand",
@@ -244,7 +245,8 @@ class ObservationLayout:
         swap = game.pending_swap
         if swap is not None and seat in (swap[0], swap[1]):
             out[_SWAP_CARD + swap[2].index] = 1
-        if is_bluff(game, seat):
+        hand = hands[seat]
+        if _WILD_DRAW_FOUR_CARD in hand and is_bluff(game, seat):
             out[_BLUFF] = 1
         obligation = game.obligation
         if obligation is not None:
@@ -256,7 +258,10 @@ class ObservationLayout:
             if obligation.bluff is not None and game.ruleset.can_challenge:
                 out[_OBLIGATION_CHALLENGEABLE] = 1
         uno_called = history.uno_called
-        for s in game.seats():
+        in_play = game.in_play
+        for s in range(n):
+            if not in_play[s]:
+                continue
             r = rel[s]
             size = len(hands[s])
             out[_HAND_SIZES + r] = size if size < 255 else 255
