@@ -61,6 +61,7 @@ class PublicHistory:
         self.lacks = [bytearray(4) for _ in range(players)]
         self.verdicts = [[0, 0] for _ in range(players)]
         self.uno_called = [False] * players
+        self._recount_after = False
         self.any_known = False  # some `known` row is set: a play must then take its cards out of them
         self.color: Color | None = None  # the colour in force, as the events told it
         self._before_wild_draw_four: tuple[Color | None, Card | None] = (None, None)
@@ -112,10 +113,13 @@ class PublicHistory:
     def follow(self, events: Sequence[Event], game: Game) -> None:
         """Take in the events one call of the engine returned (`game` is the round after them)."""
         handlers = self._handlers
+        self._recount_after = False
         for event in events:
             handler = handlers.get(type(event))
             if handler is not None:
                 handler(event, game)
+        if self._recount_after:  # the pile was rebuilt or taken from: count it as it lies after the batch
+            self.discard = _counts(game.discard)
 
     # ---------------------------------------------------------------------------------- handlers
 
@@ -133,8 +137,8 @@ class PublicHistory:
         self.discard[event.card.index] += 1
         self.color = None if event.card.is_black else event.card.color
 
-    def _recount(self, _event: Event, game: Game) -> None:
-        self.discard = _counts(game.discard)
+    def _recount(self, _event: Event, _game: Game) -> None:
+        self._recount_after = True
 
     def _played(self, event: ev.Played, game: Game) -> None:
         seat, cards = event.seat, event.cards
