@@ -100,9 +100,13 @@ def play(opponent: str, seconds: float, deal: int, ismcts_seat: int, max_steps: 
         decisions[side] += 1
     winner = table.game.winner if not table.truncated else -1
     return {
-        "won": float(winner == ismcts_seat), "lost": float(winner == other),
-        "ismcts_cpu": cpu["ismcts"], "ismcts_decisions": decisions["ismcts"],
-        "bot_cpu": cpu["bot"], "bot_decisions": decisions["bot"], "simulations": searcher.simulations,
+        "won": float(winner == ismcts_seat),
+        "lost": float(winner == other),
+        "ismcts_cpu": cpu["ismcts"],
+        "ismcts_decisions": decisions["ismcts"],
+        "bot_cpu": cpu["bot"],
+        "bot_decisions": decisions["bot"],
+        "simulations": searcher.simulations,
     }
 
 
@@ -118,19 +122,28 @@ def main() -> None:
     results = []
     for multiple in (float(m) for m in args.multiples.split(",")):
         for opponent in args.opponents.split(","):
-            rows = [play(opponent, STRONG_SECONDS * multiple, deal, seat, args.max_steps)
-                    for deal in range(args.first_deal, args.first_deal + args.deals) for seat in (0, 1)]
+            rows = [
+                play(opponent, STRONG_SECONDS * multiple, deal, seat, args.max_steps)
+                for deal in range(args.first_deal, args.first_deal + args.deals)
+                for seat in (0, 1)
+            ]
             games = len(rows)
             wins = int(sum(r["won"] for r in rows))
             low, high = wilson(wins, games)
             result = {
-                "opponent": opponent, "budget_s": STRONG_SECONDS * multiple, "multiple": multiple,
-                "deals": args.deals, "games": games, "ismcts_wins": wins,
+                "opponent": opponent,
+                "budget_s": STRONG_SECONDS * multiple,
+                "multiple": multiple,
+                "deals": args.deals,
+                "games": games,
+                "ismcts_wins": wins,
                 "opponent_wins": int(sum(r["lost"] for r in rows)),
-                "ismcts_win_rate": wins / games, "ci95": [round(low, 3), round(high, 3)],
+                "ismcts_win_rate": wins / games,
+                "ci95": [round(low, 3), round(high, 3)],
                 "ismcts_cpu_per_decision_s": sum(r["ismcts_cpu"] for r in rows)
                 / max(1, sum(r["ismcts_decisions"] for r in rows)),
-                "bot_cpu_per_decision_s": sum(r["bot_cpu"] for r in rows) / max(1, sum(r["bot_decisions"] for r in rows)),
+                "bot_cpu_per_decision_s": sum(r["bot_cpu"] for r in rows)
+                / max(1, sum(r["bot_decisions"] for r in rows)),
                 "simulations_per_round": sum(r["simulations"] for r in rows) / games,
             }
             results.append(result)

@@ -107,7 +107,11 @@ def measure_core(quick: bool) -> dict[str, object]:
     rlcard_rounds = 300 if quick else 1_500
     unonet_loop(RULESETS["standard"], 2, 3, observe=True, seed=99)  # warm-up
     rlcard_loop(2, 50, seed=99)
-    out: dict[str, object] = {"build": engine_build(), "python": platform.python_version(), "rlcard": rlcard.__version__}
+    out: dict[str, object] = {
+        "build": engine_build(),
+        "python": platform.python_version(),
+        "rlcard": rlcard.__version__,
+    }
     rlcard_rate = {}
     for players in (2, 4):
         steps, seconds = rlcard_loop(players, rlcard_rounds)
@@ -146,13 +150,18 @@ def report(pure: dict[str, object], compiled: dict[str, object] | None) -> None:
         if figures is None:
             print(f"{label} build: missing: run make compiled")
             continue
-        print(f"{label} build ({figures['build']}); RLCard env.step: {figures['rlcard_steps_per_s_2p']:,} steps/s 2p, "
-              f"{figures['rlcard_steps_per_s_4p']:,} 4p")
+        print(
+            f"{label} build ({figures['build']}); RLCard env.step: {figures['rlcard_steps_per_s_2p']:,} steps/s 2p, "
+            f"{figures['rlcard_steps_per_s_4p']:,} 4p"
+        )
         for name, players in CASES:
             case = f"{name}_{players}p"
-            print(f"  {case:12} {figures[f'steps_per_s_{case}']:>9,} steps/s = {figures[f'ratio_{case}']:.2f}x RLCard; "
-                  f"{figures[f'us_per_step_{case}']:.1f} us a step, observation {figures[f'observation_share_{case}']:.0%} "
-                  f"of it; {figures[f'steps_per_round_{case}']} steps a round")
+            rate, ratio = figures[f"steps_per_s_{case}"], figures[f"ratio_{case}"]
+            step, share = figures[f"us_per_step_{case}"], figures[f"observation_share_{case}"]
+            print(
+                f"  {case:12} {rate:>9,} steps/s = {ratio:.2f}x RLCard; {step:.1f} us a step, observation "
+                f"{share:.0%} of it; {figures[f'steps_per_round_{case}']} steps a round"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:

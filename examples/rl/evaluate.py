@@ -16,9 +16,8 @@ import math
 from pathlib import Path
 
 import torch
-from sb3_contrib import MaskablePPO
-
 from common import make_env
+from sb3_contrib import MaskablePPO
 
 
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -29,7 +28,7 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def win_rate(model: MaskablePPO, opponent: str, deals: int, first: int) -> dict[str, object]:
-    wins = games = both = 0
+    wins = games = 0
     for seat in (0, 1):
         env = make_env(opponent, seat=seat)
         for deal in range(first, first + deals):
@@ -42,8 +41,14 @@ def win_rate(model: MaskablePPO, opponent: str, deals: int, first: int) -> dict[
             games += 1
             wins += reward > 0
     low, high = wilson(wins, games)
-    return {"opponent": opponent, "deals": deals, "games": games, "wins": wins, "win_rate": wins / games,
-            "ci95": [round(low, 3), round(high, 3)]}
+    return {
+        "opponent": opponent,
+        "deals": deals,
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / games,
+        "ci95": [round(low, 3), round(high, 3)],
+    }
 
 
 def main() -> None:
@@ -61,8 +66,11 @@ def main() -> None:
         result = win_rate(model, opponent, args.deals, args.first_deal)
         results.append(result)
         low, high = result["ci95"]  # type: ignore[misc]
-        print(f"against {opponent}: {result['wins']}/{result['games']} rounds won = {result['win_rate']:.1%} "
-              f"[{low:.1%}, {high:.1%}] over {args.deals} duplicate deals", flush=True)
+        print(
+            f"against {opponent}: {result['wins']}/{result['games']} rounds won = {result['win_rate']:.1%} "
+            f"[{low:.1%}, {high:.1%}] over {args.deals} duplicate deals",
+            flush=True,
+        )
     if args.json:
         print(json.dumps(results))
 

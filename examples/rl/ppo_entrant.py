@@ -24,7 +24,7 @@ from unonet.bots.policy import Bot, BotState
 from unonet.bots.policy_seat import engine_actions
 from unonet.client import commands as cmd
 from unonet.engine import UnoError
-from unonet.rl.actions import BASIC_ACTION_COUNT, ACTION_COUNT
+from unonet.rl.actions import ACTION_COUNT, BASIC_ACTION_COUNT
 from unonet.rl.seat_observer import SeatObserver
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
@@ -72,8 +72,9 @@ class PPOBot(Bot):
         if mask[BASIC_ACTION_COUNT:].any():
             return None  # rules it never trained on
         assert self.divisor is not None
-        index, _ = self.model.predict(observation.astype(np.float32) / self.divisor,
-                                      action_masks=mask[:BASIC_ACTION_COUNT], deterministic=True)
+        index, _ = self.model.predict(
+            observation.astype(np.float32) / self.divisor, action_masks=mask[:BASIC_ACTION_COUNT], deterministic=True
+        )
         wanted = legal[int(index)]
         for command in all_commands(view.legal_actions, len(view.hand)):
             try:

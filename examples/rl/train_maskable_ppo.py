@@ -16,11 +16,10 @@ import time
 from pathlib import Path
 
 import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-
 from common import make_env
 from plot_curve import plot
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 
 
 class Budget(BaseCallback):
@@ -62,8 +61,18 @@ def main() -> None:
 
     env = Monitor(make_env("random"))
     model = MaskablePPO(
-        "MlpPolicy", env, seed=args.seed, verbose=0, n_steps=4096, batch_size=512, n_epochs=4,
-        learning_rate=3e-4, gamma=0.995, ent_coef=0.01, policy_kwargs={"net_arch": [256, 256]}, device="cpu",
+        "MlpPolicy",
+        env,
+        seed=args.seed,
+        verbose=0,
+        n_steps=4096,
+        batch_size=512,
+        n_epochs=4,
+        learning_rate=3e-4,
+        gamma=0.995,
+        ent_coef=0.01,
+        policy_kwargs={"net_arch": [256, 256]},
+        device="cpu",
     )
     model.learn(total_timesteps=10**9, callback=Budget(args.out, args.minutes * 60))
     model.save(args.out / "policy.zip")

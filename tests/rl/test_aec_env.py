@@ -19,6 +19,11 @@ def play(environment, picks, *, limit=20_000):
         environment.step(action)
 
 
+def _random_picker(seed):
+    rng = np.random.default_rng(seed)
+    return lambda mask: rng.choice(np.flatnonzero(mask))
+
+
 def test_only_the_selected_agent_has_legal_actions():
     environment = raw_env(preset="house", players=4)
     environment.reset(seed=3)
@@ -66,8 +71,10 @@ def test_the_same_seed_plays_the_same_round_and_another_seed_another():
         environment = raw_env(preset="serbian", players=3)
         environment.reset(seed=seed)
         rng = np.random.default_rng(0)
-        steps = [(agent, observation["observation"].tobytes(), action)
-                 for agent, observation, action in play(environment, lambda m: rng.choice(np.flatnonzero(m)))]
+        steps = [
+            (agent, observation["observation"].tobytes(), action)
+            for agent, observation, action in play(environment, lambda m: rng.choice(np.flatnonzero(m)))
+        ]
         return steps, environment.table.rewards
 
     assert trace(11) == trace(11)
@@ -98,8 +105,8 @@ def test_offers_carry_decline_and_required_decisions_never_do():
     offers = 0
     for seed in range(6):
         environment.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        for agent, observation, action in play(environment, lambda m: rng.choice(np.flatnonzero(m))):
+        pick = _random_picker(seed)
+        for _agent, observation, action in play(environment, pick):
             if action is None:
                 continue
             offer = observation["observation"][environment.layout.offset("offer")]
@@ -117,8 +124,14 @@ def test_a_declined_offer_is_not_offered_again_until_something_changes():
         while environment.agents and not environment.terminations[environment.agent_selection]:
             table = environment.table
             if not table.required:
-                key = (table.seat, tuple(sorted(table.legal)), tuple(table.game.windows), table.game.to_act,
-                       table.game.current, len(table.game.discard))
+                key = (
+                    table.seat,
+                    tuple(sorted(table.legal)),
+                    tuple(table.game.windows),
+                    table.game.to_act,
+                    table.game.current,
+                    len(table.game.discard),
+                )
                 assert key not in shown, "the same chance was offered twice"
                 shown.append(key)
                 environment.step(DECLINE)
@@ -134,8 +147,8 @@ def test_every_unmasked_action_is_one_the_engine_accepts(preset):
     environment = raw_env(preset=preset, players=3)
     for seed in range(3):
         environment.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        for _agent, observation, action in play(environment, lambda m: rng.choice(np.flatnonzero(m))):
+        pick = _random_picker(seed)
+        for _agent, _observation, action in play(environment, pick):
             if action is None:
                 continue
             table = environment.table

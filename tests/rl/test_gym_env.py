@@ -20,8 +20,14 @@ def make(**kwargs) -> UnoGymEnv:
 
 @pytest.mark.parametrize(
     ("preset", "players", "opponents"),
-    [("standard", 2, "random"), ("standard", 2, "greedy"), ("house", 3, "basic:2"), ("russian", 4, "greedy:1"),
-     ("serbian", 2, ["strong:1"]), ("polish", 3, ["random", "greedy"])],
+    [
+        ("standard", 2, "random"),
+        ("standard", 2, "greedy"),
+        ("house", 3, "basic:2"),
+        ("russian", 4, "greedy:1"),
+        ("serbian", 2, ["strong:1"]),
+        ("polish", 3, ["random", "greedy"]),
+    ],
 )
 def test_check_env_passes(preset, players, opponents):
     with warnings.catch_warnings():

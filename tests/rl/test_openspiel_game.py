@@ -30,8 +30,15 @@ def dealt(game, seed: int):
 
 @pytest.mark.parametrize(
     ("preset", "players", "options"),
-    [("standard", 2, ""), ("house", 3, ""), ("russian", 4, ""), ("serbian", 2, ""), ("polish", 3, ""),
-     ("french", 2, "stacking=false,uno_slap=true"), ("standard", 10, "")],
+    [
+        ("standard", 2, ""),
+        ("house", 3, ""),
+        ("russian", 4, ""),
+        ("serbian", 2, ""),
+        ("polish", 3, ""),
+        ("french", 2, "stacking=false,uno_slap=true"),
+        ("standard", 10, ""),
+    ],
 )
 def test_random_sim_test_passes(preset, players, options):
     game = load(preset=preset, players=players, options=options, max_steps=300)
@@ -100,7 +107,9 @@ def test_openspiels_ismcts_bot_plays_the_game():
 
 def test_options_are_read_from_the_parameter_string():
     assert parse_options("stacking=true, uno_penalty=4,scoring=lowest_wins") == {
-        "stacking": True, "uno_penalty": 4, "scoring": "lowest_wins"
+        "stacking": True,
+        "uno_penalty": 4,
+        "scoring": "lowest_wins",
     }
     with pytest.raises(ValueError, match="name=value"):
         parse_options("stacking")

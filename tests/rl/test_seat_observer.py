@@ -21,7 +21,7 @@ def test_the_protocol_seat_sees_what_the_environment_shows(preset, players):
     for seed in range(4):
         table = LearningTable(ruleset, players)
         observer = SeatObserver(players)
-        table.listeners.append(lambda events: [observer.follow(convert.event_to_pb(e, 0)) for e in events])
+        table.listeners.append(_feeder(observer))
         table.reset(seed)
         settings = table_pb2.TableSettings(ruleset=convert.ruleset_to_pb(ruleset), seat_count=players)
         seats = [table_pb2.SeatState(seat=s, occupied=True, connected=True) for s in range(players)]
@@ -29,19 +29,34 @@ def test_the_protocol_seat_sees_what_the_environment_shows(preset, players):
         while not table.is_over:
             if table.seat == 0 and table.required:
                 view = convert.view_to_pb(
-                    table.match.view_for(0), table_id="t", event_number=0, seats=seats, settings=settings,
+                    table.match.view_for(0),
+                    table_id="t",
+                    event_number=0,
+                    seats=seats,
+                    settings=settings,
                     status=table_pb2.TABLE_STATUS_PLAYING,
                 )
                 seen, _game, legal = observer.observe(view)
                 shown = table.history and _environment_view(table)
-                different = [f.name for f in observer.layout.fields
-                             if not np.array_equal(seen[f.offset:f.offset + f.size], shown[f.offset:f.offset + f.size])]
+                different = [
+                    f.name
+                    for f in observer.layout.fields
+                    if not np.array_equal(seen[f.offset : f.offset + f.size], shown[f.offset : f.offset + f.size])
+                ]
                 assert not different, f"seed {seed}, step {table.steps}: {different}"
                 assert set(legal) == set(table.legal)
                 layout_checked += 1
             plays = [i for i in table.legal if i < 116]
             table.act(rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(list(table.legal)))
     assert layout_checked > 20
+
+
+def _feeder(observer: SeatObserver):
+    def feed(events):
+        for event in events:
+            observer.follow(convert.event_to_pb(event, 0))
+
+    return feed
 
 
 def _environment_view(table: LearningTable):

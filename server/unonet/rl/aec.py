@@ -44,7 +44,7 @@ __all__ = ["UnoEnv", "env", "raw_env"]
 Observation = dict[str, npt.NDArray[Any]]
 
 
-class UnoEnv(AECEnv[str, Observation, int | None]):
+class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # PettingZoo ships no types
     """One round of UNO under any preset and options, as an AEC game (see the module).
 
     Args:

@@ -38,9 +38,7 @@ class BotSeats:
         for kind in self.kinds.values():
             make_bot(kind, 0)  # an unknown kind fails now, not at the first reset
         self.seats: dict[int, PolicySeat] = {}
-        self.settings = table_pb2.TableSettings(
-            ruleset=convert.ruleset_to_pb(table.ruleset), seat_count=table.players
-        )
+        self.settings = table_pb2.TableSettings(ruleset=convert.ruleset_to_pb(table.ruleset), seat_count=table.players)
         self.seat_states = [
             table_pb2.SeatState(
                 seat=seat, occupied=True, is_bot=seat in self.kinds, bot_kind=self.kinds.get(seat, ""), connected=True
@@ -65,10 +63,7 @@ class BotSeats:
                 table.decline()
             return
         for attempt in range(_POLICY_ATTEMPTS + 1):
-            if attempt < _POLICY_ATTEMPTS:
-                command = policy.decide(view)
-            else:
-                command = default_command(view.legal_actions)
+            command = policy.decide(view) if attempt < _POLICY_ATTEMPTS else default_command(view.legal_actions)
             if command is not None and self._send(seat, command):
                 return
             view = self._view(seat)

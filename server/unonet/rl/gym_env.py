@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, ClassVar, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -55,7 +55,7 @@ class UnoGymEnv(gymnasium.Env[npt.NDArray[np.uint8], int]):
     not at the table, and what `UnoEnv` raises.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 - Env's own type
 
     def __init__(
         self,
@@ -84,7 +84,7 @@ class UnoGymEnv(gymnasium.Env[npt.NDArray[np.uint8], int]):
         self.bots = BotSeats(self.table, dict(zip(others, kinds, strict=True)))
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0, self.layout.high, (self.layout.size,), np.uint8)
-        self.action_space = spaces.Discrete(ACTION_COUNT)
+        self.action_space = spaces.Discrete(ACTION_COUNT)  # type: ignore[assignment]  # its samples are numpy ints
         self._episodes: random.Random | None = None
         self.max_steps = max_steps
         self._steps = 0
@@ -128,7 +128,7 @@ class UnoGymEnv(gymnasium.Env[npt.NDArray[np.uint8], int]):
             mask[list(self.table.legal)] = True
         return mask
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         if self.render_mode is None:
             return None
         text = render_table(self.table)

@@ -192,71 +192,71 @@ class ObservationLayout:
     def encode(self, game: Game, history: PublicHistory, seat: int, *, offer: bool) -> npt.NDArray[np.uint8]:
         """The observation of `seat` in `game` (with its round's `history`); `offer` marks an optional chance."""
         (
-            _HAND,
-            _TOP,
-            _COLOR,
-            _CLOCKWISE,
-            _PHASE,
-            _OFFER,
-            _DRAWN,
-            _SWAP_CARD,
-            _BLUFF,
-            _OBLIGATION,
-            _OBLIGATION_AMOUNT,
-            _OBLIGATION_KIND,
-            _OBLIGATION_TARGET,
-            _OBLIGATION_SETTER,
-            _OBLIGATION_CHALLENGEABLE,
-            _HAND_SIZES,
-            _IN_PLAY,
-            _UNO_CALLED,
-            _UNO_CATCHABLE,
-            _CURRENT,
-            _TO_ACT,
-            _DEALER,
-            _SILENCE,
-            _WINDOWS_OPEN,
-            _WINDOWS_ELIGIBLE,
-            _DRAW_PILE,
-            _DISCARD_PILE,
-            _DISCARDS,
-            _KNOWN,
-            _EXCLUDED,
-            _LACKS,
-            _VERDICTS,
+            at_hand,
+            at_top,
+            at_color,
+            at_clockwise,
+            at_phase,
+            at_offer,
+            at_drawn,
+            at_swap_card,
+            at_bluff,
+            at_obligation,
+            at_obligation_amount,
+            at_obligation_kind,
+            at_obligation_target,
+            at_obligation_setter,
+            at_obligation_challengeable,
+            at_hand_sizes,
+            at_in_play,
+            at_uno_called,
+            at_uno_catchable,
+            at_current,
+            at_to_act,
+            at_dealer,
+            at_silence,
+            at_windows_open,
+            at_windows_eligible,
+            at_draw_pile,
+            at_discard_pile,
+            at_discards,
+            at_known,
+            at_excluded,
+            at_lacks,
+            at_verdicts,
         ) = self._offsets
         rel = self._rel[seat]
         n = self.players
         hands = game.hands
         out = bytearray(self.size)
-        base = _HAND
+        base = at_hand
         for card in hands[seat]:
             out[base + card.index] += 1
-        out[_TOP + game.discard[-1].index] = 1
-        out[_COLOR + color_slot(game.color)] = 1
+        out[at_top + game.discard[-1].index] = 1
+        out[at_color + color_slot(game.color)] = 1
         if game.direction == 1:
-            out[_CLOCKWISE] = 1
-        out[_PHASE + _PHASE_SLOT[game.phase]] = 1
+            out[at_clockwise] = 1
+        out[at_phase + _PHASE_SLOT[game.phase]] = 1
         if offer:
-            out[_OFFER] = 1
+            out[at_offer] = 1
         to_act = game.to_act
         if game.drawn is not None and to_act == seat:
-            out[_DRAWN + game.drawn.index] = 1
+            out[at_drawn + game.drawn.index] = 1
         swap = game.pending_swap
         if swap is not None and seat in (swap[0], swap[1]):
-            out[_SWAP_CARD + swap[2].index] = 1
+            out[at_swap_card + swap[2].index] = 1
         hand = hands[seat]
         if _WILD_DRAW_FOUR_CARD in hand and is_bluff(game, seat):
-            out[_BLUFF] = 1
+            out[at_bluff] = 1
         obligation = game.obligation
         if obligation is not None:
-            out[_OBLIGATION] = 1
-            out[_OBLIGATION_AMOUNT] = min(obligation.amount, 255)
-            out[_OBLIGATION_KIND + _OBLIGATION_SLOT[obligation.kind]] = 1
-            out[_OBLIGATION_TARGET + rel[obligation.target]] = 1
-            out[_OBLIGATION_SETTER + rel[obligation.setter]] = 1
+            out[at_obligation] = 1
+            out[at_obligation_amount] = min(obligation.amount, 255)
+            out[at_obligation_kind + _OBLIGATION_SLOT[obligation.kind]] = 1
+            out[at_obligation_target + rel[obligation.target]] = 1
+            out[at_obligation_setter + rel[obligation.setter]] = 1
             if obligation.bluff is not None and game.ruleset.can_challenge:
-                out[_OBLIGATION_CHALLENGEABLE] = 1
+                out[at_obligation_challengeable] = 1
         uno_called = history.uno_called
         in_play = game.in_play
         for s in range(n):
@@ -264,28 +264,28 @@ class ObservationLayout:
                 continue
             r = rel[s]
             size = len(hands[s])
-            out[_HAND_SIZES + r] = size if size < 255 else 255
-            out[_IN_PLAY + r] = 1
+            out[at_hand_sizes + r] = size if size < 255 else 255
+            out[at_in_play + r] = 1
             if size == 1 and uno_called[s]:
-                out[_UNO_CALLED + r] = 1
+                out[at_uno_called + r] = 1
         for s in game.catchable:
-            out[_UNO_CATCHABLE + rel[s]] = 1
-        out[_CURRENT + rel[game.current]] = 1
+            out[at_uno_catchable + rel[s]] = 1
+        out[at_current + rel[game.current]] = 1
         if to_act is not None:
-            out[_TO_ACT + rel[to_act]] = 1
-        out[_DEALER + rel[game.dealer]] = 1
+            out[at_to_act + rel[to_act]] = 1
+        out[at_dealer + rel[game.dealer]] = 1
         if game.silence is not None:
-            out[_SILENCE + rel[game.silence]] = 1
+            out[at_silence + rel[game.silence]] = 1
         if game.windows:
-            opened, eligible = _WINDOWS_OPEN, _WINDOWS_ELIGIBLE
+            opened, eligible = at_windows_open, at_windows_eligible
             for window in game.windows.values():
                 slot = _WINDOW_SLOT[window.kind]
                 out[opened + slot] += 1
                 if seat in window.eligible:
                     out[eligible + slot] += 1
-        out[_DRAW_PILE] = min(len(game.draw_pile), 255)
-        out[_DISCARD_PILE] = min(len(game.discard), 255)
-        start = _DISCARDS
+        out[at_draw_pile] = min(len(game.draw_pile), 255)
+        out[at_discard_pile] = min(len(game.discard), 255)
+        start = at_discards
         out[start : start + _CARDS] = history.discard
         known = history.known[seat] if history.any_known else None
         excluded, lacks, verdicts = history.excluded, history.lacks, history.verdicts
@@ -294,17 +294,17 @@ class ObservationLayout:
             if known is not None:
                 row = known[s]
                 if row is not None:
-                    start = _KNOWN + (r - 1) * _CARDS
+                    start = at_known + (r - 1) * _CARDS
                     out[start : start + _CARDS] = row
             ban = excluded[s]
             if ban is not None:
-                start = _EXCLUDED + (r - 1) * _CARDS
+                start = at_excluded + (r - 1) * _CARDS
                 out[start : start + _CARDS] = ban
-            start = _LACKS + (r - 1) * 4
+            start = at_lacks + (r - 1) * 4
             out[start : start + 4] = lacks[s]
         for r in range(n):
             guilty, innocent = verdicts[(seat + r) % n]
             if guilty or innocent:
-                out[_VERDICTS + 2 * r] = min(guilty, 255)
-                out[_VERDICTS + 2 * r + 1] = min(innocent, 255)
+                out[at_verdicts + 2 * r] = min(guilty, 255)
+                out[at_verdicts + 2 * r + 1] = min(innocent, 255)
         return np.frombuffer(out, np.uint8)

@@ -96,7 +96,7 @@ class SeatObserver:
         for card in game.discard:
             history.discard[card.index] += 1
         for other, cards in tracker.known.items():
-            if other != seat and sum(cards.values()):
+            if other != seat and cards.total():
                 row = bytearray(len(CARDS))
                 for card, count in cards.items():
                     row[card.index] += count
