@@ -136,10 +136,10 @@ class ObservationLayout:
             (
                 "windows_open",
                 len(_WINDOW_KINDS),
-                8,
+                10,
                 "open reaction windows by kind: " + ", ".join(k.value for k in _WINDOW_KINDS),
             ),
-            ("windows_eligible", len(_WINDOW_KINDS), 8, "of those, how many this seat may answer"),
+            ("windows_eligible", len(_WINDOW_KINDS), 10, "of those, how many this seat may answer"),
             ("draw_pile", 1, _MOST_CARDS, "cards in the draw pile"),
             ("discard_pile", 1, _MOST_CARDS, "cards in the discard pile"),
             ("discards", _CARDS, _MOST_COPIES, "history: copies of each card face up in the discard pile"),
