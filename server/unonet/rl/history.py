@@ -60,6 +60,7 @@ class PublicHistory:
         self.excluded: list[bytes | None] = [None] * players
         self.lacks = [bytearray(4) for _ in range(players)]
         self.verdicts = [[0, 0] for _ in range(players)]
+        self.any_verdicts = False  # some Wild Draw Four was challenged
         self.uno_called = [False] * players
         self._recount_after = False
         self.any_known = False  # some `known` row is set: a play must then take its cards out of them
@@ -91,6 +92,7 @@ class PublicHistory:
         clone.excluded = list(self.excluded)
         clone.lacks = [bytearray(row) for row in self.lacks]
         clone.verdicts = [list(pair) for pair in self.verdicts]
+        clone.any_verdicts = self.any_verdicts
         clone.uno_called = list(self.uno_called)
         clone.any_known = self.any_known
         clone.color = self.color
@@ -197,6 +199,7 @@ class PublicHistory:
 
     def _challenged(self, event: ev.Challenged, _game: Game) -> None:
         self.verdicts[event.accused][0 if event.guilty else 1] += 1
+        self.any_verdicts = True
         color, under = self._before_wild_draw_four
         if event.guilty or under is None:
             return

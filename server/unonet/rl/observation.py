@@ -287,8 +287,12 @@ class ObservationLayout:
         out[at_discard_pile] = min(len(game.discard), 255)
         start = at_discards
         out[start : start + _CARDS] = history.discard
+        # The rarer history (known cards, exclusions, verdicts) is skipped whole while there is none.
         known = history.known[seat] if history.any_known else None
-        excluded, lacks, verdicts = history.excluded, history.lacks, history.verdicts
+        excluded = history.excluded
+        if excluded.count(None) == n:
+            excluded = None
+        lacks = history.lacks
         for r in range(1, n):
             s = (seat + r) % n
             if known is not None:
@@ -296,15 +300,17 @@ class ObservationLayout:
                 if row is not None:
                     start = at_known + (r - 1) * _CARDS
                     out[start : start + _CARDS] = row
-            ban = excluded[s]
-            if ban is not None:
-                start = at_excluded + (r - 1) * _CARDS
-                out[start : start + _CARDS] = ban
+            if excluded is not None:
+                ban = excluded[s]
+                if ban is not None:
+                    start = at_excluded + (r - 1) * _CARDS
+                    out[start : start + _CARDS] = ban
             start = at_lacks + (r - 1) * 4
             out[start : start + 4] = lacks[s]
-        for r in range(n):
-            guilty, innocent = verdicts[(seat + r) % n]
-            if guilty or innocent:
+        if history.any_verdicts:
+            verdicts = history.verdicts
+            for r in range(n):
+                guilty, innocent = verdicts[(seat + r) % n]
                 out[at_verdicts + 2 * r] = min(guilty, 255)
                 out[at_verdicts + 2 * r + 1] = min(innocent, 255)
         return np.frombuffer(out, np.uint8)

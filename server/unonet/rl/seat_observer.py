@@ -112,6 +112,7 @@ class SeatObserver:
                     history.lacks[other][slot] = 1
         for other in range(n):
             history.verdicts[other] = [memory.guilty[other], memory.innocent[other]]
+        history.any_verdicts = any(guilty or innocent for guilty, innocent in history.verdicts)
         history.uno_called = list(self.uno_called)
         return history
 
