@@ -35,13 +35,25 @@ def policy_path() -> Path:
     return Path(os.environ.get("UNONET_PPO_POLICY", DEFAULT_POLICY))
 
 
+_LOADED: dict[Path, MaskablePPO] = {}
+
+
+def load_policy(path: Path) -> MaskablePPO:
+    """The policy at `path`, loaded once per process: a league makes a bot per game, and a seats process
+    that reloaded it for each would hold every other game's clock while it reads the file."""
+    model = _LOADED.get(path)
+    if model is None:
+        model = _LOADED[path] = MaskablePPO.load(path, device="cpu")
+    return model
+
+
 class PPOBot(Bot):
     """The MaskablePPO policy trained by train_maskable_ppo.py, playing deterministically (its argmax)."""
 
     kind = "ppo"
 
     def __init__(self, seed: int | None = None, path: Path | None = None) -> None:
-        self.model = MaskablePPO.load(path or policy_path(), device="cpu")
+        self.model = load_policy(path or policy_path())
         self.divisor: np.ndarray | None = None
         self.observer: SeatObserver | None = None
         self._pending: list[events_pb2.Event] = []
