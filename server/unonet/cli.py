@@ -2,8 +2,8 @@
 
 `rules check` (scenarios), `serve` (the host), `host` (lan), `local` (what `make play` runs), `demo`,
 `play` (the terminal client), `verify`, `replay`, `export` (the audit and the replay screen), `league`
-(its own parser, `unonet.league.cli`) and `bot play` / `bot check`. Each handler imports its module
-when it runs, so `unonet rules check` never loads grpc and `unonet --help` stays instant.
+(its own parser, `unonet.league.cli`) and `bot play` / `bot check`. A handler imports the module it
+hands off to inside its body.
 """
 
 from __future__ import annotations
