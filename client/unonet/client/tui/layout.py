@@ -114,14 +114,15 @@ def draw_screen(model: GameModel, ui: UiState, now: float, width: int, height: i
     room = room_for(width, height)
     canvas.put_fragments(0, 0, _header(model, ui, width))
     panel_lines = _panel_lines(extra_panel, width) if extra_panel else []
+    hand_rows = HAND_ROWS if not model.is_spectator else 1  # a spectator has no hand: one line says so
     log_rows = room.log_rows
-    bottom = HAND_ROWS + 2 + log_rows + len(panel_lines)
+    bottom = hand_rows + 2 + log_rows + len(panel_lines)
     if height - 1 - bottom < 9:  # a short terminal: the log panel goes first, the table keeps its room
         log_rows = max(0, log_rows - (9 - (height - 1 - bottom)))
-        bottom = HAND_ROWS + 2 + log_rows + len(panel_lines)
+        bottom = hand_rows + 2 + log_rows + len(panel_lines)
     if room.side_log and height - 1 - bottom > MAX_TABLE_ROWS:  # a tall terminal: the log gets what a table
         log_rows += height - 1 - bottom - MAX_TABLE_ROWS     # taller than a glance takes in would waste
-        bottom = HAND_ROWS + 2 + log_rows + len(panel_lines)
+        bottom = hand_rows + 2 + log_rows + len(panel_lines)
     table_width = width - room.side_log - 1 if room.side_log else width
     top, table_bottom = 1, max(1, height - bottom - 1)
     status_row = height - 2 - log_rows - len(panel_lines)
@@ -447,8 +448,8 @@ def _top_card(canvas: Canvas, model: GameModel, ui: UiState, row: int, col: int,
 def _hand(canvas: Canvas, model: GameModel, ui: UiState, row: int, width: int) -> None:
     """This seat's cards along the bottom: playable ones raised a row, the chosen one drawn heavy."""
     if model.is_spectator:
-        text = "watching: no hand"
-        canvas.put(row + 1, (width - len(text)) // 2, text, "class:dim")
+        text = "watching: no hand of your own"
+        canvas.put(row, (width - len(text)) // 2, text, "class:dim")
         return
     hand = sorted_hand(model)
     if not hand:
