@@ -42,7 +42,7 @@ def test_enter_on_a_card_that_cannot_be_played_hints_and_sends_nothing() -> None
     keys = moment([R5, Y9], actions_pb2.LegalActions(plays=[Play(cards=[Y9])]))
     keys.press("left")
     assert keys.press("enter") == []
-    assert "highlighted [bracketed] cards can" in keys.ui.hint
+    assert "the raised cards can" in keys.ui.hint
 
 
 def test_a_wild_asks_for_its_colour_and_r_g_b_y_name_it() -> None:

@@ -90,10 +90,11 @@ def test_the_form_offers_every_ruleset_option_grouped_with_its_rule() -> None:
 def test_the_form_scrolls_to_keep_the_cursor_on_screen() -> None:
     form = NewTable(presets=[standard()])
     shown = "".join(text for _, text, *_ in render_form(form, 20))
-    assert "preset" in shown and "silent 2" not in shown and "↓ more" in shown
+    assert "preset" in shown and "Silent 2" not in shown and "↓ more" in shown
     go_to(form, "silent_two")
     shown = "".join(text for _, text, *_ in render_form(form, 20))
-    assert "silent 2" in shown and "↑ more" in shown and len(shown.splitlines()) <= 20
+    assert "Silent 2" in shown and "↑ more" in shown and len(shown.splitlines()) <= 20
+    assert "H14" in shown and "whoever writes draws 2" in shown  # its rule ID beside it, its meaning below
     go_to(form, "stacking_mixed")
     assert "needs stacking" in "".join(text for _, text, *_ in render_form(form, 20))
     state = LobbyState(["h:1"], form=form)

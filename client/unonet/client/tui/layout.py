@@ -576,21 +576,34 @@ def draw_overlay(canvas: Canvas, title: str, lines: Sequence[StyleAndTextTuples]
 
 
 def _wrap(lines: Sequence[StyleAndTextTuples], width: int) -> list[StyleAndTextTuples]:
-    """Lines longer than `width` wrapped (a single-style line at word boundaries; a mixed one is cut)."""
-    out: list[StyleAndTextTuples] = []
+    """Lines longer than `width` wrapped at spaces (styles kept), the rest indented under the first's."""
+    out: StyleAndTextTuples = []
+    rows: list[StyleAndTextTuples] = []
     for line in lines:
-        length = sum(len(t) for _, t, *_ in line)
-        if length <= width:
-            out.append(line)
+        cells = [(style, char) for style, text, *_ in line for char in text]
+        if len(cells) <= width:
+            rows.append(line)
             continue
-        if len(line) == 1:
-            style, text = line[0][0], line[0][1]
-            indent = len(text) - len(text.lstrip(" "))
-            for part in textwrap.wrap(text, width, initial_indent="", subsequent_indent=" " * (indent + 2)):
-                out.append([(style, part)])
-            continue
-        out.append(line)
-    return out
+        indent = next((i for i, (_, char) in enumerate(cells) if char != " "), 0) + 2
+        first = True
+        while cells:
+            room = width if first else width - indent
+            if len(cells) <= room:
+                cut = len(cells)
+            else:
+                cut = next((i for i in range(room, 0, -1) if cells[i][1] == " "), room)
+            out = [] if first else [("", " " * indent)]
+            for style, char in cells[:cut]:
+                if out and out[-1][0] == style:
+                    out[-1] = (style, out[-1][1] + char)
+                else:
+                    out.append((style, char))
+            rows.append(out)
+            cells = cells[cut:]
+            while cells and cells[0][1] == " ":
+                cells = cells[1:]
+            first = False
+    return rows
 
 
 # ---------------------------------------------------------------------------------------- match end
