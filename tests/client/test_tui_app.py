@@ -12,8 +12,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from unonet.client.table_client import TableClient
-from unonet.client.tui.model import ConnectionState, GameModel
 from unonet.client.tui.layout import draw_screen
+from unonet.client.tui.model import ConnectionState, GameModel
 from unonet.client.tui.render import render_status
 from unonet.client.tui.session import Session
 from unonet.host.host import Host

@@ -114,7 +114,7 @@ def test_playable_cards_are_raised_and_the_chosen_one_drawn_heavy() -> None:
     assert "G7" in lines[top + 2] and "+4" in lines[top + 2] and "B⊘" in lines[top + 2]
     model.connection = ConnectionState.RECONNECTING  # nothing stale offered as playable
     lines = screen(model, UiState(colour_blind=True)).splitlines()
-    assert not any("R5" in line for line in lines[:top + 2] if "┃" in line or "│" in line and "R5" in line)
+    assert not any("R5" in line for line in lines[:top + 2] if "┃" in line or ("│" in line and "R5" in line))
 
 
 def test_colour_blind_glyphs_carry_their_colour_letter() -> None:
@@ -148,8 +148,8 @@ def test_banners_land_where_it_happened_then_go() -> None:
     shown = screen(model, now=11.0)
     skipped = next(line for line in shown.splitlines() if "skipped" in line)
     assert "⇄ play reverses" in shown and "UNO!" in shown
-    assert abs(skipped.index("skipped") - shown.splitlines()[[i for i, line in enumerate(shown.splitlines())
-                                                              if " p1 " in line][0]].index("p1")) < 16
+    assert abs(skipped.index("skipped") - shown.splitlines()[next(i for i, line in enumerate(shown.splitlines())
+                                                              if " p1 " in line)].index("p1")) < 16
     later = screen(model, now=14.0)  # 4 s on: every banner is gone
     assert "skipped" not in later and "reverses" not in later and "UNO!" not in later
 
@@ -204,7 +204,7 @@ def test_the_round_scores_never_clip_a_line_and_keep_the_status_line(size: tuple
     shown = screen(model, size=size, now=10.0)
     assert "SCORES AFTER ROUND 3" in shown and "p4 went out" in shown and "Space closes the scores" in shown
     for seat in range(10):
-        assert f"{seat} p{seat}" in shown or seat == 0 and "0 you" in shown, seat
+        assert f"{seat} p{seat}" in shown or (seat == 0 and "0 you" in shown), seat
     assert "↓ more" not in shown
     assert "YOUR TURN (20s)" in shown  # the next round's clock, on the status line while the scores cover it
 

@@ -56,7 +56,7 @@ def test_stepping_a_replayed_seat_forwards_and_backwards(fair_replay: Replay) ->
         assert replay.step == 1 and replay.model.hand == []
 
 
-def GameModel_after(events: list, step: int) -> GameModel:  # noqa: N802 - reads as the phrase it is
+def GameModel_after(events: list, step: int) -> GameModel:
     model = GameModel(seat=1)
     for event in events[:step]:
         model.apply(event)

@@ -6,7 +6,8 @@ gets out of the way. `banners_for(event, name_of)` is the one place that decides
 banner, where and in what words; `GameModel` stamps each with the time it was shown and keeps the
 latest few, and the layout shows a banner only while it is younger than its `life`.
 
-Ordinary plays get no banner: the pile itself shows the last play and who made it.
+An ordinary play gets a quiet banner on its seat ("▸ blue 4"), so a person following a paced
+table sees where each card came from; the pile shows the last one and who played it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from unonet.client.narrate import refs_text
 from unonet.v1 import actions_pb2, events_pb2
 
 __all__ = ["BANNER_SECONDS", "PILE", "Banner", "banners_for"]
@@ -74,7 +76,7 @@ def banners_for(event: events_pb2.Event, name_of: Callable[[int], str]) -> list[
                 return [Banner(p.seat, "jumps in!", "alert")]
             if p.kind == actions_pb2.PLAY_KIND_RUN_CUT:
                 return [Banner(p.seat, "cuts the run!", "alert")]
-            return []
+            return [Banner(p.seat, f"▸ {refs_text(p.cards)}", "banner.quiet")] if p.cards else []
         case "turn_skipped":
             return [Banner(p.seat, "⊘ skipped", "alert")]
         case "direction_reversed":

@@ -130,6 +130,8 @@ class UiState:
     colour_blind: bool = False
     #: The legal-actions event number the cursor last jumped for (a new turn puts it on a playable card).
     cursor_for: int = -1
+    #: Whose turn it was when the hint was given: a hint about a turn goes when the turn does.
+    hint_turn: int | None = None
     #: The round whose scoreboard the player closed (any key closes a round's scores; the final stay).
     board_closed_for: int = 0
     #: Help lines for keys the screen's owner added (a replay's stepping keys).
@@ -178,6 +180,7 @@ class Controller:
         """Handle one key: a printable character, or a name such as "enter", "left", "escape"."""
         key = key if len(key) != 1 else key.lower()
         self.ui.hint = ""
+        self.ui.hint_turn = self.model.seat_to_act
         prompt = self.ui.prompt
         if prompt is not None:
             return self._in_prompt(prompt, key)
@@ -195,8 +198,11 @@ class Controller:
         return handler(self)
 
     def follow_model(self) -> None:
-        """Keep the cursor in the hand, and put it on a playable card when new options arrive."""
+        """Keep the cursor in the hand, put it on a playable card when new options arrive, and let a
+        hint go once the turn it was about has passed."""
         hand = sorted_hand(self.model)
+        if self.ui.hint and self.ui.hint_turn != self.model.seat_to_act:
+            self.ui.hint = ""
         self.ui.marks = [i for i in self.ui.marks if i < len(hand)]
         if self.model.legal_number != self.ui.cursor_for:
             if self.ui.cursor_for >= 0:

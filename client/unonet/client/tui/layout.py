@@ -666,6 +666,7 @@ STYLE: Final = {
     "seat.out": "#555555",
     "clock": "#ffcc00 bold",
     "banner": "bg:#444466 #ffffff bold",
+    "banner.quiet": "#c8c8e8",
     "card.back": "bg:#1a1a1a #aa3333",
     "card.back.word": "bg:#aa2222 #ffffff bold",
     "card.chosen": "bold",

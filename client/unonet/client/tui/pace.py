@@ -2,19 +2,21 @@
 
 Three bot moves can arrive within a second of a player's own; shown as they come, a person sees only
 where they ended. `Pacer` holds the events a seat received and releases them so that two moves of
-other seats land at least `pace` seconds apart on screen, each with its banner. It never delays the
-player (STYLE.md, "Pace is part of the rules of a mixed table"):
+other seats land at least `pace` seconds apart on screen, each with its banner, the turn that comes
+back to the player included. It never delays the player (STYLE.md, "Pace is part of the rules of a
+mixed table"):
 
-- an event that asks something of this seat (its legal actions offer anything: a turn, a colour, a
-  catch, a race, a shuffle share) is released at once, with everything before it;
+- any key the player presses first shows everything held (`flush`), then acts on the table as it is;
+- a race this seat is in (a catch, a slap, a jump-in, its own UNO call to make) or a shuffle share
+  the host waits for is released at once, with everything before it;
 - this seat's own moves, and the events that are no move (a turn starting, a window, a chat line),
   are released as soon as everything before them is;
 - no event is held more than `max_lag` seconds, so a spectator of a fast table never falls behind;
 - a Snapshot flushes everything.
 
-Clocks stay true: every deadline on screen is the host's, whatever is still held. The pacer is a pure
-function of what was pushed and the times given (no clock, no I/O): the session calls `due(now)` and
-sleeps until `next_time()`.
+Clocks stay true: every deadline on screen is the host's, whatever is still held (a turn shown a
+second late shows a clock a second shorter). The pacer is a pure function of what was pushed and the
+times given (no clock, no I/O): the session calls `due(now)` and sleeps until `next_time()`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Final
 
 from unonet.v1 import actions_pb2, events_pb2
 
-__all__ = ["MAX_LAG", "Pacer", "asks_something", "is_move"]
+__all__ = ["MAX_LAG", "Pacer", "is_move", "is_race"]
 
 #: The most an event is held, in seconds.
 MAX_LAG: Final = 4.0
@@ -35,15 +37,14 @@ _MOVES: Final = frozenset({
     "cards_played", "cards_drawn", "drawn_card_kept", "uno_caught", "false_catch", "challenge_resolved",
     "hands_rotated", "hands_swapped", "cards_exchanged", "wrong_jump_in", "illegal_play", "round_ended",
 })
-_ASKING: Final = ("plays", "catch_uno_targets", "react_window_ids", "swap_target_seats", "give_cards")
 
 
-def asks_something(legal: actions_pb2.LegalActions) -> bool:
-    """True when the legal actions offer this seat anything to do (optional or not)."""
-    if any(len(getattr(legal, name)) for name in _ASKING):
-        return True
-    return (legal.HasField("draw") or legal.pass_turn or legal.call_uno or legal.challenge or legal.choose_color
-            or legal.HasField("five_swap") or legal.commit_entropy or legal.reveal_entropy)
+def is_race(legal: actions_pb2.LegalActions, *, my_turn: bool) -> bool:
+    """True when the legal actions put this seat in a race, or owe the host a shuffle share: what a
+    paced screen must never hold back."""
+    out_of_turn = any(option.kind != actions_pb2.PLAY_KIND_TURN for option in legal.plays)
+    return bool(legal.react_window_ids or legal.catch_uno_targets or legal.call_uno or legal.commit_entropy
+                or legal.reveal_entropy or (out_of_turn and not my_turn))
 
 
 def is_move(event: events_pb2.Event) -> bool:
@@ -110,6 +111,12 @@ class Pacer:
             out.append(self._held.popleft().event)
         return out
 
+    def flush(self) -> list[events_pb2.Event]:
+        """Everything held, in order (the player pressed a key: the screen catches up first)."""
+        out = [held.event for held in self._held]
+        self._held.clear()
+        return out
+
     def next_time(self) -> float | None:
         """When the next held event is due (host seconds), or None when nothing is held."""
         return self._move_time(self._held[0]) if self._held else None
@@ -120,4 +127,5 @@ class Pacer:
     def _is_urgent(self, event: events_pb2.Event) -> bool:
         if event.WhichOneof("payload") == "snapshot" or not self.pace:
             return True
-        return bool(event.HasField("your_legal_actions") and asks_something(event.your_legal_actions))
+        my_turn = event.HasField("turn_started") and event.turn_started.seat == self.seat
+        return bool(event.HasField("your_legal_actions") and is_race(event.your_legal_actions, my_turn=my_turn))

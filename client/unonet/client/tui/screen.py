@@ -78,6 +78,8 @@ class GameScreen:
         self.ui.read_only = on_effect is None
         self.extra_panel = extra_panel
         self.host_clock = host_clock
+        #: Called before each key is handled (the session's catch-up of paced events), or None.
+        self.before_key: Callable[[], None] | None = None
         self.chat_input = TextArea(height=1, prompt=" say: ", multiline=False, accept_handler=self._chat_entered)
         self.application: Application[None] = Application(
             layout=self._layout(),
@@ -99,7 +101,10 @@ class GameScreen:
         self.application.invalidate()
 
     def press(self, key: str) -> None:
-        """Handle a key as the key map would (tests and the bindings both come here)."""
+        """Handle a key as the key map would (tests and the bindings both come here). `before_key`
+        runs first: a paced feeder shows what it still holds, so the key acts on the table as it is."""
+        if self.before_key is not None:
+            self.before_key()
         self.controller.follow_model()
         extra = self.extra_keys.get(key.lower() if len(key) == 1 else key)
         if extra is not None and (self.ui.prompt is None or self.ui.prompt.kind in render.PANELS):

@@ -178,6 +178,7 @@ class Session:
         self.on_seat = on_seat
         self.replays = replays if replays is not None else state_dir() / "replays"
         self.pacer = Pacer(client.seat, self.screen.ui.pace)
+        self.screen.before_key = self._catch_up
         self._release_at: asyncio.TimerHandle | None = None
         self._rematch_bot_kind = ""
         self._my_turn = False
@@ -253,17 +254,17 @@ class Session:
                 self.screen.application.exit()
             elif isinstance(effect, StartMatch):
                 await self.client.start_table(fill_with_bots=True, bot_kind=await self._best_bot_kind())
-                self.screen.ui.hint = "the match starts"
+                self._say("the match starts")
             elif isinstance(effect, AddBot):
                 seats = await self.client.add_bots(1, await self._best_bot_kind())
-                self.screen.ui.hint = f"a bot sits at seat {seats[0]}" if seats else ""
+                self._say(f"a bot sits at seat {seats[0]}" if seats else "")
             elif isinstance(effect, SettingsChanged):
                 self.pacer.pace = self.screen.ui.pace
                 if self.on_settings is not None:
                     self.on_settings(self.screen.ui)
             elif isinstance(effect, SaveReplay):
                 path = await self.save_replay()
-                self.screen.ui.hint = f"replay saved: {path}  (unonet replay {path})"
+                self._say(f"replay saved: {path}  (unonet replay {path})")
             elif isinstance(effect, Rematch):
                 await self._rematch()
             else:
@@ -276,12 +277,12 @@ class Session:
                     self._in_flight -= shown
                     self.screen.ui.pending = self._in_flight > 0
                 if result.outcome == 3:  # COMMAND_OUTCOME_RACE_LOST
-                    self.screen.ui.hint = "another player was faster: that race is lost (no cost)"
+                    self._say("another player was faster: that race is lost (no cost)")
         except UnonetError as error:
-            self.screen.ui.hint = refusal_words(error)
+            self._say(refusal_words(error))
         except Exception as error:  # never a traceback on screen: say it and log it
             log.exception("command %r failed", effect)
-            self.screen.ui.hint = f"that did not work: {error}"
+            self._say(f"that did not work: {error}")
         self.screen.invalidate()
 
     async def _best_bot_kind(self) -> str:
@@ -344,6 +345,19 @@ class Session:
         if upcoming is not None:
             self._release_at = asyncio.get_running_loop().call_later(max(0.0, upcoming - now), self._release)
 
+    def _say(self, hint: str) -> None:
+        """Put `hint` on the hint line, for as long as the turn it was said at lasts."""
+        self.screen.ui.hint, self.screen.ui.hint_turn = hint, self.model.seat_to_act
+
+    def _catch_up(self) -> None:
+        """A key was pressed: show everything the pacer holds first (the player's input is never
+        delayed, and never acts on a table older than the one the host has)."""
+        held = self.pacer.flush()
+        for event in held:
+            self._show(event, live=True)
+        if held:
+            self._contribute_entropy()
+
     def _show(self, event: events_pb2.Event, *, live: bool) -> None:
         try:
             self.model.apply(event, at=self._host_now() if live else None)
@@ -359,7 +373,7 @@ class Session:
         try:
             await callback()
         except UnonetError as error:
-            self.screen.ui.hint = refusal_words(error)
+            self._say(refusal_words(error))
             self.screen.invalidate()
 
     def _verify(self, event: events_pb2.Event) -> None:
@@ -420,7 +434,7 @@ class Session:
         try:
             result = await self.client.send(cmd.RevealEntropy(value))
         except UnonetError as error:
-            self.screen.ui.hint = refusal_words(error)
+            self._say(refusal_words(error))
             self.screen.invalidate()
             return
         if self.verifier is not None:
@@ -481,10 +495,10 @@ class Session:
             host = model.name_of(by)
             joined = await self.client.join(table_id, name or "player", model.seat)
             await self.switch_table(table_id, joined.token, joined.seat, "")
-            ui.hint = f"back at your seat for the rematch: it starts when {host} starts it"
+            self._say(f"back at your seat for the rematch: it starts when {host} starts it")
             return
         if not self.client.owner_token:
-            ui.hint = "only the table's creator can set up a rematch; when they do, N here joins it"
+            self._say("only the table's creator can set up a rematch; when they do, N here joins it")
             return
         assert model.seat is not None
         plan = rematch.plan(model.settings, [(s.seat, s.is_bot, s.bot_kind) for s in model.seats], model.seat)
@@ -493,7 +507,7 @@ class Session:
             await self.client.send_chat(rematch.invitation(table_id))
         self._rematch_bot_kind = plan.bot_kind
         await self.switch_table(table_id, token, plan.seat, owner)
-        ui.hint = ("rematch: the others are invited; S starts it (bots take the seats nobody took back)"
+        self._say(("rematch: the others are invited; S starts it (bots take the seats nobody took back)")
                    if plan.people else "rematch: same seats, a new match")
 
     async def switch_table(self, table_id: str, token: str, seat: int | None, owner_token: str) -> None:
