@@ -145,6 +145,8 @@ class UiState:
     #: What the status line says instead of the moment's words, when the screen's owner sets it (a
     #: replay's step and point of view).
     status: str = ""
+    #: Where S saved this match's replay ("" before): the match's end screen shows it whole.
+    saved_replay: str = ""
     #: How far the open overlay is scrolled (for the log: lines back from its end).
     panel_scroll: int = 0
     #: A bell when this seat's turn starts.

@@ -639,9 +639,15 @@ def _match_end(canvas: Canvas, model: GameModel, ui: UiState, top: int, bottom: 
         text = f"{place:<3}{name:<18}{line.total:>7}{points}" + ("  out" if line.eliminated else "")
         canvas.put(row, col, text, style)
         row += 1
+    saved: list[str] = []
+    if ui.saved_replay:  # the whole path, wrapped: a person types it or copies it
+        saved = textwrap.wrap("replay saved: " + ui.saved_replay, max(20, width - 2), break_on_hyphens=False)
+        for i, line in enumerate(saved):
+            canvas.put(bottom - len(saved) + 1 + i, 1, line, "class:hint")
+    bottom -= len(saved)
     if rounds:
         row += 1
-        for r in rounds[-max(0, bottom - row):]:
+        for r in rounds[-max(0, bottom - row + 1):]:
             if row > bottom:
                 break
             text = f"round {r.round_number}: {model.name_of(r.winner)} went out"

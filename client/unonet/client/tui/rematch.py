@@ -4,7 +4,7 @@ The protocol has no rematch call, and needs none. At the match's end, N on a pla
 
 - the table's creator (its client holds the owner token) creates a new table with the finished one's
   settings (`plan`: the preset and every option, the seats, the clock, the name) and takes its own
-  seat number there. When every other seat was a bot's (a local game, `make play`), bots of the same
+  seat number there, under the same name with "(rematch)" after it. When every other seat was a bot's (a local game, `make play`), bots of the same
   kinds take them and the match starts at once. With other people at the table, the creator's client
   writes an invitation in the old table's chat (`invitation`), which every client there recognises
   (`GameModel.rematch`): friends see "ann invites you to a rematch: N joins" on their match-end
@@ -74,8 +74,9 @@ def plan(settings: table_pb2.TableSettings, seats: list[tuple[int, bool, str]], 
         clock.CopyFrom(settings.clock)
     bots = {seat: kind for seat, is_bot, kind in seats if is_bot and seat != my_seat}
     people = tuple(seat for seat, is_bot, _ in seats if not is_bot and seat != my_seat)
-    return RematchPlan(settings.ruleset.preset or "standard", overrides, settings.seat_count, clock,
-                       settings.name, my_seat, bots, people)
+    name = settings.name if settings.name.endswith("(rematch)") else f"{settings.name[:53]} (rematch)".strip()
+    return RematchPlan(settings.ruleset.preset or "standard", overrides, settings.seat_count, clock, name, my_seat,
+                       bots, people)
 
 
 async def create(client: TableClient, rematch: RematchPlan, name: str) -> tuple[str, str, str]:

@@ -264,7 +264,8 @@ class Session:
                     self.on_settings(self.screen.ui)
             elif isinstance(effect, SaveReplay):
                 path = await self.save_replay()
-                self._say(f"replay saved: {path}  (unonet replay {path})")
+                self.screen.ui.saved_replay = str(path)
+                self._say("replay saved: `unonet replay FILE` opens it (the path is above)")
             elif isinstance(effect, Rematch):
                 await self._rematch()
             else:
@@ -525,6 +526,7 @@ class Session:
             setattr(self.model, item.name, getattr(fresh, item.name))
         ui = self.screen.ui
         ui.is_owner, ui.board_closed_for, ui.cursor_for, ui.prompt = bool(owner_token), 0, -1, None
+        ui.saved_replay = ""
         self.verifier = Verifier(table_id, seat)
         self.pacer = Pacer(seat, ui.pace)
         self._entropy, self._entropy_sent, self._live_from, self._my_turn = {}, set(), 0, False
