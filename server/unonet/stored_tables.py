@@ -34,8 +34,8 @@ class StoredTableRow:
     events: int
 
 
-def _row(table_id: str, created_ns: int, events: Sequence[events_pb2.Event]) -> StoredTableRow:
-    name, names = "", {}
+def _row(table_id: str, created_ns: int, events: Sequence[events_pb2.Event], name: str = "") -> StoredTableRow:
+    names: dict[int, str] = {}
     status = "waiting"
     for event in events:
         kind = event.WhichOneof("payload")
@@ -44,7 +44,7 @@ def _row(table_id: str, created_ns: int, events: Sequence[events_pb2.Event]) -> 
         elif kind == "bot_seated":
             names[event.bot_seated.seat] = event.bot_seated.name
         elif kind == "match_started":
-            name = event.match_started.settings.name
+            name = event.match_started.settings.name or name
             names |= {state.seat: state.name for state in event.match_started.seats if state.name}
             status = "playing"
         elif kind == "round_started":
@@ -64,7 +64,9 @@ def stored_tables(db: str) -> list[StoredTableRow]:
         rows = []
         for table in store.tables():
             events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(table.table_id)]
-            rows.append(_row(table.table_id, table.created_ns, events))
+            settings = table.record.get("settings")
+            name = str(settings.get("name", "")) if isinstance(settings, dict) else ""
+            rows.append(_row(table.table_id, table.created_ns, events, name))
     finally:
         store.close()
     return sorted(rows, key=lambda row: row.created, reverse=True)

@@ -19,6 +19,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Layout, Window
+from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import TextArea
@@ -143,8 +144,10 @@ class GameScreen:
     def _layout(self) -> Layout:
         # The whole screen is one control drawn by `layout.draw_screen` (one window to lay out per redraw):
         # the table, the hand, the status, the log and any overlay are placed on one canvas.
+        # Its height is stated, not asked of the control: asking would draw the whole table twice a redraw.
         self._hand_window = Window(FormattedTextControl(self._draw, focusable=True, show_cursor=False),
-                                   wrap_lines=False)
+                                   wrap_lines=False,
+                                   height=lambda: Dimension.exact(max(1, self._height() - self._chat_open())))
         body = HSplit([self._hand_window, ConditionalContainer(self.chat_input, filter=Condition(self._chat_open))])
         return Layout(body, focused_element=self._hand_window)
 
