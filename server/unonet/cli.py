@@ -171,9 +171,8 @@ def _play(args: argparse.Namespace) -> int:
 
 def _local(args: argparse.Namespace) -> int:
     _quiet_grpc()
-    from unonet.local import main as local_main
-
     from unonet.client.tui.config import player_settings
+    from unonet.local import main as local_main
 
     settings = player_settings(name=args.name, colour_blind=args.colour_blind, bell=args.bell, pace=args.pace,
                                default_name=_default_name())
