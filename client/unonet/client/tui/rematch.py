@@ -3,13 +3,14 @@
 The protocol has no rematch call, and needs none. At the match's end, N on a player's screen:
 
 - the table's creator (its client holds the owner token) creates a new table with the finished one's
-  settings (`plan`: the preset and every option, the seats, the clock, the name) and takes its own
-  seat number there, under the same name with "(rematch)" after it. When every other seat was a bot's (a local game, `make play`), bots of the same
-  kinds take them and the match starts at once. With other people at the table, the creator's client
-  writes an invitation in the old table's chat (`invitation`), which every client there recognises
-  (`GameModel.rematch`): friends see "ann invites you to a rematch: N joins" on their match-end
-  screen, and N takes their old seat number at the new table. The creator starts it with S when they
-  are in (bots then fill the seats nobody took back, so bots sit where they sat when everyone came);
+  settings (`plan`: the preset and every option, the seats, the clock) under the same name with
+  "(rematch)" after it, and takes its own seat number there. When every other seat was a bot's (a
+  local game, `make play`), bots of the same kinds take them and the match starts at once. With other
+  people at the table, the creator's client writes an invitation in the old table's chat
+  (`invitation`), which every client there recognises (`GameModel.rematch`): friends see "ann invites
+  you to a rematch: N joins" on their match-end screen, and N takes their old seat number at the new
+  table. The creator starts it with S when they are in (bots then fill the seats nobody took back, so
+  bots sit where they sat when everyone came);
 - anyone else's N joins the table an invitation named, or says that only the creator can set one up.
 
 A friend who quit before the invitation finds the new table in the lobby under the same name.

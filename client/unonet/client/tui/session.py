@@ -489,7 +489,7 @@ class Session:
 
     async def _rematch(self) -> None:
         """N at the match's end: join the rematch a player invited to, or (the creator) set one up."""
-        model, ui = self.model, self.screen.ui
+        model = self.model
         name = model.seats[model.seat].name if model.seat is not None and model.seat < len(model.seats) else "player"
         if model.rematch is not None:
             by, table_id = model.rematch
