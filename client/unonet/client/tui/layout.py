@@ -36,7 +36,7 @@ from unonet.client.tui import render
 from unonet.client.tui.banners import PILE
 from unonet.client.tui.canvas import HEAVY, ROUNDED, Canvas
 from unonet.client.tui.controller import UiState, board_is_open, sorted_hand
-from unonet.client.tui.model import CardFace, ConnectionState, GameModel, SeatModel
+from unonet.client.tui.model import CardFace, ConnectionState, GameModel, RoundResult, SeatModel
 from unonet.client.tui.rules_text import stakes
 from unonet.v1 import views_pb2
 
@@ -642,8 +642,8 @@ def _match_end(canvas: Canvas, model: GameModel, ui: UiState, top: int, bottom: 
     saved: list[str] = []
     if ui.saved_replay:  # the whole path, wrapped: a person types it or copies it
         saved = textwrap.wrap("replay saved: " + ui.saved_replay, max(20, width - 2), break_on_hyphens=False)
-        for i, line in enumerate(saved):
-            canvas.put(bottom - len(saved) + 1 + i, 1, line, "class:hint")
+        for i, part in enumerate(saved):
+            canvas.put(bottom - len(saved) + 1 + i, 1, part, "class:hint")
     bottom -= len(saved)
     if rounds:
         row += 1
@@ -655,8 +655,8 @@ def _match_end(canvas: Canvas, model: GameModel, ui: UiState, top: int, bottom: 
             row += 1
 
 
-def _round_points(result: object, seat: int) -> str:
-    for line in result.lines:  # type: ignore[attr-defined]
+def _round_points(result: RoundResult, seat: int) -> str:
+    for line in result.lines:
         if line.seat == seat:
             return str(line.round_points) if line.round_points else "·"
     return ""
