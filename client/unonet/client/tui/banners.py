@@ -76,7 +76,7 @@ def banners_for(event: events_pb2.Event, name_of: Callable[[int], str]) -> list[
                 return [Banner(p.seat, "jumps in!", "alert")]
             if p.kind == actions_pb2.PLAY_KIND_RUN_CUT:
                 return [Banner(p.seat, "cuts the run!", "alert")]
-            return [Banner(p.seat, f"▸ {refs_text(p.cards)}", "banner.quiet")] if p.cards else []
+            return [Banner(p.seat, f"▸ {refs_text(p.cards)}", "quiet")] if p.cards else []
         case "turn_skipped":
             return [Banner(p.seat, "⊘ skipped", "alert")]
         case "direction_reversed":

@@ -650,7 +650,9 @@ def _match_end(canvas: Canvas, model: GameModel, ui: UiState, top: int, bottom: 
         for r in rounds[-max(0, bottom - row + 1):]:
             if row > bottom:
                 break
-            text = f"round {r.round_number}: {model.name_of(r.winner)} went out"
+            gained = _round_points(r, r.winner)
+            text = f"round {r.round_number}: {model.name_of(r.winner)} went out" + (
+                f" (+{gained})" if gained.isdigit() and gained != "0" else "")
             canvas.put(row, col, text[:width], "class:dim")
             row += 1
 
@@ -672,7 +674,7 @@ STYLE: Final = {
     "seat.out": "#555555",
     "clock": "#ffcc00 bold",
     "banner": "bg:#444466 #ffffff bold",
-    "banner.quiet": "#c8c8e8",
+    "quiet": "#c8c8e8",
     "card.back": "bg:#1a1a1a #aa3333",
     "card.back.word": "bg:#aa2222 #ffffff bold",
     "card.chosen": "bold",
