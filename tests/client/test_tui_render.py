@@ -244,6 +244,7 @@ def test_details_live_behind_d_and_keep_the_jargon_off_the_table() -> None:
     model.settings.clock.strikes_before_takeover = 3
     calm = screen(model)
     assert "ab" * 32 not in calm and "87 ms" not in calm and "t-123" not in calm
+    assert "2 of 3 strikes" in screen(model, size=(100, 30))  # a strike says where it leads, where it shows
     shown = screen(model, UiState(prompt=Prompt("details")), size=(100, 30))
     assert "table id: t-123" in shown and "99 checks passed" in shown and "87 ms" in shown
     assert "log head at event 42" in shown and "2 strikes (timeouts; at 3 the seat goes to" in shown

@@ -64,8 +64,9 @@ _SAID_BEFORE: Final = frozenset({
 })
 
 
-def banners_for(event: events_pb2.Event, name_of: Callable[[int], str]) -> list[Banner]:
-    """The banners `event` puts on the table (none for most events), not yet stamped with a time."""
+def banners_for(event: events_pb2.Event, name_of: Callable[[int], str], strikes_limit: int = 0) -> list[Banner]:
+    """The banners `event` puts on the table (none for most events), not yet stamped with a time.
+    `strikes_limit` is the table's strikes before a takeover (0: none), to say where a strike leads."""
     kind = event.WhichOneof("payload")
     if kind is None:
         return []
@@ -119,7 +120,8 @@ def banners_for(event: events_pb2.Event, name_of: Callable[[int], str]) -> list[
         case "chat_penalty":
             return [Banner(p.seat, f"spoke! +{p.penalty_cards}", "alert")]
         case "turn_timed_out":
-            return [Banner(p.seat, f"out of time (strike {p.strikes})", "alert")]
+            of = f" of {strikes_limit}" if strikes_limit else ""
+            return [Banner(p.seat, f"out of time: strike {p.strikes}{of}", "alert", life=ROUND_END_SECONDS)]
         case "seat_taken_over":
             return [Banner(p.seat, "a bot took over", "alert")]
         case "round_ended":

@@ -281,12 +281,20 @@ def _seat_box(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
     if height >= 4:
         more: StyleAndTextTuples = [("class:dim", f"{seat.score} pts")]
         if seat.strikes:
-            more.append(("class:alert", f" {seat.strikes}✗"))
+            more.append(("class:alert", " " + _strikes(model, seat.strikes)))
         _put_clipped(canvas, row + 2, col + 2, more, inner)
+    elif seat.strikes:
+        _put_clipped(canvas, row + 1, col + width - 5, [("class:alert", f" {seat.strikes}✗")], 3)
     banner = model.banner_at(seat.seat, now)
     if banner is not None:
         text = f" {banner.text[:inner - 1]} "
         canvas.put(row + height - 1, col + max(1, (width - len(text)) // 2), text, f"class:{banner.style}")
+
+
+def _strikes(model: GameModel, strikes: int) -> str:
+    """A seat's strikes, where a strike leads in a few words: "2 of 3 strikes" (D explains them whole)."""
+    limit = model.settings.clock.strikes_before_takeover
+    return f"{strikes} of {limit} strikes" if limit else f"{strikes} strike{'s' * (strikes != 1)}"
 
 
 def _put_clipped(canvas: Canvas, row: int, col: int, line: StyleAndTextTuples, room: int) -> None:
@@ -311,7 +319,7 @@ def _my_label(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
         parts.append(("class:uno", " · UNO!"))
     parts.append(("class:ring", f" · {seat.score} pts"))
     if seat.strikes:
-        parts.append(("class:alert", f" · {seat.strikes}✗"))
+        parts.append(("class:alert", f" · {_strikes(model, seat.strikes)}"))
     clock = _clock(seat.deadline, now) if to_act else ""
     if clock:
         parts.append(("class:clock", f" · {clock}"))

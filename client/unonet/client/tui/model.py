@@ -363,7 +363,7 @@ class GameModel:
         if handler is not None:
             handler(self, event, getattr(event, kind))
         self._narrate(event, kind)
-        shown = banners_for(event, self.name_of)
+        shown = banners_for(event, self.name_of, self.settings.clock.strikes_before_takeover)
         if shown:
             self.banners.extend(dataclasses.replace(banner, at=self.shown_at) for banner in shown)
 
