@@ -280,8 +280,10 @@ def _seat_box(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
     _put_clipped(canvas, row + 1, col + 2, line, inner)
     if height >= 4:
         more: StyleAndTextTuples = [("class:dim", f"{seat.score} pts")]
-        if seat.strikes:
-            more.append(("class:alert", " " + _strikes(model, seat.strikes)))
+        if seat.strikes:  # the strikes say where they lead; the score gives way when both do not fit
+            strikes = _strikes(model, seat.strikes)
+            more = [*more, ("class:alert", " " + strikes)] if len(more[0][1]) + 1 + len(strikes) <= inner \
+                else [("class:alert", strikes)]
         _put_clipped(canvas, row + 2, col + 2, more, inner)
     elif seat.strikes:
         _put_clipped(canvas, row + 1, col + width - 5, [("class:alert", f" {seat.strikes}✗")], 3)
