@@ -135,7 +135,7 @@ def render_details(state: LobbyState, height: int) -> StyleAndTextTuples:
     ]
     lines += [[("class:dim", "  clock: " + line)] for line in clock_lines(settings.clock)]
     lines.append([])
-    lines += [[(style, " " + text) for style, text, *_ in line] for line in rules_lines(settings.ruleset)]
+    lines += [[("", " "), *line] for line in rules_lines(settings.ruleset)]
     room = max(1, height - 2)
     state.details_scroll = min(state.details_scroll, max(0, len(lines) - room))
     out: StyleAndTextTuples = []
