@@ -223,6 +223,8 @@ def test_the_match_end_is_a_screen_of_its_own() -> None:
     assert rows[0].split()[1] == "you"  # the winner first
     assert "round 1: p2 went out" in shown and "N rematch · S saves the replay · Q quits" in shown
     assert "╭───╮" not in shown  # no hand, no table: the screen is the match's
+    model.rematch = (2, "t-456")  # p2 set up a rematch and invited the table in its chat
+    assert "p2 invites you to a rematch: N joins" in screen(model, size=(100, 30))
 
 
 def test_the_header_says_the_stakes_and_a_failed_check_loudly() -> None:

@@ -209,8 +209,11 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
     if model.connection != ConnectionState.CONNECTED:
         return "reconnecting to the host… nothing can be played until it answers"
     if model.match_over:
-        return ("N rematch · S saves the replay · Q quits" if not model.is_spectator and not ui.read_only
-                else "the match is over — Q quits")
+        if model.is_spectator or ui.read_only:
+            return "the match is over — Q quits"
+        if model.rematch is not None and model.rematch[0] != model.seat:
+            return f"{model.name_of(model.rematch[0])} invites you to a rematch: N joins · S saves the replay · Q quits"
+        return "N rematch · S saves the replay · Q quits"
     if model.is_spectator:
         return f"watching — {model.name_of(model.seat_to_act)} to play" if model.seat_to_act is not None \
             else "watching · ? keys"
