@@ -191,6 +191,15 @@ class GameScreen:
         except Exception:  # a dummy or closed output: nothing to ring
             pass
 
+    def clear_title(self) -> None:
+        """Leave the terminal's title as the shell sets it (the screen is closing)."""
+        try:
+            if self.ui.title:
+                self.application.output.clear_title()
+                self.application.output.flush()
+        except Exception:  # a dummy or closed output
+            pass
+
     # ------------------------------------------------------------------------------ key map
 
     def _bindings(self) -> KeyBindings:

@@ -221,7 +221,7 @@ class Session:
             for task in workers + list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-            self.screen.announce_turn(False)
+            self.screen.clear_title()
 
     def _host_now(self) -> float:
         return time.time() + (self.client.clock_offset or 0.0)
