@@ -231,8 +231,8 @@ RACE_HINTS = ("too late", "another player was faster", "race is lost")
 
 def overlay_text(line: str) -> str:
     """What a line of an overlay box says, without the box's edges and the table showing beside it."""
-    inside = line.split("│")
-    return (inside[-2] if len(inside) >= 3 else line).strip()
+    parts = line.split("│")  # the box's edges, and the table's beside them where they show
+    return max(parts, key=lambda part: len(part.strip())).strip()
 
 
 def choose_from_help(help_screen: str, screen: str) -> str:

@@ -636,7 +636,7 @@ _KEYS: Final[dict[str, Callable[[Controller], list[Effect]]]] = {
 
 #: The keys of each question the screen asks ({} is the seats it offers).
 _QUESTION_KEYS: Final = {
-    "color": ["  R G B Y     name the colour of the card you play: red, green, blue, yellow"],
+    "color": ["  R G B Y     name the colour: red, green, blue, yellow"],
     "five_target": ["  0-9         the seat to give the card to: {}"],
     "catch": ["  0-9         the seat to catch: {}"],
     "confirm_chat": ["  Y           send it anyway (a silence is on: it costs you 2 cards)",
@@ -649,7 +649,7 @@ _QUESTION_KEYS: Final = {
 def help_lines(model: GameModel, ui: UiState) -> list[str]:
     """Every key of the current moment, each with what it does now (the ? overlay)."""
     legal = model.legal
-    lines = ["Keys now (not case-sensitive; Esc closes this help, a key below also acts):"]
+    lines = ["Keys now (Esc closes this help; a key below also does what it says):"]
     asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind in PANEL_KEYS.values() else ui.prompt
     if asked is not None and asked.kind in _QUESTION_KEYS:
         lines += [line.format(", ".join(map(str, asked.targets))) for line in _QUESTION_KEYS[asked.kind]]
