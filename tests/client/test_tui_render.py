@@ -285,3 +285,14 @@ def test_a_replay_panel_gets_its_rows_and_the_status_line_its_counter() -> None:
     shown = screen(model, ui, panel=panel)
     assert "move 3/40 · every hand open" in shown and all(f"{s} p{s} R5 G7" in shown for s in range(10))
     assert "waiting for the host" not in shown
+
+
+def test_this_seats_label_keeps_to_the_ring_giving_up_the_score_first() -> None:
+    model = my_turn(table(4), R5)
+    model.seats[0].name, model.seats[0].strikes = "annabelle-longname", 2
+    model.settings.clock.strikes_before_takeover = 3
+    label = next(line for line in screen(model).splitlines() if "(you)" in line)
+    assert "╰" in label and "╯" in label and "20s" in label  # inside the ring's corners, the clock kept
+    assert "2 of 3 strikes" in label or "2✗" in label
+    roomy = next(line for line in screen(model, size=(160, 48)).splitlines() if "(you)" in line)
+    assert "0 pts" in roomy and "2 of 3 strikes" in roomy

@@ -311,21 +311,27 @@ def _put_clipped(canvas: Canvas, row: int, col: int, line: StyleAndTextTuples, r
 def _my_label(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row: int, left: int, right: int,
               to_act: bool) -> None:
     """This seat on the ring's bottom edge: name, cards, UNO, score, and its clock when it is to act."""
-    parts: StyleAndTextTuples = []
-    if to_act:
-        parts.append(("class:seat.turn", " ▶"))
-    who = seat.name or f"seat {seat.seat}"
-    parts.append(("class:you", f" {who}" + (" (you)" if seat.seat == model.seat else "")))
-    parts.append(("class:ring", f" · {_cards(len(model.hand) if seat.seat == model.seat else seat.hand_size)}"))
-    if seat.called_uno:
-        parts.append(("class:uno", " · UNO!"))
-    parts.append(("class:ring", f" · {seat.score} pts"))
-    if seat.strikes:
-        parts.append(("class:alert", f" · {_strikes(model, seat.strikes)}"))
     clock = _clock(seat.deadline, now) if to_act else ""
-    if clock:
-        parts.append(("class:clock", f" · {clock}"))
-    parts.append(("", " "))
+    cards = _cards(len(model.hand) if seat.seat == model.seat else seat.hand_size)
+    room = right - left - 3
+    parts: StyleAndTextTuples = []
+    for keep_score, strikes_in_full in ((True, True), (False, True), (False, False)):  # the clock stays
+        parts = [("class:seat.turn", " ▶")] if to_act else []
+        who = seat.name or f"seat {seat.seat}"
+        parts.append(("class:you", f" {who}" + (" (you)" if seat.seat == model.seat else "")))
+        parts.append(("class:ring", f" · {cards}"))
+        if seat.called_uno:
+            parts.append(("class:uno", " · UNO!"))
+        if keep_score:
+            parts.append(("class:ring", f" · {seat.score} pts"))
+        if seat.strikes:
+            parts.append(("class:alert", f" · {_strikes(model, seat.strikes)}" if strikes_in_full
+                          else f" · {seat.strikes}✗"))
+        if clock:
+            parts.append(("class:clock", f" · {clock}"))
+        parts.append(("", " "))
+        if sum(len(text) for _, text, *_ in parts) <= room:
+            break
     length = sum(len(text) for _, text, *_ in parts)
     col = left + max(1, (right - left + 1 - length) // 2)
     canvas.put_fragments(row, col, parts)
