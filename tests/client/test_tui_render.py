@@ -295,4 +295,4 @@ def test_this_seats_label_keeps_to_the_ring_giving_up_the_score_first() -> None:
     assert "╰" in label and "╯" in label and "20s" in label  # inside the ring's corners, the clock kept
     assert "2 of 3 strikes" in label or "2✗" in label
     roomy = next(line for line in screen(model, size=(160, 48)).splitlines() if "(you)" in line)
-    assert "0 pts" in roomy and "2 of 3 strikes" in roomy
+    assert "annabelle-longname (you)" in roomy and "2 of 3 strikes" in roomy  # the whole name, the words

@@ -315,9 +315,15 @@ def _my_label(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
     cards = _cards(len(model.hand) if seat.seat == model.seat else seat.hand_size)
     room = right - left - 3
     parts: StyleAndTextTuples = []
-    for keep_score, strikes_in_full in ((True, True), (False, True), (False, False)):  # the clock stays
+    parts_before: StyleAndTextTuples = []
+    name = seat.name or f"seat {seat.seat}"
+    for keep_score, strikes_in_full, cut in ((True, True, 0), (False, True, 0), (False, False, 0),
+                                             (False, False, 1)):  # the clock stays; the name goes last
         parts = [("class:seat.turn", " ▶")] if to_act else []
-        who = seat.name or f"seat {seat.seat}"
+        who = name
+        if cut:
+            over = sum(len(text) for _, text, *_ in parts_before) - room
+            who = name[:max(3, len(name) - over - 1)] + "…" if over > 0 else name
         parts.append(("class:you", f" {who}" + (" (you)" if seat.seat == model.seat else "")))
         parts.append(("class:ring", f" · {cards}"))
         if seat.called_uno:
@@ -332,6 +338,7 @@ def _my_label(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
         parts.append(("", " "))
         if sum(len(text) for _, text, *_ in parts) <= room:
             break
+        parts_before = parts
     length = sum(len(text) for _, text, *_ in parts)
     col = left + max(1, (right - left + 1 - length) // 2)
     canvas.put_fragments(row, col, parts)
