@@ -296,3 +296,14 @@ def test_this_seats_label_keeps_to_the_ring_giving_up_the_score_first() -> None:
     assert "2 of 3 strikes" in label or "2✗" in label
     roomy = next(line for line in screen(model, size=(160, 48)).splitlines() if "(you)" in line)
     assert "annabelle-longname (you)" in roomy and "2 of 3 strikes" in roomy  # the whole name, the words
+
+
+def test_before_the_deal_the_table_says_who_sits_and_the_address_friends_dial_whole() -> None:
+    model = GameModel(seat=0, connection=ConnectionState.CONNECTED, table_name="ann's table")
+    model.settings.seat_count = 4
+    model.seats = [SeatModel(0, name="ann", occupied=True), SeatModel(1, name="bob", occupied=True),
+                   SeatModel(2), SeatModel(3)]
+    model.invite = "friends join with: unonet play 192.168.1.20:50051 · S starts with bots"
+    shown = screen(model, UiState(is_owner=True))
+    assert "192.168.1.20:50051" in shown and "2 of 4 seats taken" in shown and "seated" in shown
+    assert "free seat" in shown and "0 cards" not in shown and "S starts now with bots" in shown

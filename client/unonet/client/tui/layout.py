@@ -262,7 +262,9 @@ def _seat_box(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
     if clock:
         canvas.put(row, col + width - 4 - len(clock), f" {clock} ", "class:clock")
     line: StyleAndTextTuples = []
-    if seat.occupied or seat.hand_size:
+    if _before_the_deal(model):
+        line.append(("class:dim", "seated" if seat.occupied else "free seat"))
+    elif seat.occupied or seat.hand_size:
         line.append(("", _cards(seat.hand_size)))
         if seat.called_uno:
             line.append(("class:uno", " UNO!"))
@@ -291,6 +293,10 @@ def _seat_box(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
     if banner is not None:
         text = f" {banner.text[:inner - 1]} "
         canvas.put(row + height - 1, col + max(1, (width - len(text)) // 2), text, f"class:{banner.style}")
+
+
+def _before_the_deal(model: GameModel) -> bool:
+    return model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number
 
 
 def _strikes(model: GameModel, strikes: int) -> str:
@@ -325,6 +331,9 @@ def _my_label(canvas: Canvas, model: GameModel, seat: SeatModel, now: float, row
             over = sum(len(text) for _, text, *_ in parts_before) - room
             who = name[:max(3, len(name) - over - 1)] + "…" if over > 0 else name
         parts.append(("class:you", f" {who}" + (" (you)" if seat.seat == model.seat else "")))
+        if _before_the_deal(model):
+            parts.append(("", " "))
+            break
         parts.append(("class:ring", f" · {cards}"))
         if seat.called_uno:
             parts.append(("class:uno", " · UNO!"))
@@ -392,8 +401,8 @@ def _centre(canvas: Canvas, model: GameModel, ui: UiState, now: float, room: Roo
 def _waiting(canvas: Canvas, model: GameModel, row: int, bottom: int, left: int, width: int) -> None:
     seated = sum(s.occupied for s in model.seats)
     lines = [(f"waiting for players: {seated} of {len(model.seats)} seats taken", "class:you")]
-    if model.invite:
-        lines.append((model.invite, "class:hint"))
+    if model.invite:  # the address friends dial: wrapped whole, never cut
+        lines += [(part, "class:hint") for part in textwrap.wrap(model.invite, max(10, width - 2))]
     mid = row + max(0, (bottom - row + 1 - len(lines)) // 2)
     for i, (text, style) in enumerate(lines):
         canvas.put(mid + i, left + max(0, (width - len(text)) // 2), text[:width], style)
@@ -476,7 +485,8 @@ def _hand(canvas: Canvas, model: GameModel, ui: UiState, row: int, width: int) -
         return
     hand = sorted_hand(model)
     if not hand:
-        canvas.put(row + 1, 2, "no cards", "class:dim")
+        text = "your cards come with the deal" if _before_the_deal(model) else "no cards"
+        canvas.put(row + 1, (width - len(text)) // 2, text, "class:dim")
         return
     playable = model.playable_faces() if model.connection == ConnectionState.CONNECTED else set()
     step = CARD_WIDTH + 1 if len(hand) * (CARD_WIDTH + 1) <= width - 4 else CARD_WIDTH
