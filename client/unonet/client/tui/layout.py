@@ -480,8 +480,9 @@ def _top_card(canvas: Canvas, model: GameModel, ui: UiState, row: int, col: int,
 def _hand(canvas: Canvas, model: GameModel, ui: UiState, row: int, width: int) -> None:
     """This seat's cards along the bottom: playable ones raised a row, the chosen one drawn heavy."""
     if model.is_spectator:
-        text = "watching: no hand of your own"
-        canvas.put(row, (width - len(text)) // 2, text, "class:dim")
+        if not ui.read_only:  # a replay's hands, when it shows them, are in its own panel
+            text = "watching: no hand of your own"
+            canvas.put(row, (width - len(text)) // 2, text, "class:dim")
         return
     hand = sorted_hand(model)
     if not hand:

@@ -118,7 +118,7 @@ def card_label(face: CardFace, *, letters: bool) -> str:
 def render_card(face: CardFace, ui: UiState) -> StyleAndTextTuples:
     """One card as a chip of fixed width in its colour (a replay's open hands, aligned in columns)."""
     style = COLOR_STYLE.get(face.color, "")
-    return [(f"class:{style}" if style else "", f"{card_label(face, letters=True):^6}"), ("", " ")]
+    return [(f"class:{style}" if style else "", f"{card_label(face, letters=True):^5}"), ("", " ")]
 
 
 def render_windows(model: GameModel, now: float) -> StyleAndTextTuples:
