@@ -335,8 +335,11 @@ class Session:
         self._release()
 
     def _release(self) -> None:
-        """Show every held event that is due, and wake up again when the next one is."""
-        self._release_at = None
+        """Show every held event that is due, and wake up again when the next one is (one wake-up at a
+        time: an event arriving replaces the one set before)."""
+        if self._release_at is not None:
+            self._release_at.cancel()
+            self._release_at = None
         now = self._host_now()
         for event in self.pacer.due(now):
             self._show(event, live=True)
