@@ -161,3 +161,26 @@ def test_a_damaged_settings_file_gives_the_defaults_for_what_it_cannot_say(tmp_p
     path = tmp_path / "config.toml"
     path.write_bytes(text.encode("utf-8", "surrogateescape") if "\xff" not in text else b"\xff\xfe")
     assert load(path) == Config()
+
+
+async def test_a_key_on_the_live_screen_shows_what_the_pace_still_holds_before_it_acts() -> None:
+    """The session's side: other seats' moves wait their turn on screen, and any key catches up first."""
+    from types import SimpleNamespace
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from unonet.client.tui.session import Session
+
+    client = SimpleNamespace(table_id="t", seat=0, owner_token="", clock_offset=0.0)
+    with create_pipe_input() as keys:
+        session = Session(client, input=keys, output=DummyOutput())  # type: ignore[arg-type]
+        session.pacer.pace = 30.0  # nothing would land on its own within the test
+        for number, seat in ((1, 1), (2, 2), (3, 3)):
+            session._on_event(played(number, seat))
+        assert session.model.event_number == 1 and len(session.pacer) == 2  # one move shown, two held
+        session.screen.press("left")
+        assert session.model.event_number == 3 and len(session.pacer) == 0  # the key saw the table as it is
+        assert session.model.last_play is not None and session.model.last_play.seat == 3
+        if session._release_at is not None:
+            session._release_at.cancel()
