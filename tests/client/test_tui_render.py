@@ -307,3 +307,13 @@ def test_before_the_deal_the_table_says_who_sits_and_the_address_friends_dial_wh
     shown = screen(model, UiState(is_owner=True))
     assert "192.168.1.20:50051" in shown and "2 of 4 seats taken" in shown and "seated" in shown
     assert "free seat" in shown and "0 cards" not in shown and "S starts now with bots" in shown
+
+
+def test_a_narrow_header_gives_up_the_tables_name_before_the_stakes_and_the_round() -> None:
+    model = table(4)
+    model.table_name, model.round_number = "a long table name (rematch)", 12
+    model.settings.ruleset.scoring = rules_pb2.SCORING_RULE_LOWEST_WINS
+    model.set_connection(ConnectionState.RECONNECTING)
+    header = screen(model).splitlines()[0]
+    assert "lowest total wins when one reaches 500" in header and "round 12" in header, header
+    assert header.startswith(" RECONNECTING") and "✓ fair" in header and len(header) <= 80

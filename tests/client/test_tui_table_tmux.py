@@ -64,7 +64,7 @@ def play_to_the_end(pane: Pane) -> str:
         if "THE MATCH" in screen:
             return screen
         if play_one(pane, screen):
-            pane.wait_for(lambda s, old=screen: s != old, "the key to land", deadline=10)
+            pane.wait_for(lambda s, old=screen: s != old, "the key to land")
         else:
             time.sleep(0.05)
     raise AssertionError(f"the match never ended:\n{pane.text()}")

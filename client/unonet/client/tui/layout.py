@@ -160,16 +160,6 @@ def _header(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples:
     left: StyleAndTextTuples = []
     if model.connection != ConnectionState.CONNECTED:
         left.append(("class:alert", f" {model.connection.upper()}… "))
-    name = (model.table_name or model.table_id or "unonet")[:24]
-    parts = [name]
-    ruleset = model.settings.ruleset
-    if ruleset.preset:
-        parts.append(ruleset.preset)
-    if model.settings.seat_count:
-        parts.append(stakes(ruleset))
-    if model.round_number:
-        parts.append(f"round {model.round_number}")
-    left.append(("class:header", " " + " · ".join(parts) + " "))
     right: StyleAndTextTuples
     if model.fairness_failure:
         right = [("class:fail", " FAIRNESS CHECK FAILED — D details ")]
@@ -177,13 +167,26 @@ def _header(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples:
         mark = " ✓ fair " if model.fairness_on else " league deal " if model.settings.league_seeded else ""
         keys = " ? keys · I rules " if not ui.read_only else " ? keys "
         right = [("class:ok.header", mark), ("class:header.dim", keys)]
-    used = sum(len(text) for _, text, *_ in left)
-    room = sum(len(text) for _, text, *_ in right)
-    if used + room > width:  # narrow: the stakes and round stay, the table's name gives way
-        overflow = used + room - width
-        style, text = left[-1][0], left[-1][1]
-        left[-1] = (style, text[:max(1, len(text) - overflow - 1)] + "… ")
-        used = sum(len(text) for _, text, *_ in left)
+    name = (model.table_name or model.table_id or "unonet")[:24]
+    ruleset = model.settings.ruleset
+    preset = [ruleset.preset] if ruleset.preset else []
+    stakes_round = [stakes(ruleset)] if model.settings.seat_count else []
+    if model.round_number:
+        stakes_round.append(f"round {model.round_number}")
+    state = sum(len(text) for _, text, *_ in left)
+    # Narrow, the table's name gives way first, then the preset, then the keys' reminder: the stakes and
+    # the round stay (and the fairness mark).
+    short = name[:8] + "…" if len(name) > 9 else name
+    choices = [([name, *preset, *stakes_round], right), ([short, *preset, *stakes_round], right),
+               ([short, *stakes_round], right), (stakes_round, right), (stakes_round, right[:1])]
+    for parts, marks in choices:
+        text = " " + " · ".join(part for part in parts if part) + " "
+        if state + len(text) + sum(len(t) for _, t, *_ in marks) <= width:
+            break
+    right = marks
+    left.append(("class:header", text))
+    used = state + len(text)
+    room = sum(len(t) for _, t, *_ in right)
     return [*left, ("class:header", " " * max(0, width - used - room)), *right]
 
 
