@@ -176,7 +176,8 @@ def _header(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples:
     state = sum(len(text) for _, text, *_ in left)
     # Narrow, the table's name gives way first, then the preset, then the keys' reminder: the stakes and
     # the round stay (and the fairness mark).
-    short = name[:8] + "…" if len(name) > 9 else name
+    whole = state + len(" " + " · ".join([name, *preset, *stakes_round]) + " ") + sum(len(t) for _, t, *_ in right)
+    short = name[:max(4, len(name) - (whole - width) - 1)] + "…" if whole > width else name
     choices = [([name, *preset, *stakes_round], right), ([short, *preset, *stakes_round], right),
                ([short, *stakes_round], right), (stakes_round, right), (stakes_round, right[:1])]
     for parts, marks in choices:
