@@ -133,29 +133,31 @@ class Host:
         self._restored_end[table.table_id] = table.last_number
         return table
 
-    def _diverged(self, table: Table) -> tuple[loghead.ChainHead, tuple[int, int] | None]:
-        """The replayed table's log head, and the numbers (first, last) whose events are not the ones
-        the host sent (the head at its sent mark does not match: loghead.check), if any."""
+    def _diverged(self, table: Table) -> tuple[loghead.ChainHead, list[tuple[int, int]]]:
+        """The replayed table's log head, and the ranges of numbers (first, last) whose events are not
+        the ones the host sent (the head at its sent mark does not match: loghead.check), if any."""
         public = [(entry.number, table.events.render_bytes(entry, None, cache=False)) for entry in table.events.entries]
         return loghead.check(table.table_id, public, self.store.sent_head(table.table_id),
                              lambda last: self.store.renderings(table.table_id, 1, last, PUBLIC_VIEWER))
 
     def _check_head(self, table: Table) -> None:
         """Follow the replayed table's log head from its end on; if the journal gave back other events
-        than the host sent under numbers clients may have seen, say so loudly, keep the journal's
-        events (stored as the renderings from now on) and journal the range (journal.Diverged), so a
-        client that resumes inside it, now or after any later restart, gets DATA_LOSS."""
+        than the host sent under numbers clients may have seen, say so loudly, naming those events,
+        keep the journal's events (stored as the renderings from now on) and journal each range of
+        them (journal.Diverged), so a client that resumes inside one, now or after any later restart,
+        gets DATA_LOSS."""
         head, diverged = self._diverged(table)
         self.store.follow_chain(table.table_id, head)
-        if diverged is None:
+        if not diverged:
             return
-        first, last = diverged
         log.error("DATA LOSS at table %s: the journal the host restarted from gives back other events than the "
                   "host had sent: the log's head at event %d (the sent mark) does not match the journal's, and "
-                  "events %d to %d are not the ones clients were sent; the table goes on from its journal, and a "
-                  "client that resumes after one of those numbers gets DATA_LOSS", table.table_id, last, first, last)
-        self.store.drop_renderings(table.table_id, first - 1)  # the release stores the journal's renderings
-        table.record(journal.Diverged(first, last))
+                  "%s not the ones clients were sent; the table goes on from its journal, and a "
+                  "client that resumes after one of those numbers gets DATA_LOSS", table.table_id, diverged[-1][1],
+                  loghead.in_words(diverged))
+        self.store.drop_renderings(table.table_id, diverged[0][0] - 1)  # the release stores the journal's renderings
+        for first, last in diverged:
+            table.record(journal.Diverged(first, last))
         self.store.set_mark(table.table_id, head)  # the mark's head is the journal's log from now on
 
     def _mark_lost(self, table: Table) -> None:

@@ -520,7 +520,7 @@ class Table:
         seat.name, seat.token, seat.connected = entry.name, entry.token, 0
         seat.bank_s = self.settings.time_bank_s
         produced = self._append([convert.player_joined(seat.index, seat.name)], now)
-        return produced + self._maybe_autostart(now)
+        return produced + self._maybe_autostart(entry, now)
 
     def _apply_conn(self, entry: journal.Connection, now: int) -> list[LogEntry]:
         """A player's seat opened its first event stream, or closed its last (`sync_connections`)."""
@@ -532,7 +532,7 @@ class Table:
         seat = self.seats[entry.seat]
         seat.is_bot, seat.bot_kind, seat.name = True, entry.kind, entry.name
         produced = self._append([convert.bot_seated(seat.index, seat.name, seat.bot_kind)], now)
-        return produced + self._maybe_autostart(now)
+        return produced + self._maybe_autostart(entry, now)
 
     def _apply_leave(self, entry: journal.Leave, now: int) -> list[LogEntry]:
         seat = self.seats[entry.seat]
@@ -561,7 +561,9 @@ class Table:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
 
-    def _apply_start(self, entry: journal.Start, now: int) -> list[LogEntry]:
+    def _apply_start(self, entry: journal.Start, now: int, *, by: journal.AnyEntry | None = None) -> list[LogEntry]:
+        """Start the match: `entry` says how, `by` is the journalled entry that starts it (the Start
+        itself, or the Join or SeatBot that filled the last seat), which keeps what MatchStarted shows."""
         if self.match is not None:
             raise precondition("ALREADY_STARTED", "the table has already started")
         seated: list[Event | events_pb2.Event] = []
@@ -578,7 +580,8 @@ class Table:
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
             window_ids_per_round=self.window_ids_per_round, draws=self._seat_draws(),
         )
-        started = convert.match_started(self.settings_pb(), self.seat_states(as_announced=entry.version >= 2))
+        number = self.last_number + len(seated) + 1
+        started = convert.match_started(self.settings_pb(), self._starting_seats(entry, by or entry, number))
         produced = self._append([*seated, started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
@@ -588,11 +591,36 @@ class Table:
         league_seed = self.settings.league_seed
         return SeatDraws(league_seed) if league_seed is not None and self.settings.league_seat_draws else None
 
-    def _maybe_autostart(self, now: int) -> list[LogEntry]:
+    def _starting_seats(self, start: journal.Start, by: journal.AnyEntry, number: int) -> list[table_pb2.SeatState]:
+        """The seats as MatchStarted (event `number`) lists them: a function of the journal alone.
+
+        Each seat is connected as its last SeatConnectionChanged said, and its latency is the estimate
+        its pings gave when the match started, written into the starting entry `by` (its `measured`
+        part) and read back from it on a replay. A start journalled before that part existed showed the
+        streams open at that instant (a version 1 start) and the estimates of the instant, neither
+        journalled: its replay takes both from the MatchStarted the host stored as it sent it, and only
+        a store older than stored events gives the values of the replay's instant."""
+        recorded = by.measured.get("start")
+        if not self._replaying or recorded is not None:
+            states = self.seat_states()
+            if recorded is None:
+                by.measured["start"] = {"latency_ms": [state.latency_ms for state in states]}
+            else:
+                for state, latency_ms in zip(states, recorded["latency_ms"], strict=True):
+                    state.latency_ms = latency_ms
+            return states
+        states = self.seat_states(as_announced=start.version >= 2)
+        sent = self.events.stored_public(number)
+        if sent is not None and sent.HasField("match_started") and len(sent.match_started.seats) == len(states):
+            for state, was in zip(states, sent.match_started.seats, strict=True):
+                state.connected, state.latency_ms = was.connected, was.latency_ms
+        return states
+
+    def _maybe_autostart(self, by: journal.AnyEntry, now: int) -> list[LogEntry]:
         if self.settings.manual_start or self.match is not None:
             return []
         if all(seat.is_occupied for seat in self.seats):
-            return self._apply_start(journal.Start(), now)
+            return self._apply_start(journal.Start(), now, by=by)
         return []
 
     def _apply_cmd(self, entry: journal.Command, now: int) -> list[LogEntry]:
