@@ -203,6 +203,7 @@ class RaceBook:
         self.latency: dict[int, LatencyEstimator] = {}
         self.races: dict[int, Race] = {}
         self._pings: dict[int, OrderedDict[int, tuple[int, int, int]]] = {}
+        self._first_ping: dict[int, int] = {}  # each seat's first ping sequence this host process took
         self._ruled: OrderedDict[tuple[int, int], None] = OrderedDict()
         self._opened_at_number: dict[int, int] = {}
 
@@ -214,12 +215,18 @@ class RaceBook:
     ) -> float | None:
         """Remember a ping from `seat`; complete the earlier one `previous` = (sequence, client receive ns).
 
-        Returns the seat's median round trip in seconds, or None before its first measurement. Raises
-        INVALID_ARGUMENT (BAD_PING_REPORT), changing nothing, for a report of a ping this seat has no
-        report outstanding for (never sent, already reported, or among the older ones forgotten) and for
-        one that makes an impossible ping.
+        Returns the seat's median round trip in seconds, or None before its first measurement. A report
+        of a ping sent before this host process took any from the seat (in the seat's first ping to it,
+        or of a sequence below that first one's) is ignored: that ping reached a host that has since
+        restarted, which a client cannot know, so it is no fault. Raises INVALID_ARGUMENT
+        (BAD_PING_REPORT), changing nothing, for a report of any other ping this seat has no report
+        outstanding for (never sent, already reported, or among the older ones forgotten) and for one
+        that makes an impossible ping.
         """
         pending = self._pings.setdefault(seat, OrderedDict())
+        first = self._first_ping.get(seat)
+        if previous is not None and (first is None or previous[0] < first):
+            previous = None  # a ping to the host before it restarted: nothing to measure, nothing wrong
         if previous is not None:
             earlier = pending.get(previous[0])
             if earlier is None:
@@ -235,6 +242,7 @@ class RaceBook:
             del pending[previous[0]]
             self._estimator(seat).add(sample)
         pending[sequence] = (client_send_ns, received_ns, sent_ns)
+        self._first_ping.setdefault(seat, sequence)
         while len(pending) > PINGS_KEPT:
             pending.popitem(last=False)
         return self._estimator(seat).rtt()
