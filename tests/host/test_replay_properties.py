@@ -30,7 +30,7 @@ from unonet.host.errors import HostError
 from unonet.host.fanout import Subscriber
 from unonet.host.host import Host
 from unonet.host.store import MemoryStore
-from unonet.host.table import Table, TableSettings
+from unonet.host.table import EVENT_FORMAT, Table, TableSettings
 
 TABLE_ID = "replayed"
 RULES = [
@@ -272,7 +272,7 @@ def test_a_table_replays_from_its_journal_to_every_rendering_it_sent(
                               turn_time_s=5.0, time_bank_s=3.0, manual_start=manual_start,
                               spectator_delay_s=spectator_delay, reaction_time_s=1.0)
     store.create_table(TABLE_ID, {"settings": settings_.__dict__, "owner_token": "owner", "seed": seed,
-                                  "window_ids": "table"}, clock[0])
+                                  "window_ids": "table", "event_format": EVENT_FORMAT}, clock[0])
     host = Host(store, clock_ns=lambda: clock[0], bot_delay_s=0.0)
     with pytest.MonkeyPatch.context() as patch:  # the host's shuffle secrets, seeded: each example repeats
         patch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))

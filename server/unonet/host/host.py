@@ -28,7 +28,7 @@ from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check
 from unonet.host.limits import Guard, Limits
 from unonet.host.seats import Seat
 from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoreClosed, StoredTable
-from unonet.host.table import Table, TableSettings
+from unonet.host.table import EVENT_FORMAT, Table, TableSettings
 from unonet.v1 import table_pb2
 
 log = logging.getLogger(__name__)
@@ -122,6 +122,7 @@ class Host:
                 # Tables stored before window ids were unique per table numbered them per round: their
                 # journals name those ids, so they replay with the numbering they were played with.
                 window_ids_per_round=record.get("window_ids") != "table",
+                event_format=int(record.get("event_format", 1)),  # tables stored before it: what they sent
             )
         except Exception as error:  # a record altered into something no table was created with
             raise TableDamaged(stored.table_id, 0, f"{type(error).__name__}: {error}") from error
@@ -303,7 +304,7 @@ class Host:
         fair_shuffle = self.fair_shuffle and settings.league_seed is None
         created = self.clock_ns()
         record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
-                  "fair_shuffle": fair_shuffle, "window_ids": "table"}
+                  "fair_shuffle": fair_shuffle, "window_ids": "table", "event_format": EVENT_FORMAT}
         self.store.create_table(table_id, record, created)
         table = Table(
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,

@@ -555,8 +555,9 @@ class RaceBook:
     # ------------------------------------------------------------------------------------- protobuf
 
     def _opened_pb(self, table: RaceTable, race: Race) -> events_pb2.Event:
+        card = table.cards.window_card(race.window_id) if table.cards is not None else None
         return convert.window_opened_pb(race.window, opened_ns=race.opened_ns, deadline_ns=race.deadline_ns,
-                                        allowance_ns=race.allowance_ns)
+                                        allowance_ns=race.allowance_ns, card=card)
 
     def window_timing(self, window_id: int) -> tuple[int, int | None, int] | None:
         """(open time, deadline or None, allowance) of an open race, for views."""

@@ -28,6 +28,7 @@ from unonet.engine import (
     Event,
     Match,
     Pass,
+    Rank,
     React,
     Ruleset,
     WindowKind,
@@ -55,8 +56,15 @@ from unonet.host.store import JournalEntry, Store
 from unonet.host.uno_calls import UnoCalls
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 from unonet.wire import convert
+from unonet.wire.refs import EventRefs
 
 MAX_COMMAND_ID = 64  # characters
+EVENT_FORMAT = 2
+"""What a table's events and command results show, by the host that created the table (its stored
+record's "event_format"; a table stored without one is 1), so that a table replays after an upgrade to
+what it sent before it. From 2: a ReactionWindowOpened's card carries its commitment (with fair
+shuffles), a HandRevealed its `played_event_number` also without them (league-seeded tables), and a
+command's CommandResult.event_number is its own first event, after the windows its arrival closed."""
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
 # A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
@@ -103,12 +111,13 @@ class Table:
         clock_ns: Callable[[], int],
         fair_shuffle: bool = True,
         window_ids_per_round: bool = False,
+        event_format: int = EVENT_FORMAT,
     ) -> None:
         """`fair_shuffle` off deals every round with the engine's own shuffle, seeded from `seed`, and
         publishes no commitments or openings (for measuring what they cost, bench/fairness.py); it is
         part of the table's stored record, so a restart replays the table the way it was played.
         `window_ids_per_round` numbers reaction windows from 1 each round, as tables stored before
-        ids were unique per table did (their journals name those ids)."""
+        ids were unique per table did (their journals name those ids). `event_format`: see EVENT_FORMAT."""
         self.table_id = table_id
         self.settings = settings
         self.ruleset = settings.ruleset()
@@ -117,6 +126,8 @@ class Table:
         self.seed = seed
         self.fair_shuffle = fair_shuffle
         self.window_ids_per_round = window_ids_per_round
+        self.event_format = event_format
+        self._wild_draw_fours: dict[int, int] = {}  # each seat's latest Wild Draw Four's CardsPlayed number
         self.created_ns = created_ns
         self.store = store
         self.clock_ns = clock_ns
@@ -288,9 +299,12 @@ class Table:
             view.view_time.FromNanoseconds(self.clock_ns())
             self._shuffle_view(view, seat)
             return view
+        engine_view = self.match.view_for(seat)
+        refs = None if self.cards is None else self.cards.view_refs(
+            seat, engine_view.hand, engine_view.top, engine_view.windows)
         pb = convert.view_to_pb(
-            self.match.view_for(seat), table_id=self.table_id, event_number=self.last_number,
-            seats=self.seat_states(), settings=self.settings_pb(), status=self.status,
+            engine_view, table_id=self.table_id, event_number=self.last_number,
+            seats=self.seat_states(), settings=self.settings_pb(), status=self.status, refs=refs,
         )
         pb.view_time.FromNanoseconds(self.clock_ns())
         if self.turn_deadline_ns is not None:
@@ -471,11 +485,22 @@ class Table:
                 self.turn_began = entry.number
             if isinstance(event, Event):
                 self.uno_calls.follow(event)
+                self._note_wild_draw_four(entry)
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
                 produced += [log.add(extra, now) for extra in follow]
         log.trim(len(produced))
         return produced
+
+    def _note_wild_draw_four(self, entry: LogEntry) -> None:
+        """Remember where each seat's latest Wild Draw Four was played, for the HandRevealed a challenge of
+        it brings (B2): with fair shuffles the committed record gives its number with the hand's cards
+        (`RoundCards`); without them (a league-seeded table) this does (from EVENT_FORMAT 2)."""
+        event = entry.event
+        if type(event) is ev.Played and event.cards[0].rank is Rank.WILD_DRAW_FOUR:
+            self._wild_draw_fours[event.seat] = entry.number
+        elif type(event) is ev.HandRevealed and self.cards is None and self.event_format >= 2:
+            entry.refs = EventRefs((), played_event=self._wild_draw_fours.get(event.seat, 0))
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
         assert self.match is not None
@@ -639,12 +664,24 @@ class Table:
             outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED
         if any(isinstance(e, ev.RaceLost) for e in events):
             outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
-        first = produced[0].number if produced else self.last_number
+        first = self._own_first(produced)
         self.commands[key] = CommandRecord(
             {"actions": canonical(entry.actions)},
             actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
         )
         return produced
+
+    def _own_first(self, produced: list[LogEntry]) -> int:
+        """A command's CommandResult.event_number: its own first event. Its arrival may first close the
+        windows a turn's start ends (a jump-in or skip-escape window: H6, H8), whose ReactionWindowClosed
+        comes before the command's own events; those are not its own (from EVENT_FORMAT 2)."""
+        if not produced:
+            return self.last_number
+        if self.event_format >= 2:
+            own = next((entry for entry in produced if type(entry.event) is not ev.WindowClosed), None)
+            if own is not None:
+                return own.number
+        return produced[0].number
 
     def _apply_actions(self, actions: list[Action]) -> list[Event]:
         """Apply a command's engine actions all-or-nothing (a play with its colour is two)."""
@@ -800,7 +837,8 @@ class Table:
         contents = standard_deck(
             blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
         )
-        cards = RoundCards(self.table_id, shuffle.round_no, shuffle.round_seed(), shuffle.host_seed, contents)
+        cards = RoundCards(self.table_id, shuffle.round_no, shuffle.round_seed(), shuffle.host_seed, contents,
+                           window_cards=self.event_format >= 2)
         self.shuffle = None
         produced = self._append([deck_committed(cards.piles[0], cards.round_no, list(shuffle.contributions()))], now)
         self.cards = cards
