@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections import Counter
 
 import pytest
@@ -24,7 +25,8 @@ from unonet.host import journal
 from unonet.host.bots import choose_action
 from unonet.host.errors import HostError
 from unonet.host.host import Host
-from unonet.host.table import Table
+from unonet.host.store import SqliteStore
+from unonet.host.table import EVENT_FORMAT, Table, TableSettings
 from unonet.v1 import cards_pb2, events_pb2
 
 OWN_FIRST = {
@@ -127,3 +129,23 @@ def test_a_revealed_hand_names_the_wild_draw_four_it_was_played_with(fair_shuffl
         assert played.HasField("cards_played"), f"event {hand.played_event_number} is no CardsPlayed"
         assert played.cards_played.seat == hand.hand.seat
         assert played.cards_played.cards[0].card.rank == cards_pb2.RANK_WILD_DRAW_FOUR
+
+
+async def test_the_event_format_is_the_one_the_table_was_created_with(tmp_path) -> None:
+    """A new table's record says its event format; a table stored before it existed replays as format 1."""
+    store = SqliteStore(tmp_path / "host.db")
+    host = Host(store)
+    created = host.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={}))
+    assert created.event_format == EVENT_FORMAT == 2
+    await host.stop()
+    store.close()
+    restored = Host(SqliteStore(tmp_path / "host.db"))
+    restored.restore()
+    assert restored.tables[created.table_id].event_format == EVENT_FORMAT
+    restored.store.close()
+    with sqlite3.connect(tmp_path / "host.db") as connection:  # the record an earlier host wrote
+        connection.execute("UPDATE tables SET record = json_remove(record, '$.event_format')")
+    older = Host(SqliteStore(tmp_path / "host.db"))
+    older.restore()
+    assert older.tables[created.table_id].event_format == 1
+    older.store.close()
