@@ -201,16 +201,14 @@ class ShuffleRound:
     # ------------------------------------------------------------------------------ seat commands
 
     def check_commit(self, seat: int, commitment: bytes) -> None:
-        """Raises ShuffleRefused unless `seat` may commit `commitment` now. A seat that committed to this
-        shuffle is told so (ALREADY_COMMITTED) also once the reveals began: that is why it may not."""
+        """Raises ShuffleRefused unless `seat` may commit `commitment` now: a malformed commitment first
+        (`check_commitment_form`), whatever the phase. A seat that committed to this shuffle is told so
+        (ALREADY_COMMITTED) also once the reveals began: that is why it may not."""
+        check_commitment_form(commitment)
         if seat in self.asked and seat in self.commitments:
             raise IllegalEntropy(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
         if self.phase != "commit" or seat not in self.asked:
             raise IllegalEntropy(f"seat {seat} has no shuffle contribution to commit now", reason="NO_SHUFFLE_PENDING")
-        if len(commitment) != ENTROPY_BYTES:
-            raise MalformedEntropy(
-                f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD"
-            )
 
     def commit(self, seat: int, commitment: bytes, now: int) -> list[events_pb2.Event]:
         self.check_commit(seat, commitment)
@@ -290,6 +288,14 @@ class ShuffleRound:
 
     def _arm(self, now: int) -> None:
         self.deadline_ns = now + self.reaction_ns if self.waiting_for() else None
+
+
+def check_commitment_form(commitment: bytes) -> None:
+    """Raises MalformedEntropy (INVALID_FIELD) for a commitment that is not 32 bytes: a request's own
+    form is checked before the table's state, so this wins over NO_SHUFFLE_PENDING (docs/protocol.md,
+    "Which refusal comes first")."""
+    if len(commitment) != ENTROPY_BYTES:
+        raise MalformedEntropy(f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD")
 
 
 def _committed(seat: int, commitment: bytes) -> events_pb2.Event:

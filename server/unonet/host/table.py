@@ -51,7 +51,7 @@ from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.integrity import ReplayFailed
 from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
-from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
+from unonet.host.shuffles import RoundCards, ShuffleRound, check_commitment_form, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.host.uno_calls import UnoCalls
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
@@ -193,11 +193,14 @@ class Table:
         return self.places.player_seat(token)
 
     def acting_seat(self, token: str, command_id: str | None = None) -> int:
-        """The seat a player's command acts for. Refuses spectators, and a seat taken over (by a bot or
-        forfeited): its player may still watch it, not act. A retry of a command applied before the
-        takeover is let through, to get its first result, and so is anything once the match is over, to
-        be told GAME_OVER."""
+        """The seat a player's command acts for. Refuses spectators, then a `command_id` of the wrong
+        form (the request's own form comes before the table's state: docs/protocol.md, "Which refusal
+        comes first"), then a seat taken over (by a bot or forfeited): its player may still watch it,
+        not act. A retry of a command applied before the takeover is let through, to get its first
+        result, and so is anything once the match is over, to be told GAME_OVER."""
         seat = self.player_seat(token)
+        if command_id is not None:
+            check_command_id(command_id, required=True)
         over = self.match is not None and self.match.is_over
         worker = self.seats[seat].worker_token == token  # a bot seat's own worker process (bot_workers.py)
         if (self.seats[seat].taken_over and not over and not worker
@@ -875,8 +878,11 @@ class Table:
 
     def entropy(self, seat: int, command_id: str, *, commitment: bytes | None = None,
                 value: bytes | None = None) -> actions_pb2.CommandResult:
-        """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
-        _check_command_id(command_id, required=True)
+        """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id. The
+        request's own form (its command id, a commitment's length) is checked before the shuffle's state."""
+        check_command_id(command_id, required=True)
+        if commitment is not None:
+            check_commitment_form(commitment)
         entry = journal.Entropy(seat, command_id, commitment=commitment,
                                 value=None if commitment is not None else value or b"")
         previous = self.commands.get((seat, command_id))
@@ -891,7 +897,7 @@ class Table:
 
     def command(self, seat: int, command_id: str, actions: tuple[Action, ...]) -> actions_pb2.CommandResult:
         """Apply a seat's command once: a retried command id returns the first result unchanged."""
-        _check_command_id(command_id, required=True)
+        check_command_id(command_id, required=True)
         request = {"actions": [dump_action(a) for a in actions]}
         previous = self.commands.get((seat, command_id))
         if previous is not None:
@@ -906,7 +912,7 @@ class Table:
     def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
         """A chat message from a seat or a spectator, shown once per command id (a retry gets the first
         result). Under silent_two (H14) a seat's message may draw a penalty."""
-        _check_command_id(command_id, required=False)  # a chat message may go without one
+        check_command_id(command_id, required=False)  # a chat message may go without one
         seat = self.seat_for(token)
         by = token if seat is None else None  # a spectator's retries are told apart by its token
         if command_id:
@@ -978,7 +984,10 @@ class Table:
         return self.fanout.subscribers
 
 
-def _check_command_id(command_id: str, *, required: bool) -> None:
+def check_command_id(command_id: str, *, required: bool) -> None:
+    """Refuse a command id of the wrong form (INVALID_ARGUMENT): missing where `required`, too long, or
+    not printable ASCII. A request's own form is checked before the table's state (docs/protocol.md,
+    "Which refusal comes first"): `Table.acting_seat` checks it before a command is routed to a race."""
     if required and not command_id:
         raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
     if len(command_id) > MAX_COMMAND_ID:
