@@ -81,6 +81,10 @@ ones replay to the events they produced then."""
 EXCLUSIVE = frozenset({WindowKind.UNO_CATCH, WindowKind.JUMP_IN, WindowKind.RUN_CUT, WindowKind.SKIP_ESCAPE})
 FIRST_ANSWER_STARTS_CLOCK = frozenset({WindowKind.JUMP_IN, WindowKind.SKIP_ESCAPE})
 REACTED_TO = frozenset({WindowKind.UNO_SLAP, WindowKind.SOUND_WILD})  # the windows a React answers
+WINDOW_NAMES = {  # each kind of window in words, with its article, for messages
+    WindowKind.UNO_CATCH: "an UNO catch", WindowKind.JUMP_IN: "a jump-in", WindowKind.RUN_CUT: "a run-cut",
+    WindowKind.UNO_SLAP: "an UNO slap", WindowKind.SOUND_WILD: "a Sound Wild", WindowKind.SKIP_ESCAPE: "a skip-escape",
+}
 
 
 @dataclass
@@ -663,8 +667,8 @@ def _check_named_window(game: Game, seat: int, action: Action, named: int) -> No
         return  # the seat's own turn came: a play on the card it names is a play on its turn
     window = answered_window(game, seat, action)
     if window is None or window.id != named:
-        kind = game.windows[named].kind.value
-        raise invalid("WRONG_WINDOW", f"window {named} is a {kind} window, which this command does not answer")
+        kind = WINDOW_NAMES[game.windows[named].kind]
+        raise invalid("WRONG_WINDOW", f"window {named} is {kind} window, which this command does not answer")
 
 
 def _outcome(seat: int, lost: set[int], penalized: set[int]) -> actions_pb2.CommandOutcome.ValueType:
