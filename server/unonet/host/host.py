@@ -52,6 +52,7 @@ class Host:
         fair_shuffle: bool = True,
         keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
         limits: Limits | None = None,
+        hang_up_after_s: float | None = None,
     ) -> None:
         """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
         buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
@@ -67,6 +68,9 @@ class Host:
         self.store: Store = store if store is not None else MemoryStore()
         self.bot_delay_s = bot_delay_s
         self.write_timeout_s = write_timeout_s
+        # How long the status of a stream cut off as too slow may wait behind data its client does not
+        # read before the host hangs up the client's connection (hangup.py); the write timeout by default.
+        self.hang_up_after_s = write_timeout_s if hang_up_after_s is None else hang_up_after_s
         self.clock_ns = clock_ns
         self.keep_finished_s = keep_finished_s
         self.guard = Guard(limits if limits is not None else Limits(), lambda: self.clock_ns() / 1e9)

@@ -26,6 +26,7 @@ from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, ex
 from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
+from unonet.host.hangup import hang_up
 from unonet.host.host import Host
 from unonet.host.store import StoreClosed
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
@@ -65,6 +66,8 @@ SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from
 STORE_FAILED_MESSAGE = "the host could not store the table's latest inputs; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
+# Once a cut-off stream's connection is hung up, how long gRPC may take to fail its pending status.
+HUNG_UP_STATUS_S = 5.0
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -618,8 +621,37 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
         if subscriber.store_failed:
-            await _end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
-        await _end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
+            await self._end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED",
+                                                      STORE_FAILED_MESSAGE))
+        await self._end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
+
+    async def _end_stream(self, context: Context, error: HostError) -> None:
+        """End a stream the host cut off with its status, which waits behind whatever the client has not
+        read yet and reaches it once it reads. A client that does not read within the host's
+        `hang_up_after_s` (its HTTP/2 window stays shut) would never see it, nor any end: its connection
+        is hung up instead (hangup.py), so it sees the stream fail and resumes. Where the transport cannot
+        carry a status any more (a connection stalled at the TCP level, or hung up), the call is ended as
+        cancelled, with one log line, not gRPC's ExecuteBatchError traceback."""
+        ending = asyncio.ensure_future(abort(context, error))
+        try:
+            done, _ = await asyncio.wait({ending}, timeout=self.host.hang_up_after_s)
+            if not done:
+                hung = hang_up(context.peer())
+                log.info("a cut-off stream's %s status did not reach %s within %g s: %s", error.reason,
+                         context.peer(), self.host.hang_up_after_s,
+                         "its connection was hung up" if hung else "it waits until the client reads")
+                await asyncio.wait({ending}, timeout=HUNG_UP_STATUS_S if hung else None)
+        finally:
+            if not ending.done():
+                ending.cancel()
+        try:
+            await ending
+        except grpc.aio.AbortError:
+            raise
+        except BaseException as failed:  # ExecuteBatchError: core takes no status on this call any more
+            log.info("a cut-off stream could not be sent %s (%s): ended as cancelled", error.reason,
+                     type(failed).__name__)
+            raise asyncio.CancelledError from None
 
     async def _due(self, log: EventLog, pending: collections.deque[int], count: int, delay_ns: int) -> int:
         """A delayed spectator: wait until the first pending event is due; how many are due by then."""
@@ -655,20 +687,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 table.cut_off(subscriber)
         if self._writers:
             self._arm_watchdog()
-
-
-async def _end_stream(context: Context, error: HostError) -> None:
-    """End a stream the host cut off with its status, which waits behind whatever the client has not
-    read yet and reaches it once it reads. Where the transport cannot carry it any more (a connection
-    stalled at the TCP level, whose last write is still stuck in gRPC core), the call is ended as
-    cancelled instead, with one log line, not gRPC's ExecuteBatchError traceback."""
-    try:
-        await abort(context, error)
-    except grpc.aio.AbortError:
-        raise
-    except Exception as failed:  # ExecuteBatchError: core takes no status on this call any more
-        log.info("a cut-off stream could not be sent %s (%s): ended as cancelled", error.reason, type(failed).__name__)
-        raise asyncio.CancelledError from None
 
 
 def _serialized(message: Any) -> bytes:
