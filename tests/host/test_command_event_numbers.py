@@ -18,7 +18,7 @@ import sqlite3
 from collections import Counter
 
 import pytest
-from fair_games import new_table
+from fair_games import new_table, turn_to_play
 
 from unonet.engine import Challenge, ChooseColor, Draw, Pass, Play, UnoError, legal_actions
 from unonet.host import journal
@@ -50,13 +50,10 @@ def _play_turns(host: Host, table: Table, clock: list[int], seed: int, turns: in
         assert match is not None
         if match.is_over or len(applied) >= turns:
             break
-        game = match.game
-        seat = game.to_act
-        if table.shuffle is not None or not match.round_no or seat is None or table.window_deadlines:
-            wait = host._step(table)
-            if wait:
-                clock[0] += int(wait * 1e9) + 1
+        seat = turn_to_play(host, table, clock)
+        if seat is None:
             continue
+        game = match.game
         options = legal_actions(game, seat)
         challenges = [action for action in options if isinstance(action, Challenge)]
         action = challenges[0] if challenge and challenges else choose_action(game, seat, options, rng)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fair_games import new_table
+from fair_games import new_table, turn_to_play
 
 from unonet.engine import Draw, Pass, legal_actions
 from unonet.host import journal
@@ -26,13 +26,10 @@ def test_an_unplayable_drawn_card_ends_the_turn_and_a_playable_one_waits_for_a_p
         assert match is not None
         if match.is_over or min(seen["ended"], seen["waits"]) >= 20:
             break
-        game = match.game
-        seat = game.to_act
-        if table.shuffle is not None or not match.round_no or seat is None or table.window_deadlines:
-            wait = host._step(table)
-            if wait:
-                clock[0] += int(wait * 1e9) + 1
+        seat = turn_to_play(host, table, clock)
+        if seat is None:
             continue
+        game = match.game
         draw = next((a for a in legal_actions(game, seat) if isinstance(a, Draw)), None)
         if draw is None or game.obligation is not None:  # a colour to name, or an obligation to take
             table.command(seat, f"c{step}", (legal_actions(game, seat)[0],))
