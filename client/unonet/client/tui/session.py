@@ -383,12 +383,8 @@ class Session:
     def _verify(self, event: events_pb2.Event) -> None:
         if self.verifier is None:
             return
-        if event.WhichOneof("payload") == "snapshot":
-            self.verifier = None
-            self.model.fairness_failure = ""
-            self.model.fairness_on = False
-            self.model.log_head = ""
-            return
+        if event.WhichOneof("payload") == "snapshot":  # its own cards are checked; the round's shuffle is
+            self.model.fairness_on = False  # not verifiable from it, the next round's is again
         try:
             self.verifier.feed(event)
             if event.HasField("match_ended"):
