@@ -289,8 +289,8 @@ class ObservationLayout:
         out[start : start + _CARDS] = history.discard
         # The rarer history (known cards, exclusions, verdicts) is skipped whole while there is none.
         known = history.known[seat] if history.any_known else None
-        excluded = history.excluded
-        if excluded.count(None) == n:
+        excluded: list[bytes | None] | None = history.excluded
+        if history.excluded.count(None) == n:
             excluded = None
         lacks = history.lacks
         for r in range(1, n):
