@@ -30,6 +30,7 @@ from unonet.client.bot_kinds import by_strength
 from unonet.client.discovery import HostBrowser
 from unonet.client.errors import UnonetError
 from unonet.client.table_client import TableClient
+from unonet.client.tui.play import play_table
 from unonet.client.tui.render import STYLE
 from unonet.client.tui.seats import SeatStore
 from unonet.client.tui.table_form import NewTable, render_form
@@ -305,8 +306,6 @@ async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colou
 
 async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, colour_blind: bool, store: SeatStore,
                       current: list[_LobbyApp] | None = None) -> None:
-    from unonet.client.tui.play import play_table
-
     while True:
         lobby = _LobbyApp(state, name=name, tls=tls, store=store)
         if current is not None:
