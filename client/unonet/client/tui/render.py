@@ -1,7 +1,7 @@
 """What each part of the game screen shows, as pure functions of the model, the screen state and a time.
 
 Each function returns prompt-toolkit formatted text (a list of ``(style, text)`` pairs) for one region
-of the layout (`unonet.client.tui.app`), so a test reads what the screen would say without a
+of the layout (`unonet.client.tui.screen`), so a test reads what the screen would say without a
 terminal, and a replayed model renders exactly as a live one. `now` is the host's clock in seconds
 (the local clock corrected by the offset the client's pings measured): every countdown is the host's
 deadline minus it.
