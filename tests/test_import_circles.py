@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from import_graph import circles, house_modules, import_graph, one_cycle
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """The house's import graph, read once for the module (each read parses every module)."""
+    return import_graph()
 
 
 def test_the_graph_holds_every_module_of_the_house() -> None:
@@ -20,8 +27,7 @@ def test_the_graph_holds_every_module_of_the_house() -> None:
     assert all(path.suffix == ".py" and path.is_file() for path in modules.values())
 
 
-def test_the_graph_sees_every_kind_of_import() -> None:
-    graph = import_graph()
+def test_the_graph_sees_every_kind_of_import(graph: dict[str, set[str]]) -> None:
     assert "unonet.engine.game" in graph["unonet.engine.match"]  # from a.b import Name, at the top
     assert "unonet.client.commands" in graph["unonet.client.tui.controller"]  # from a import module as m
     assert "unonet.client.tui.command" in graph["unonet.cli"]  # inside a function
@@ -29,8 +35,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     assert "unonet.engine" in graph["unonet.host.racebook"]  # a name from a package's __init__
 
 
-def test_the_house_has_no_import_circle() -> None:
-    graph = import_graph()
+def test_the_house_has_no_import_circle(graph: dict[str, set[str]]) -> None:
     found = [f"{', '.join(circle)}: {' -> '.join(one_cycle(graph, circle))}" for circle in circles(graph)]
     assert found == [], "import circles (move the boundary: the right owner, not a late import):\n" + "\n".join(found)
 
