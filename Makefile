@@ -104,12 +104,15 @@ check: install
 	$(BIN)/pytest -n 3 --fast -q
 
 # The build tools are pyproject's own pins (build-system requires, and the dev extra's mypy, which ships mypyc).
-# The compiled environment and its build tools need nothing of .venv, so `make test` makes them while .venv
-# installs; the wheel waits for .venv's install all the same, since both builds write ./unonet.egg-info.
+# The compiled environment needs nothing of .venv, so `make test` makes it while .venv installs: the build
+# tools (build-system requires and the dev extra's mypy, which ships mypyc) and what the wheel's tests need
+# (its dependencies and the dev extra), all pyproject's pins, so the wheel, once built, installs alone.
+# --no-compile: the tests here import a fraction of it, and what they import is compiled as it loads. The
+# wheel waits for .venv's install all the same, since both builds write ./unonet.egg-info.
 $(CTOOLS): pyproject.toml
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
-	$(CPY) -m pip install -q $$($(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
-	  print(" ".join(r for r in d["build-system"]["requires"] + [r for r in d["project"]["optional-dependencies"]["dev"] if r.startswith("mypy==")]))')
+	$(CPY) -m pip install -q --no-compile $$($(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
+	  print(" ".join(d["build-system"]["requires"] + d["project"]["dependencies"] + d["project"]["optional-dependencies"]["dev"]))')
 	touch $@
 
 $(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(PROTO_SRC) $(STAMP)
@@ -117,7 +120,6 @@ $(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(PROTO_SRC) $(STAMP)
 	@start=$$(date +%s); UNONET_USE_MYPYC=1 $(CPY) -m pip wheel -q --no-build-isolation --no-deps -w $(WHEELS) . && \
 	  echo "compiled wheel built in $$(( $$(date +%s) - start )) s"
 	$(CPY) -m pip install -q --force-reinstall --no-deps $(WHEELS)/unonet-*.whl
-	$(CPY) -m pip install -q "$$(ls $(WHEELS)/unonet-*.whl)[dev]"
 	touch $@
 
 compiled: $(CSTAMP)
