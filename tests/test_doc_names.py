@@ -49,28 +49,28 @@ def texts_of_python(path: Path) -> Iterator[tuple[int, str]]:
             yield (token.start[0], token.string)
 
 
-def doc_files() -> Iterator[Path]:
-    """The Markdown files and the protos, wherever they are in the checkout (installed things aside)."""
+def doc_files(root: Path) -> Iterator[Path]:
+    """The Markdown files and the protos, wherever they are under `root` (installed things aside)."""
     for pattern in ("*.md", "*.proto"):
-        for path in sorted(ROOT.rglob(pattern)):
-            if not SKIPPED_FOLDERS & set(path.relative_to(ROOT).parts):
+        for path in sorted(root.rglob(pattern)):
+            if not SKIPPED_FOLDERS & set(path.relative_to(root).parts):
                 yield path
 
 
-def dotted_names() -> dict[str, list[str]]:
+def dotted_names(root: Path = ROOT) -> dict[str, list[str]]:
     """Every dotted `unonet.` name of a docstring, a comment or a doc, with where it is (`file:line`)."""
     found: dict[str, list[str]] = {}
     texts: list[tuple[Path, int, str]] = []
     for folder in PYTHON_FOLDERS:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            if "_pb2" not in path.name and not SKIPPED_FOLDERS & set(path.relative_to(ROOT).parts):
+        for path in sorted((root / folder).rglob("*.py")):
+            if "_pb2" not in path.name and not SKIPPED_FOLDERS & set(path.relative_to(root).parts):
                 texts += [(path, line, text) for line, text in texts_of_python(path)]
-    for path in doc_files():
+    for path in doc_files(root):
         texts += [(path, line, text) for line, text in enumerate(path.read_text().splitlines(), start=1)]
     for path, line, text in texts:
         for offset, text_line in enumerate(text.splitlines()):
             for name in DOTTED.findall(text_line):
-                found.setdefault(name, []).append(f"{path.relative_to(ROOT)}:{line + offset}")
+                found.setdefault(name, []).append(f"{path.relative_to(root)}:{line + offset}")
     return found
 
 
@@ -120,15 +120,40 @@ def names() -> dict[str, list[str]]:
     return dotted_names()
 
 
-def test_the_names_are_read_from_docstrings_comments_docs_and_protos(names: dict[str, list[str]]) -> None:
-    where = {name: {place.split(":")[0] for place in places} for name, places in names.items()}
-    assert "client/unonet/client/tui/screen.py" in where["unonet.client.tui.render"]  # a module's docstring
-    assert any(place.startswith("docs/") for place in where["unonet.engine"])  # a doc
-    assert "protos/unonet/v1/events.proto" in where["unonet.v1"]  # a proto
-    assert "client/unonet/client/conformance/coverage.py" in where["unonet.v1.CardsPlayed.hand_size"]  # a field
-    assert "tests/conftest.py" in where["unonet.host.errors.status_for"]  # a test module's docstring
-    assert "server/unonet/engine/views.py" in where["unonet.engine.match"]  # a function's docstring
-    assert not any(name.endswith(".") for name in names)
+SAMPLE_MODULE = '''"""Module: `unonet.a`, not server/unonet/path nor tool.unonet.key."""
+
+
+class C:
+    """Class: unonet.b.B."""
+
+    def f(self) -> None:
+        """Method: unonet.c."""
+        text = "a string, not a doc: unonet.not_read"  # a comment: unonet.d
+
+
+async def g() -> None:
+    """Coroutine: unonet.e."""
+'''
+
+
+def test_the_names_are_read_from_docstrings_comments_docs_and_protos(tmp_path: Path) -> None:
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "m.py").write_text(SAMPLE_MODULE)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "x.md").write_text("# Doc\n\nThe `unonet.f.G` class, and a sentence's end: unonet.h.\n")
+    (tmp_path / "x.proto").write_text("// A comment: unonet.v1.Event.\npackage unonet.v1;\n")
+    assert dotted_names(tmp_path) == {
+        "unonet.a": ["server/m.py:1"], "unonet.b.B": ["server/m.py:5"], "unonet.c": ["server/m.py:8"],
+        "unonet.d": ["server/m.py:9"], "unonet.e": ["server/m.py:13"], "unonet.f.G": ["docs/x.md:3"],
+        "unonet.h": ["docs/x.md:3"], "unonet.v1.Event": ["x.proto:1"], "unonet.v1": ["x.proto:2"],
+    }
+
+
+def test_the_checkout_names_many_things_in_every_kind_of_place(names: dict[str, list[str]]) -> None:
+    files = {place.split(":")[0] for places in names.values() for place in places}
+    for where in ("server/", "client/", "bots/", "tests/", "docs/", "README.md", "protos/"):
+        assert any(name.startswith(where) for name in files), where
+    assert len(names) > 100
 
 
 def test_the_resolver_tells_names_that_exist_from_names_that_do_not() -> None:
