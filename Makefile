@@ -79,9 +79,10 @@ tmux:
 pytest: install $(NODE_STAMP) tmux
 	$(BIN)/pytest $(XDIST)
 
-# Everything at once where make allows: the compiled environment is made while .venv installs, and the
-# compiled wheel is built and tested while lint and the suite run (each target's output is shown whole,
-# when it ends). What needs what is in the prerequisites; CI (.ci/run) runs just this.
+# Everything at once where make allows: the compiled environment is made and its wheel built while .venv
+# installs (mostly waiting on the registries), and the wheel is tested while lint and the suite run (each
+# target's output is shown whole, when it ends). What needs what is in the prerequisites; CI (.ci/run)
+# runs just this.
 test:
 	@echo "make test: lint, the suite ($(WORKERS) workers) and the compiled build at once; each prints when it ends"
 	@$(MAKE) --no-print-directory -j4 --output-sync=target lint pytest compiled-test
@@ -108,14 +109,14 @@ check: install
 # tools (build-system requires and the dev extra's mypy, which ships mypyc) and what the wheel's tests need
 # (its dependencies and the dev extra), all pyproject's pins, so the wheel, once built, installs alone.
 # --no-compile: the tests here import a fraction of it, and what they import is compiled as it loads. The
-# wheel waits for .venv's install all the same, since both builds write ./unonet.egg-info.
+# wheel is built while .venv installs too (setup.py keeps the compiled build's metadata under build/).
 $(CTOOLS): pyproject.toml
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
 	$(CPY) -m pip install -q --no-compile $$($(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
 	  print(" ".join(d["build-system"]["requires"] + d["project"]["dependencies"] + d["project"]["optional-dependencies"]["dev"]))')
 	touch $@
 
-$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(PROTO_SRC) $(STAMP)
+$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(PROTO_SRC)
 	rm -rf build/lib.* build/bdist.* $(WHEELS)  # stale extensions; build/temp.* keeps objects gcc may reuse
 	@start=$$(date +%s); UNONET_USE_MYPYC=1 $(CPY) -m pip wheel -q --no-build-isolation --no-deps -w $(WHEELS) . && \
 	  echo "compiled wheel built in $$(( $$(date +%s) - start )) s"
