@@ -11,6 +11,17 @@ NODE_STAMP := node_modules/.installed
 # pip is the interpreter's own (ensurepip's, which installs everything here): upgrading it from the index on
 # every fresh environment cost each clean clone two downloads and an unpinned tool. No version check either.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Bytecode caches on: an environment that sets PYTHONDONTWRITEBYTECODE (this machine's does) makes every
+# process compile the sources again, every test worker rewrite every test module's asserts and every host
+# or bot a test starts compile unonet and grpc's Python (about half the cost of collecting the suite).
+unexport PYTHONDONTWRITEBYTECODE
+
+# The suite runs in parallel (pytest-xdist). Most tests wait (on sockets, subprocesses, clocks) rather than
+# compute, so more workers than cores pays: on 2 cores, WORKERS measured fastest (README, Tests). loadgroup
+# keeps each module whose tests share a fixture on one worker (tests/support/slow_first.py marks them), and
+# the collection's own order (slowest first, from tests/durations.json) is kept instead of xdist's by size.
+WORKERS ?= 6
+XDIST := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The optional compiled build (setup.py, `UNONET_USE_MYPYC=1`): the engine's hot modules compiled by mypyc into a
 # wheel, installed with the dev extra into its own environment. The editable .venv stays pure Python.
@@ -18,6 +29,7 @@ CVENV := .venv-compiled
 CBIN := $(CVENV)/bin
 CPY := $(CBIN)/python
 CSTAMP := $(CVENV)/.installed
+CTOOLS := $(CVENV)/.build-tools
 WHEELS := build/compiled-wheel
 # The scenario checker runs from the wheel too (make compiled-test): its edit rebuilds it as well.
 ENGINE_SRC := $(wildcard server/unonet/engine/*.py) server/unonet/scenarios.py
@@ -26,7 +38,7 @@ BOTS_SRC := $(wildcard bots/unonet/bots/*.py server/unonet/wire/*.py)
 # The learning environments too: bench/rl.py measures them on the compiled engine from the wheel.
 RL_SRC := $(wildcard server/unonet/rl/*.py)
 
-.PHONY: install protos test lint pytest bench demo play tmux clean compiled compiled-test
+.PHONY: install protos test check lint pytest bench demo play tmux clean compiled compiled-test
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -67,28 +79,60 @@ tmux:
 
 # node_modules too: a test runs a Node gRPC client (@grpc/grpc-js) against the host.
 pytest: install $(NODE_STAMP) tmux
-	$(BIN)/pytest
+	$(BIN)/pytest $(XDIST)
 
-test: lint pytest compiled-test
+# Everything at once where make allows: the compiled environment is made and its wheel built while .venv
+# installs (mostly waiting on the registries), and the wheel is tested while lint and the suite run (each
+# target's output is shown whole, when it ends). What needs what is in the prerequisites; CI (.ci/run)
+# runs just this.
+test:
+	@echo "make test: lint, the suite ($(WORKERS) workers) and the compiled build at once; each prints when it ends"
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint pytest compiled-test
+
+# The edit-test loop, under a minute: ruff (and mypy on the packages) over the Python files changed since
+# main (committed or not), buf lint if a proto changed, then the tests tests/durations.json does not list
+# as slow (each under a quarter of a second: most of the suite, in parallel).
+check: install
+	@files=$$( { git diff --name-only --diff-filter=d $$(git merge-base main HEAD 2>/dev/null || echo HEAD); \
+	  git ls-files --others --exclude-standard; } | sort -u); \
+	py=$$(echo "$$files" | grep '\.py$$' || true); \
+	src=$$(echo "$$py" | grep -E '^(server|client|bots)/' || true); \
+	echo "changed: $$(echo $$files | wc -w) files"; \
+	if [ -n "$$py" ]; then $(BIN)/ruff check $$py || exit 1; fi; \
+	engine=$$(echo "$$py" | grep '^server/unonet/engine/' || true); \
+	if [ -n "$$engine" ]; then $(BIN)/ruff format --check $$engine || exit 1; fi; \
+	if [ -n "$$src" ]; then $(BIN)/mypy --strict $$src || exit 1; fi; \
+	if echo "$$files" | grep -q '\.proto$$'; then $(MAKE) --no-print-directory $(NODE_STAMP) && \
+	  node_modules/.bin/buf lint || exit 1; fi
+	$(BIN)/pytest -n 3 --fast -q
 
 # The build tools are pyproject's own pins (build-system requires, and the dev extra's mypy, which ships mypyc).
-$(CSTAMP): pyproject.toml setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_SRC) $(STAMP)
+# The compiled environment needs nothing of .venv, so `make test` makes it while .venv installs: the build
+# tools (build-system requires and the dev extra's mypy, which ships mypyc) and what the wheel's tests need
+# (its dependencies and the dev extra), all pyproject's pins, so the wheel, once built, installs alone.
+# --no-compile: the tests here import a fraction of it, and what they import is compiled as it loads. The
+# wheel is built while .venv installs too (setup.py keeps the compiled build's metadata under build/).
+$(CTOOLS): pyproject.toml
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
-	$(CPY) -m pip install -q $$($(PY) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
-	  print(" ".join(r for r in d["build-system"]["requires"] + [r for r in d["project"]["optional-dependencies"]["dev"] if r.startswith("mypy==")]))')
+	$(CPY) -m pip install -q --no-compile $$($(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
+	  x = d["project"]["optional-dependencies"]; \
+	  print(" ".join(r for r in d["build-system"]["requires"] + d["project"]["dependencies"] + x["dev"] if not r.startswith("unonet")))')
+	touch $@
+
+$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_SRC)
 	rm -rf build/lib.* build/bdist.* $(WHEELS)  # stale extensions; build/temp.* keeps objects gcc may reuse
 	@start=$$(date +%s); UNONET_USE_MYPYC=1 $(CPY) -m pip wheel -q --no-build-isolation --no-deps -w $(WHEELS) . && \
 	  echo "compiled wheel built in $$(( $$(date +%s) - start )) s"
 	$(CPY) -m pip install -q --force-reinstall --no-deps $(WHEELS)/unonet-*.whl
-	$(CPY) -m pip install -q "$$(ls $(WHEELS)/unonet-*.whl)[dev]"
 	touch $@
 
 compiled: $(CSTAMP)
 
 # The engine's tests, the scenario files and the replay digest on the compiled build: the digest must equal
 # the pure build's, byte for byte (bench/replay_digest.py).
-compiled-test: $(CSTAMP)
-	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider tests/engine tests/scenarios
+# Two workers: the engine's tests compute rather than wait. The replay digest needs .venv too.
+compiled-test: $(CSTAMP) install
+	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests/engine tests/scenarios
 	pure=$$($(PY) bench/replay_digest.py) && compiled=$$($(CPY) bench/replay_digest.py) && echo "pure:     $$pure" && \
 	  echo "compiled: $$compiled" && test "$$pure" = "$$compiled"
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.egg_info import egg_info
 
 ROOT = Path(__file__).resolve().parent
 PROTO_ROOT = ROOT / "protos"
@@ -64,6 +65,21 @@ class BuildPyWithProtos(build_py):
         subprocess.run([*command, *protos], check=True)
 
 
+class EggInfoApart(egg_info):
+    """`egg_info` that, for the compiled build, writes the metadata under `build/compiled-egg-info`.
+
+    An editable install (`make install`) writes `./unonet.egg-info`; `make test` builds the compiled
+    wheel while it runs, and two builds writing one folder's files at once could read each other's
+    half-written manifest.
+    """
+
+    def initialize_options(self) -> None:
+        super().initialize_options()
+        if os.environ.get("UNONET_USE_MYPYC") == "1":
+            self.egg_base = str(Path("build") / "compiled-egg-info")
+            Path(self.egg_base).mkdir(parents=True, exist_ok=True)
+
+
 def _find_plugin(name: str) -> str:
     """The path of the protoc plugin script `name`: on PATH, or beside this interpreter."""
     found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
@@ -86,4 +102,4 @@ def compiled_modules() -> list[Any]:
     return mypycify([f"server/unonet/engine/{name}.py" for name in modules], opt_level="3")
 
 
-setup(cmdclass={"build_py": BuildPyWithProtos}, ext_modules=compiled_modules())
+setup(cmdclass={"build_py": BuildPyWithProtos, "egg_info": EggInfoApart}, ext_modules=compiled_modules())

@@ -1,65 +1,45 @@
-"""Suite-wide bookkeeping: which ErrorDetail reasons the host sent during the run (`tests/test_error_reasons.py`).
+"""Suite-wide plugins: the order tests run in, and which ErrorDetail reasons the host sent during the run.
 
-Every refusal the host sends passes through `unonet.host.errors.abort`, which asks `status_for` for its
-code and reason. This plugin wraps `status_for` for the whole session (in-process hosts only: a host
-started as a subprocess is not seen) and collects each reason, so a check at the end of a full run can
-say which reasons of `errors.proto` no test produced. A new test that produces a reason is counted
-without anyone listing it.
+- tests/support/slow_first.py runs the slowest tests first (from tests/durations.json) and keeps a
+  module whose tests share a fixture on one xdist worker (`make pytest` runs `pytest -n`);
+- tests/support/reasons_sent.py wraps `unonet.host.errors.status_for` for the whole session and
+  collects each reason, so a check at the end of a whole run can say which reasons of `errors.proto`
+  no test produced (`tests/test_error_reasons.py`), in one process or across xdist's workers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from documented_reasons import problems
+from reasons_sent import ReasonsSent
+from slow_first import SlowFirst, add_options
 
-REASONS_SENT = pytest.StashKey[set[str]]()
-WHOLE_SUITE = pytest.StashKey[bool]()
-REASONS_TEST = "test_error_reasons.py"
 TESTS = Path(__file__).resolve().parent
+PLUGIN = pytest.StashKey[ReasonsSent]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    sent: set[str] = set()
-    config.stash[REASONS_SENT] = sent
-    config.stash[WHOLE_SUITE] = False
-    from unonet.host import errors
-
-    original: Callable[[Exception], Any] = errors.status_for
-
-    def recording(error: Exception) -> Any:
-        code, reason, message = original(error)
-        sent.add(reason)
-        return code, reason, message
-
-    errors.status_for = recording  # type: ignore[assignment]
+    config.pluginmanager.register(SlowFirst(TESTS / "durations.json"), "unonet-slow-first")
+    plugin = ReasonsSent(TESTS, "test_error_reasons.py", "test_every_documented_reason_is_produced_by_some_test",
+                         problems)
+    plugin.install()
+    config.pluginmanager.register(plugin, "unonet-reasons-sent")
+    config.stash[PLUGIN] = plugin
 
 
 @pytest.fixture
 def reasons_sent(pytestconfig: pytest.Config) -> set[str]:
-    """Every ErrorDetail reason an in-process host sent so far in this run."""
-    return pytestconfig.stash[REASONS_SENT]
+    """Every ErrorDetail reason an in-process host sent so far in this run (this worker's, under xdist)."""
+    return pytestconfig.stash[PLUGIN].sent
 
 
 @pytest.fixture
 def whole_suite(pytestconfig: pytest.Config) -> bool:
     """True when this run collected the whole suite, unfiltered."""
-    return pytestconfig.stash[WHOLE_SUITE]
-
-
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The reasons check runs last, and only counts when the whole suite was collected unfiltered."""
-    last = [item for item in items if item.path.name == REASONS_TEST]
-    items[:] = [item for item in items if item.path.name != REASONS_TEST] + last
-    arguments = [Path(arg.split("::")[0]).resolve() for arg in config.args] or [TESTS]
-    config.stash[WHOLE_SUITE] = (
-        all(path in (TESTS, TESTS.parent) for path in arguments)
-        and not config.option.keyword
-        and not config.option.markexpr
-        and not getattr(config.option, "lf", False)
-        and not getattr(config.option, "deselect", None)
-        and not getattr(config.option, "ignore", None)
-        and not getattr(config.option, "ignore_glob", None)
-    )
+    return pytestconfig.stash[PLUGIN].whole_suite

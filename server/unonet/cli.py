@@ -168,7 +168,7 @@ def _quiet_grpc() -> None:
 
 def _play(args: argparse.Namespace) -> int:
     _quiet_grpc()
-    from unonet.client.tui.play import main as play_main
+    from unonet.client.tui.command import main as play_main
 
     return play_main(args.address, table_id=args.table, name=args.name, seat=args.seat, watch=args.watch,
                      tls=args.tls, colour_blind=args.colour_blind, bell=args.bell, pace=args.pace,

@@ -137,7 +137,13 @@ def candidates(game: Game, seat: int, chooser: random.Random) -> Iterator[Action
 
 
 def check_agreement(game: Game, chooser: random.Random) -> None:
-    """Every seat's listed actions apply (to a copy), and every other candidate is refused or punished."""
+    """Every seat's listed actions apply (to a copy), and every other candidate is refused or punished.
+
+    The unlisted candidates are tried one after another on one copy, replaced only when one applied (a
+    punished mistake): most are refused, and a refusal changes nothing, which the copy's fingerprint,
+    equal to a fresh copy's at the end, proves here too. (A copy per candidate was most of the time.)
+    """
+    untouched = game.copy().fingerprint()
     for seat in range(game.num_players):
         listed = legal_actions(game, seat)
         assert len(set(listed)) == len(listed), f"seat {seat} has an action listed twice: {listed}"
@@ -147,14 +153,17 @@ def check_agreement(game: Game, chooser: random.Random) -> None:
             except UnoError as error:
                 raise AssertionError(f"listed {action} was refused: {error.reason}: {error}") from error
         wanted = set(listed)
+        probe = game.copy()
         for action in candidates(game, seat, chooser):
             if action in wanted:
                 continue
             try:
-                out = game.copy().apply(action)
+                out = probe.apply(action)
             except UnoError:
                 continue
             assert any(isinstance(event, PUNISHED) for event in out), f"unlisted {action} applied: {out}"
+            probe = game.copy()
+        assert probe.fingerprint() == untouched, f"a refused candidate of seat {seat} changed the game"
 
 
 def random_step(game: Game, chooser: random.Random) -> None:

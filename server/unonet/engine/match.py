@@ -231,7 +231,7 @@ class Match:
         """What `seat` may know (None: a spectator): own hand, public facts, legal actions."""
         if seat is not None:
             self._check_seat(seat)
-        return build_view(self, seat)
+        return build_view(self.game, seat, tuple(self.totals), self.winners)
 
     def _check_seat(self, seat: int) -> None:
         if not 0 <= seat < self.num_players:

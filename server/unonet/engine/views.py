@@ -7,16 +7,12 @@ hands appear only as counts; a spectator (`seat=None`) sees no hand at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from unonet.engine.actions import Action
 from unonet.engine.cards import Card, Color, Rank
 from unonet.engine.events import Window
 from unonet.engine.game import Game, Phase
 from unonet.engine.legal import is_bluff, legal_actions
-
-if TYPE_CHECKING:
-    from unonet.engine.match import Match
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +54,13 @@ class SeatView:
     swap_card: Card | None = None  # H11: the card offered in a pending five swap, for its two seats only
 
 
-def build_view(match: Match, seat: int | None) -> SeatView:
-    game = match.game
+def build_view(game: Game, seat: int | None, totals: tuple[int, ...], match_winners: tuple[int, ...]) -> SeatView:
+    """`seat`'s view of the round `game` of a match whose scores are `totals` and whose winners so far are
+    `match_winners` (none until it is over: a match over offers no legal action).
+
+    It takes the match's parts rather than the `Match`, which owns the views it hands out: this module
+    sits below `unonet.engine.match`, as `game` does.
+    """
     obligation = game.obligation
     return SeatView(
         seat=seat,
@@ -87,11 +88,11 @@ def build_view(match: Match, seat: int | None) -> SeatView:
         discard_size=len(game.discard),
         round_no=game.round_no,
         dealer=game.dealer,
-        totals=tuple(match.totals),
+        totals=totals,
         penalty_points=tuple(game.penalty_points),
         silence=game.silence,
-        match_winners=match.winners,
-        legal_actions=tuple(legal_actions(game, seat)) if seat is not None and not match.is_over else (),
+        match_winners=match_winners,
+        legal_actions=tuple(legal_actions(game, seat)) if seat is not None and not match_winners else (),
         bluff=seat is not None and is_bluff(game, seat),
         swap_card=_swap_card_for(game, seat),
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
 
-from unonet.fairness.errors import InvalidInput
+from unonet.fairness.base_errors import InvalidInput
 
 
 class ColorCode(IntEnum):

@@ -14,9 +14,9 @@ import hmac
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from unonet.fairness.base_errors import InvalidInput
 from unonet.fairness.cards import CardCode
 from unonet.fairness.encoding import HASH_BYTES, U64_PREFIX, encode, exact_bytes, tagged_hash, text, u64
-from unonet.fairness.errors import InvalidInput
 
 CARD_TAG = "unonet/v1/card"
 SALT_BYTES = HASH_BYTES

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
-from unonet.fairness.errors import InvalidInput
+from unonet.fairness.base_errors import InvalidInput
 
 HASH_BYTES = 32
 """Every digest, salt, seed and entropy value in the scheme is 32 bytes."""

@@ -6,31 +6,43 @@ cannot be encoded (a salt of the wrong length, a negative position): a bug on ou
 commitment, a reveal with a card missing, a verdict the cards contradict): a host that is broken or
 cheating. Clients show the second kind to the player; each subclass carries a machine-readable `reason`
 so a log or a UI can say exactly which check failed.
+
+The root and `InvalidInput` live one floor down, in `unonet.fairness.base_errors`, because the
+primitives that raise them (encoding, cards, commitments) are what the errors here carry (`WrongCard`
+holds a `CardOpening` and a `CardCode`); they are re-exported, so the whole tree imports from here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from unonet.fairness.base_errors import FairnessError, InvalidInput
+from unonet.fairness.cards import CardCode
+from unonet.fairness.commitments import CardOpening
 
-if TYPE_CHECKING:
-    from unonet.fairness.cards import CardCode
-    from unonet.fairness.commitments import CardOpening
-
-
-class FairnessError(Exception):
-    """Base of every error `unonet.fairness` raises on purpose."""
-
-    default_reason = "FAIRNESS_ERROR"
-
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason or self.default_reason
-
-
-class InvalidInput(FairnessError, ValueError):
-    """An argument cannot be encoded: wrong length, out of range, or inconsistent with the others."""
-
-    default_reason = "INVALID_INPUT"
+__all__ = [
+    "ChangedSalt",
+    "CommitmentMismatch",
+    "DroppedReveal",
+    "DuplicateOpening",
+    "EntropyMismatch",
+    "ExcludedSeat",
+    "ExtraCard",
+    "FairnessError",
+    "FalseVerdict",
+    "ForkedLog",
+    "IncompleteReveal",
+    "InvalidInput",
+    "MerkleMismatch",
+    "MissingCard",
+    "RepeatedShuffle",
+    "SeedMismatch",
+    "SteeredDeal",
+    "UnknownCommitment",
+    "VerificationError",
+    "WrongCard",
+    "WrongPenalty",
+    "WrongRebuild",
+    "WrongRuling",
+]
 
 
 class VerificationError(FairnessError):

@@ -31,7 +31,7 @@ from collections import deque
 from dataclasses import dataclass
 from statistics import median
 
-from unonet.fairness.errors import InvalidInput
+from unonet.fairness.base_errors import InvalidInput
 
 DEFAULT_WINDOW = 16
 DEFAULT_MAX_FORGIVEN_S = 0.100

@@ -15,8 +15,8 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 
+from unonet.fairness.base_errors import InvalidInput
 from unonet.fairness.encoding import HASH_BYTES
-from unonet.fairness.errors import InvalidInput
 
 
 def leaf_hash(leaf: bytes) -> bytes:

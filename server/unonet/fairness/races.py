@@ -18,8 +18,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 
+from unonet.fairness.base_errors import InvalidInput
 from unonet.fairness.encoding import exact_bytes
-from unonet.fairness.errors import InvalidInput
 from unonet.fairness.latency import (
     DEFAULT_MAX_FORGIVEN_S,
     bounded_reaction_time,

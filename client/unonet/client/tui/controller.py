@@ -3,7 +3,8 @@
 `Controller.press(key)` reads the `GameModel` (the seat's legal actions above all) and the screen's
 own `UiState` (the cursor, the marked cards, an open prompt) and returns what to do: commands to send,
 a chat line, quitting or leaving. It sends nothing itself, so every key of every moment is tested
-without a host, and the application (`unonet.client.tui.app`) only carries the effects out.
+without a host: the game screen (`unonet.client.tui.screen`) hands it each key, and the live seat
+(`unonet.client.tui.session`) carries out what it returns.
 
 Keys are not case-sensitive; no key means two things at the same moment. A key that does nothing now
 sets `UiState.hint` to one line saying why (and what would work), never silence.

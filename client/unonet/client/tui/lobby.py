@@ -32,6 +32,7 @@ from unonet.client.discovery import HostBrowser
 from unonet.client.errors import UnonetError
 from unonet.client.table_client import TableClient
 from unonet.client.tui import config
+from unonet.client.tui.play import play_table
 from unonet.client.tui.render import STYLE
 from unonet.client.tui.rules_text import clock_lines, rules_lines, stakes
 from unonet.client.tui.seats import SeatStore
@@ -366,8 +367,6 @@ async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colou
 async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, store: SeatStore, session_args: dict[str, Any],
                       on_form: Callable[[dict[str, object]], None] | None = None,
                       current: list[_LobbyApp] | None = None) -> None:
-    from unonet.client.tui.play import play_table
-
     while True:
         lobby = _LobbyApp(state, name=name, tls=tls, store=store, on_form=on_form)
         if current is not None:

@@ -2,27 +2,27 @@
 
 `play_table` joins a table (or rejoins the seat whose token is saved for that host and table, see
 `unonet.client.tui.seats`) and runs the game screen; `play_joined` runs it for a client already
-joined (what an embedded host, `unonet local`, uses). `main` is the command line's entry.
+joined (what an embedded host, `unonet local`, uses). The lobby (`unonet.client.tui.lobby`) plays
+each table chosen with `play_table`; the command line's entry, which opens the lobby or goes straight
+to a table, is `unonet.client.tui.command.main`, above both.
 
 The log goes to a file in the user's state directory, never to the screen.
 """
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from unonet.client.discovery import discover_hosts
-from unonet.client.errors import PermissionDenied, UnonetError
+from unonet.client.errors import PermissionDenied
 from unonet.client.table_client import TableClient
-from unonet.client.tui.config import player_settings
 from unonet.client.tui.seats import SavedSeat, SeatStore, state_dir
 from unonet.client.tui.session import Session
 
-__all__ = ["calm_garbage_collector", "lan_hosts", "log_to_file", "main", "play_joined", "play_table", "play_token"]
+__all__ = ["calm_garbage_collector", "lan_hosts", "log_to_file", "play_joined", "play_table", "play_token"]
 
 
 def calm_garbage_collector() -> None:
@@ -145,33 +145,3 @@ async def lan_hosts(timeout: float = 2.0) -> list[str]:
     except OSError:  # no interface to browse on: typed addresses only
         return []
     return [host.target for host in found]
-
-
-def main(address: str | None, *, table_id: str | None, name: str | None, seat: int | None, watch: bool, tls: bool,
-         colour_blind: bool | None, hosts: Sequence[str] = (), bell: bool | None = None,
-         pace: float | None = None, default_name: str = "player") -> int:
-    """The `unonet play` command: the lobby of `address` (or of `hosts`, or of the hosts announced on the
-    LAN when neither is given), or straight to `table_id`. A flag left None takes the config file's
-    value (`unonet.client.tui.config`)."""
-    log_to_file()
-    calm_garbage_collector()
-    settings = player_settings(name=name, colour_blind=colour_blind, bell=bell, pace=pace, default_name=default_name)
-    try:
-        if table_id:
-            if not address:
-                print("--table needs the host's address: unonet play HOST:PORT --table ID")
-                return 2
-            asyncio.run(play_table(address, table_id, name=settings.name, seat=seat, watch=watch, tls=tls,
-                                   **settings.session_args()))
-            return 0
-        from unonet.client.tui.lobby import run_lobby
-
-        addresses = [address] if address else list(hosts)
-        asyncio.run(run_lobby(addresses, name=settings.name, tls=tls, browse=not addresses,
-                              session_args=settings.session_args()))
-        return 0
-    except UnonetError as error:
-        print(f"unonet play: {error}")
-        return 1
-    except KeyboardInterrupt:
-        return 130
