@@ -2,7 +2,7 @@
 
 A `unonet.bots.Bot` like any other: it follows its seat's events and decides from its `SeatView`, so it
 plays at a host's table, in a league's games over the network and `--inprocess` alike. Its observation
-is rebuilt from what the seat receives by `unonet.rl.SeatObserver`, the very vector the Gymnasium
+is rebuilt from what the seat receives by `unonet.rl.seat_observer.SeatObserver`, the very vector the Gymnasium
 environment gave it in training (tests/rl/test_seat_observer.py holds the two equal); the policy's
 index is turned back into the command that carries it. Offered chances: it slaps and answers a Sound
 Wild (a React always beats drawing two), and takes nothing else, as it never trained on them (the
