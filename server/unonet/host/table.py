@@ -359,12 +359,18 @@ class Table:
             for entry in produced:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns, entry.bank_ns = deadline, bank_ns
-        produced[-1].legal = self._changed_legal(self._legal_for_all())
+        turns = {entry.event.seat for entry in produced if type(entry.event) is ev.TurnStarted}
+        produced[-1].legal = self._changed_legal(self._legal_for_all(), turns)
 
-    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions]) -> dict[int, actions_pb2.LegalActions] | None:
+    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions],
+                       turns: set[int]) -> dict[int, actions_pb2.LegalActions] | None:
         """The seats' legal actions that differ from the last copy each seat was sent (Event.your_legal_actions
-        is set only when they changed), remembering them as sent; None when no seat's changed."""
-        changed = {seat: actions for seat, actions in legal.items() if self._sent_legal.get(seat) != actions}
+        is set only when they changed), and those of every seat in `turns`, whose turn started, even when
+        unchanged: a seat that played from a copy and got the turn straight back (a Skip or Reverse
+        heads-up, holding its twin) would otherwise wait for a change that never comes. Remembered as
+        sent; None when no seat's is due."""
+        changed = {seat: actions for seat, actions in legal.items()
+                   if seat in turns or self._sent_legal.get(seat) != actions}
         self._sent_legal.update(changed)
         return changed or None
 
