@@ -125,7 +125,11 @@ class Bot:
         return await asyncio.to_thread(self.respond, legal, state)
 
     def on_event(self, event: events_pb2.Event) -> None:
-        """Called for every event, after the state is updated and before the bot acts. Does nothing."""
+        """Called for every event, after the state is updated and before the bot acts. Does nothing.
+
+        A runner started mid-match (a host's bot worker, a restarted bot) first passes on every event
+        before its first view, from the match's first, so a bot that keeps a memory of the match knows
+        what it would know had it been seated from the start; only this hook sees those."""
 
     def on_window(self, window: views_pb2.ReactionWindow, state: BotState) -> None:
         """Called when a reaction window opens (whether or not this seat may answer it). Does nothing;

@@ -7,7 +7,9 @@ legal actions (`Event.your_legal_actions`). The loop in `BotRunner.run`:
 
 - It reads the view once with GetView when it starts and from then on keeps its picture of the table
   from the events (`unonet.bots.picture.TablePicture`): a decision costs no round trip. Only a refusal
-  or a lost command makes it read the view again.
+  or a lost command makes it read the view again. Before its first decision it passes the events that
+  view covers (from the match's first) to the bot's `on_event`, so a bot started mid-match, as a host's
+  bot workers always are, remembers the round as one seated from the start does.
 - When the legal actions are `required` (the game waits for this seat), it awaits
   `bot.decide_async(view, state)` (by default `decide` in a worker thread) until the decision's
   deadline, less `safety_margin`, and sends the command if the legal actions list it.
@@ -187,29 +189,30 @@ class BotRunner:
             if view.phase == views_pb2.PHASE_MATCH_OVER:
                 return events_pb2.MatchEnded(winner_seats=view.winners)
             self.verifier = Verifier(table_id, seat) if self.verify else None
-            start = 0 if self.verifier is not None else started_at
             # The stream is read all the time, decisions or not, so a slow or hung policy is overtaken
             # by what happens meanwhile (the clock deciding, the match ending) instead of holding it up.
+            # It starts at the match's first event: the ones the first view already covers are the
+            # history, for the verifier and the bot's memory (`_recall`), and taken in before the first
+            # decision, so a bot started mid-match (a host's worker, a restart) knows what one seated
+            # from the start knows.
             queue: asyncio.Queue[events_pb2.Event | BaseException] = asyncio.Queue()
             self._arrived = self._consumed = 0
             self._moved = asyncio.Event()
-            reader = asyncio.create_task(self._read_events(client, start, queue))
+            reader = asyncio.create_task(self._read_events(client, 0, queue))
+            pending = await self._recall(queue, started_at)
             if not await self._act(client, view):
                 return None
             while True:
-                item = await queue.get()
+                item = await queue.get() if pending is None else pending
+                pending = None
                 if isinstance(item, BaseException):
                     raise item
                 event = item
                 if _changes_options(event):
                     self._consumed += 1
-                if self.verifier is not None:
-                    if event.WhichOneof("payload") == "snapshot":
-                        self.verifier = None  # a snapshot carries no commitments: the record is lost
-                    else:
-                        self.verifier.feed(event)
+                self._verify(event)
                 if event.number <= started_at:
-                    continue  # replayed only for the verifier: the first view already covered it
+                    continue  # the first view already covered it
                 ended = self._follow(event)
                 if ended is not None:
                     return ended
@@ -230,6 +233,34 @@ class BotRunner:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
+
+    async def _recall(
+        self, queue: asyncio.Queue[events_pb2.Event | BaseException], through: int
+    ) -> events_pb2.Event | BaseException | None:
+        """Take in the history, the events up to `through` (the first view's number): the verifier
+        checks them and the bot's `on_event` sees them (its other hooks, and the picture, start from
+        the view). Returns the first item past them, for the loop to take in, or None."""
+        if through == 0:
+            return None
+        while True:
+            item = await queue.get()
+            if isinstance(item, BaseException) or item.number > through or item.WhichOneof("payload") == "snapshot":
+                return item
+            if _changes_options(item):
+                self._consumed += 1
+            self._verify(item)
+            self.bot.on_event(item)
+            if item.number == through:
+                return None
+
+    def _verify(self, event: events_pb2.Event) -> None:
+        """Feed the verifier, if any; a snapshot breaks its record (it carries no commitments)."""
+        if self.verifier is None:
+            return
+        if event.WhichOneof("payload") == "snapshot":
+            self.verifier = None
+        else:
+            self.verifier.feed(event)
 
     async def _read_events(
         self, client: TableClient, after: int, queue: asyncio.Queue[events_pb2.Event | BaseException]
