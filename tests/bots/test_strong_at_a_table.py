@@ -115,3 +115,5 @@ async def test_a_host_seats_strong_in_a_worker_process(served):
     assert host.workers.starts(created.table_id, 1) >= 1
     assert any(key[0] == 1 and not key[1].startswith("bot-") for key in table.commands), "the worker played"
     assert not any(key[0] == 1 and key[1].startswith("bot-") for key in table.commands), "never in-process"
+    assert not table.fallback_kinds and not any(table.render(entry, None).HasField("bot_fallback")
+                                                for entry in table.log), "the worker watch never stepped in"

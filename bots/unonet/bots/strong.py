@@ -42,7 +42,7 @@ from unonet.engine import Action, Color, Game, Knowledge, Play, Rank, UnoError, 
 from unonet.engine.heuristic import play_out
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
-__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "level_note", "strong_at_level"]
+__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "decision_seconds_at", "level_note", "strong_at_level"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +351,24 @@ def level_note(level: int) -> str:
         limit = f", or {budget.seconds:g} s of CPU time, whichever comes first"
     pause = f"; thinks about {think:g} s a move" if think else "; no pause"
     return f"up to {budget.playouts} playouts a decision{limit}{pause}."
+
+
+PLAYOUT_S = 0.002
+"""A generous bound on one playout's time, for a fixed budget's decision time: the pure build plays some
+200 in 90 ms (0.45 ms each), the compiled one some 900."""
+POSITION_S = 0.05
+"""A bound on rebuilding the position and sampling before the playouts start."""
+
+
+def decision_seconds_at(level: int) -> float:
+    """The longest a decision takes at `level` on an idle machine (the registry's `decision_s`): its
+    CPU-time budget, or its playouts at `PLAYOUT_S`, whichever is less, plus `POSITION_S` and the
+    longest human-like pause of the level (1.5 times its typical one)."""
+    budget = LEVEL_BUDGETS[level]
+    search = budget.playouts * PLAYOUT_S
+    if budget.seconds is not None:
+        search = min(search, budget.seconds)
+    return search + POSITION_S + 1.5 * LEVELS[level].think_s
 
 
 def strong_at_level(level: int, seed: int | None = None) -> StrongBot:

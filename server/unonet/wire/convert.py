@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from google.protobuf import duration_pb2
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
@@ -69,6 +70,7 @@ from unonet.wire.refs import EventRefs, Ref
 __all__ = [
     "RuledReaction",
     "action_from_request",
+    "bot_fallback",
     "bot_seated",
     "card_from_pb",
     "card_ref",
@@ -1391,3 +1393,23 @@ def shuffle_legal_actions(
         if deadline_ns is not None:
             legal.deadline.FromNanoseconds(deadline_ns)
     return out
+
+
+# ------------------------------------------------------------------ host bot seats' worker watch (issue 29)
+# A block of its own, to move with the host events' family when this module is split.
+
+_FALLBACK_REASONS = {
+    "silent": events_pb2.BOT_FALLBACK_REASON_WORKER_SILENT,
+    "down": events_pb2.BOT_FALLBACK_REASON_WORKER_DOWN,
+}
+
+
+def bot_fallback(seat: int, *, bot_kind: str, fallback_kind: str, reason: str, allowed_ns: int,
+                 rest_of_match: bool) -> events_pb2.Event:
+    """A bot seat's decision made by its fallback kind, its worker having failed (`host.bot_watch`);
+    `reason` is "silent" (the worker ran) or "down" (it did not)."""
+    allowed = duration_pb2.Duration()
+    allowed.FromNanoseconds(allowed_ns)
+    return host_event(bot_fallback=events_pb2.BotFallback(
+        seat=seat, bot_kind=bot_kind, fallback_kind=fallback_kind, reason=_FALLBACK_REASONS[reason],
+        allowed=allowed, rest_of_match=rest_of_match))
