@@ -184,8 +184,6 @@ class BotWorkers:
             return False
         if self._count_failure(worker):
             return True
-        log.warning("bot worker for seat %d of table %s (%s) made no decision in time (failure %d of %d); "
-                    "restarting it", seat, table_id, worker.spec.kind, worker.failures, self.max_failures)
         worker.recycling = True
         if worker.process is not None:
             with contextlib.suppress(ProcessLookupError):
@@ -218,17 +216,16 @@ class BotWorkers:
             worker.task.cancel()
 
     def _count_failure(self, worker: _Worker) -> bool:
-        """One more failure in a row; at `max_failures` the worker is retired (True)."""
+        """One more failure in a row; at `max_failures` the worker is retired (True). Not logged here:
+        the caller says what failed (an exit is logged by `_supervise`, a decision not made in time by
+        the host with its fallback's decision)."""
         worker.failures += 1
         if worker.failures < self.max_failures:
             return False
-        spec = worker.spec
-        log.error("bot worker for seat %d of table %s (%s) failed %d times in a row; retired: its fallback "
-                  "plays the seat for the rest of the match", spec.seat, spec.table_id, spec.kind, worker.failures)
         worker.retired = True
         if worker.task is not None and worker.task is not asyncio.current_task():
             worker.task.cancel()
-        self.changed(spec.table_id)
+        self.changed(worker.spec.table_id)
         return True
 
     async def _supervise(self, worker: _Worker) -> None:
@@ -249,11 +246,14 @@ class BotWorkers:
                 if not self.wanted(spec.table_id, spec.seat, spec.kind):
                     return
                 self.changed(spec.table_id)
+                why = "left a seat that still plays" if code in _DONE_CODES else "crashed"
                 if self._count_failure(worker):
+                    log.error("bot worker for seat %d of table %s (%s) exited %s (%s; failure %d in a row): retired, "
+                              "its fallback plays the seat for the rest of the match", spec.seat, spec.table_id,
+                              spec.kind, code, why, worker.failures)
                     return
                 delay = self.restart_delays[min(crashes, len(self.restart_delays) - 1)]
                 crashes += 1
-                why = "left a seat that still plays" if code in _DONE_CODES else "crashed"
                 log.warning("bot worker for seat %d of table %s (%s) exited %s (%s; failure %d of %d); restarting "
                             "in %g s", spec.seat, spec.table_id, spec.kind, code, why, worker.failures,
                             self.max_failures, delay)

@@ -471,22 +471,27 @@ class Host:
             seat.worker_token = BotWorkers.new_token()
         self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token)
         worker = self.workers.state(table.table_id, seat.index)
-        if worker is not None and worker.retired:
+        if worker is not None and worker.retired:  # it kept exiting (the supervisor logged each exit)
             self._fall_back(table, seat, Expired("down", 0), final=True)
             return self._worker_seat(table, seat, now)
         checked = self.watch.check(table, seat, worker, now)
         if not isinstance(checked, Expired):
             return None, checked
         final = checked.reason == "silent" and self.workers.failed(table.table_id, seat.index)
+        kind = fallback_kind(seat.bot_kind)
+        if checked.reason == "silent":
+            then = "retired after failing too often; it plays the rest of the match" if final else "the worker restarts"
+            log.warning("seat %d of table %s (%s): its worker made no decision in %.1f s; %s decides, %s",
+                        seat.index, table.table_id, seat.bot_kind, checked.allowed_ns / 1e9, kind, then)
+        else:
+            log.warning("seat %d of table %s (%s): its worker is not running after %.1f s; %s decides",
+                        seat.index, table.table_id, seat.bot_kind, checked.allowed_ns / 1e9, kind)
         self._fall_back(table, seat, checked, final=final)
-        return fallback_kind(seat.bot_kind), None
+        return kind, None
 
     def _fall_back(self, table: Table, seat: Seat, expired: Expired, *, final: bool) -> None:
         """Record that the seat's fallback kind decides next (the BotFallback event), for good if `final`."""
         kind = fallback_kind(seat.bot_kind)
-        log.warning("seat %d of table %s (%s): its worker %s; %s decides%s", seat.index, table.table_id,
-                    seat.bot_kind, "made no decision in time" if expired.reason == "silent" else "is not running",
-                    kind, " for the rest of the match" if final else "")
         table.record(journal.Fallback(seat.index, seat.bot_kind, kind, expired.reason, expired.allowed_ns, final))
 
     def _wants_worker(self, table_id: str, seat: int, kind: str) -> bool:
