@@ -8,7 +8,8 @@ The bot is a kind from the registry (`random`, `greedy:2`, ...), a `Bot` subclas
 program speaking the JSON-lines bridge (`unonet.bots.bridge`). It joins the table (the lowest empty
 seat, or `--seat`), or takes back a seat it holds with `--token`; `--create` makes a new table first
 and prints its id, and `--fill` seats host bots in its other seats. The launch convention's variables
-(`unonet.bots.launch`: UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, UNONET_TOKEN) are the defaults.
+(`unonet.bots.launch`: UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, UNONET_TOKEN, UNONET_SEED) are the
+defaults. `--stats FILE` writes the bot's figures on its decisions (`Bot.stats`) when it stops.
 Exit status: 0 when the match ended, 1 when the seat could no longer act, 2 on bad usage or a refusal.
 """
 
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import importlib
 import inspect
+import json
 import logging
 import os
 import shlex
@@ -26,12 +28,12 @@ from collections.abc import Callable, Sequence
 
 from unonet.bots.bridge import ExecBot
 from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, make_bot, public_names
-from unonet.bots.launch import ENV_ADDRESS, ENV_SEAT, ENV_TABLE, ENV_TOKEN
+from unonet.bots.launch import ENV_ADDRESS, ENV_SEAT, ENV_SEED, ENV_TABLE, ENV_TOKEN
 from unonet.bots.policy import Bot
 from unonet.bots.runner import BotRunner
 from unonet.client import TableClient, UnonetError
 
-__all__ = ["BadBotSpec", "add_play_arguments", "build_parser", "load_bot", "main", "play"]
+__all__ = ["BadBotSpec", "add_play_arguments", "build_parser", "load_bot", "main", "play", "write_stats"]
 
 
 class BadBotSpec(ValueError):
@@ -87,7 +89,11 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=os.environ.get(ENV_TOKEN),
                         help=f"a seat token already held (needs --seat): take the seat back (default ${ENV_TOKEN})")
     parser.add_argument("--name", default=None, help="the display name (default: the bot's kind and 'bot')")
-    parser.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    parser.add_argument("--seed", type=int, default=_env_int(ENV_SEED),
+                        help=f"the bot's random seed (default ${ENV_SEED}, else none)")
+    parser.add_argument("--stats", metavar="FILE", default=None,
+                        help="when it stops, write the bot's own figures on its decisions (Bot.stats) and the "
+                             "runner's counts to FILE, as one JSON object")
     parser.add_argument("--reaction-delay", type=float, default=0.3, help="seconds before optional reactions")
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")
@@ -130,6 +136,20 @@ async def play(args: argparse.Namespace) -> int:
     finally:
         if isinstance(bot, ExecBot):
             await bot.close()
+        if args.stats:
+            write_stats(args.stats, runner)
+
+
+def write_stats(path: str, runner: BotRunner) -> None:
+    """`--stats`: the bot's figures and the runner's counts as one JSON object, written whole (a reader
+    never sees half of it)."""
+    data = {"bot": runner.bot.stats(), "runner": {
+        "decisions": runner.decisions, "commands_sent": runner.commands_sent, "refusals": runner.refusals,
+        "view_reads": runner.view_reads, "faults": [fault.kind.value for fault in runner.faults]}}
+    partial = f"{path}.partial"
+    with open(partial, "w", encoding="utf-8") as out:
+        json.dump(data, out)
+    os.replace(partial, path)
 
 
 async def _play_at_table(args: argparse.Namespace, runner: BotRunner, spec: str) -> int:

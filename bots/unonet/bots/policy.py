@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
@@ -140,6 +141,11 @@ class Bot:
 
     def on_match_end(self, ended: events_pb2.MatchEnded, state: BotState) -> None:
         """Called once when the match ends, before the runner returns. Does nothing."""
+
+    def stats(self) -> dict[str, Any]:
+        """Figures the policy keeps about its own decisions, JSON-ready, for tests and benchmarks
+        (`unonet bot play --stats FILE` writes them when it stops; a host's bot workers too). None: {}."""
+        return {}
 
     def think_seconds(self, view: views_pb2.SeatView) -> float:
         """How long to wait before sending `decide`'s command, to seem human (a level's pause). None: 0.

@@ -26,7 +26,7 @@ from unonet.engine import Action, UnoError, legal_actions
 from unonet.host.seats import Seat
 from unonet.host.table import Table
 
-__all__ = ["HostBots"]
+__all__ = ["HostBots", "bot_seed"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,11 @@ class _BotSeat:
     fed: int = 0  # the last event number the policy was fed
     idle_at: int = -1  # the event number at which it last chose to let an optional chance go
     held: _Held | None = None
+
+
+def bot_seed(table: Table, seat: Seat) -> int:
+    """The seed of a bot seat's policy, wherever the host plays it (here, or in a worker process)."""
+    return table.seed * 31 + seat.index
 
 
 class HostBots:
@@ -110,7 +115,7 @@ class HostBots:
         key = (table.table_id, seat.index)
         bot = self._seats.get(key)
         if bot is None or bot.kind != kind:
-            seed = table.seed * 31 + seat.index
+            seed = bot_seed(table, seat)
             try:
                 policy = make_bot(kind or DEFAULT_BOT_KIND, seed, public_only=True)
             except UnknownBotKind:  # a kind a later host no longer has, from a restored journal

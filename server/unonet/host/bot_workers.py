@@ -6,8 +6,10 @@ event loop.
 seat gets a worker token (in memory only, never journalled; `Seat.worker_token`, which the table
 accepts for that seat even when it was taken over), and a worker is started:
 ``python -m unonet.bots --address 127.0.0.1:PORT --table ID --seat N --kind KIND`` with the token in
-`UNONET_TOKEN` (not on the command line, where other users could read it). The worker is a plain
-`BotRunner`: it follows the seat's events and answers from its views like any networked bot.
+`UNONET_TOKEN` (not on the command line, where other users could read it) and its policy's seed in
+`UNONET_SEED`, the seed the host gives an in-process bot seat (so a fixed budget plays the same
+decisions wherever the kind sits). The worker is a plain `BotRunner`: it follows the seat's events
+and answers from its views like any networked bot.
 
 A worker is done once its seat no longer wants it (the match is over, the seat changed hands or kinds),
 whatever its exit status. One that exits while its seat still wants it has failed, and is started
@@ -58,6 +60,7 @@ class WorkerSpec:
     seat: int
     kind: str
     token: str
+    seed: int | None = None  # its policy's seed (UNONET_SEED): the one an in-process bot seat gets
 
 
 def default_command(spec: WorkerSpec) -> list[str]:
@@ -127,7 +130,7 @@ class BotWorkers:
         self._workers: dict[tuple[str, int], _Worker] = {}
         self._warned = False
 
-    def ensure(self, table_id: str, seat: int, kind: str, token: str) -> bool:
+    def ensure(self, table_id: str, seat: int, kind: str, token: str, seed: int | None = None) -> bool:
         """Make sure a worker plays `seat` of `table_id` as `kind` with `token`. False when it cannot
         (no loopback address, or that seat's worker of that kind was retired)."""
         key = (table_id, seat)
@@ -142,7 +145,7 @@ class BotWorkers:
                           "fallback kind once the worker watch gives up on them", kind)
                 self._warned = True
             return False
-        worker = _Worker(WorkerSpec(self.address, table_id, seat, kind, token))
+        worker = _Worker(WorkerSpec(self.address, table_id, seat, kind, token, seed))
         worker.task = asyncio.get_running_loop().create_task(self._supervise(worker))
         self._workers[key] = worker
         return True
@@ -234,6 +237,8 @@ class BotWorkers:
         try:
             while True:
                 env = {**os.environ, "UNONET_TOKEN": spec.token}
+                if spec.seed is not None:
+                    env["UNONET_SEED"] = str(spec.seed)
                 worker.process = await asyncio.create_subprocess_exec(
                     *self.command(spec), env=env, stdin=asyncio.subprocess.DEVNULL,
                     stdout=asyncio.subprocess.DEVNULL, stderr=None)

@@ -21,7 +21,7 @@ from unonet.engine import Draw, Pass, UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
 from unonet.host import journal, loghead
 from unonet.host.actions_json import dump_action
-from unonet.host.bot_seats import HostBots
+from unonet.host.bot_seats import HostBots, bot_seed
 from unonet.host.bot_watch import Expired, WorkerWatch
 from unonet.host.bot_workers import BotWorkers
 from unonet.host.errors import HostError, not_found, precondition
@@ -469,7 +469,7 @@ class Host:
             return fallback, None
         if not seat.worker_token:
             seat.worker_token = BotWorkers.new_token()
-        self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token)
+        self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token, bot_seed(table, seat))
         worker = self.workers.state(table.table_id, seat.index)
         if worker is not None and worker.retired:  # it kept exiting (the supervisor logged each exit)
             self._fall_back(table, seat, Expired("down", 0), final=True)
