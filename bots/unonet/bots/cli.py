@@ -98,6 +98,8 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")
     parser.add_argument("--no-verify", action="store_true", help="do not check the host's fairness from the events")
+    parser.add_argument("--no-pauses", action="store_true",
+                        help="do not wait out a level's human-like pause before each decision (no human waits)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the bot does")
 
 
@@ -128,7 +130,7 @@ async def play(args: argparse.Namespace) -> int:
             print(error, file=sys.stderr)
             return 2
     runner = BotRunner(bot, reaction_delay=args.reaction_delay, ping_interval=args.ping_interval or None,
-                       verify=not args.no_verify)
+                       verify=not args.no_verify, pauses=not args.no_pauses)
     if isinstance(bot, ExecBot):
         await bot.start()
     try:
