@@ -280,19 +280,22 @@ def search_figures(prefix: str, stats: list[dict[str, Any]]) -> dict[str, object
     return out
 
 
-def host_figures(chosen: list[Pairing], host: dict[str, Any], peer: dict[str, Chunk], deals: int,
+def host_figures(chosen: list[Pairing], host: dict[str, Any], peer: dict[str, Chunk], deals: range,
                  mode: str) -> dict[str, object]:
     """`--host`'s figures: per pairing the host's (its headline `KEY`), the arena's on the same deals
     (`KEY_arena`) and their difference paired by deal (`KEY_host_minus_arena`), each with its interval
     over the deals every game of which finished; stalls, BotFallback events, games; and per searching
     kind its figures at the host (`KIND_host_*`, from its workers) and in the arena (`KIND_arena_*`)."""
-    out: dict[str, object] = {"mode": f"host ({mode})", "deals": deals, "rules": "standard", "one_game": "one round",
-                              "engine_build": engine_build(), "pairings": [p.key for p in chosen]}
+    out: dict[str, object] = {"mode": f"host ({mode})", "deals": len(deals), "first_deal": deals.start,
+                              "rules": "standard", "one_game": "one round", "engine_build": engine_build(),
+                              "pairings": [p.key for p in chosen]}
     for pairing in chosen:
         key, games, arena = pairing.key, host[pairing.key], peer[pairing.key]
         done = sorted(games.deal_wins)
         host_wins = [games.deal_wins[d] for d in done]
-        arena_wins = [arena.deal_wins[d] for d in done]
+        arena_wins = [arena.deal_wins[d - deals.start] for d in done]
+        out[f"{key}_by_deal"] = {d: [round(h, 4), round(a, 4)] for d, h, a in zip(done, host_wins, arena_wins,
+                                                                                    strict=True)}
         for suffix, samples in (("", host_wins), ("_arena", arena_wins),
                                 ("_host_minus_arena", [h - a for h, a in zip(host_wins, arena_wins, strict=True)])):
             if samples:
@@ -356,18 +359,24 @@ def print_host_table(chosen: list[Pairing], data: dict[str, object]) -> None:
 
 
 def run_host(
-    chosen: list[Pairing], deals: int, mode: str, *, tables: int, stall_s: float, jobs: int
+    chosen: list[Pairing], deals: range, mode: str, *, tables: int, stall_s: float, jobs: int,
+    watch_grace_s: float | None = None,
 ) -> dict[str, object]:
     """`--host`: the pairings through a host's AddBots (`bots_host.py`), the arena on the same deals meanwhile
     in `jobs` processes of their own."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bots_host import play_host_games
 
+    from unonet.host.bot_watch import GRACE_S
+
     with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
-        peers = {p.key: pool.submit(play_deals, p, 0, deals, league=True) for p in chosen}
-        host = play_host_games(chosen, deals, SEED, tables=tables, stall_s=stall_s)
+        peers = {p.key: pool.submit(play_deals, p, deals.start, deals.stop, league=True) for p in chosen}
+        host = play_host_games(chosen, deals, SEED, tables=tables, stall_s=stall_s, watch_grace_s=watch_grace_s)
         peer = {key: future.result() for key, future in peers.items()}
-    return host_figures(chosen, host, peer, deals, mode)
+    data = host_figures(chosen, host, peer, deals, mode)
+    data["watch_grace_s"] = watch_grace_s if watch_grace_s is not None else GRACE_S
+    data["tables_at_once"] = tables
+    return data
 
 
 def engine_build() -> str:
@@ -429,8 +438,12 @@ def main(argv: list[str] | None = None) -> int:
                         "(its worker processes play the kinds that search), with the arena on the same deals as "
                         "the peer (bench/bots_host.py)")
     parser.add_argument("--tables", type=int, default=2, help="--host: tables played at once (default 2)")
-    parser.add_argument("--stall-s", type=float, default=120.0,
+    parser.add_argument("--first-deal", type=int, default=0,
+                        help="--host: the first deal to play (each deal seeds itself: runs of deals add up)")
+    parser.add_argument("--stall-s", type=float, default=300.0,
                         help="--host: seconds without an event after which a table counts as stalled")
+    parser.add_argument("--watch-grace-s", type=float, default=None,
+                        help="--host: the worker watch's grace, when a loaded machine needs more than its default")
     args = parser.parse_args(argv)
     if args.build == "compiled" and engine_build() != "compiled":
         return run_compiled(parser, sys.argv[1:] if argv is None else argv)
@@ -446,7 +459,9 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [p for p in pairings(kinds) if not wanted or p.key in wanted]
     if args.host:
         chosen = [p for p in chosen if "oracle" not in (p.a, p.b)]  # no host seats it
-        data = run_host(chosen, deals, mode, tables=args.tables, stall_s=args.stall_s, jobs=args.jobs)
+        played = range(args.first_deal, args.first_deal + deals)
+        data = run_host(chosen, played, mode, tables=args.tables, stall_s=args.stall_s, jobs=args.jobs,
+                        watch_grace_s=args.watch_grace_s)
         print_host_table(chosen, data)
         if args.json:
             print(json.dumps(data))

@@ -16,7 +16,9 @@ its seat. Each pairing reports the host's win rate, the arena's, and their diffe
 each with its 95% interval over deals.
 
 A stall is a table with no new event for `stall_s` seconds: counted, reported and left (its workers
-stopped). The worker watch's BotFallback events (`unonet.host.bot_watch`) are counted too. Each worker
+stopped). The worker watch's BotFallback events (`unonet.host.bot_watch`) are counted too: on a machine
+so loaded that a worker misses the watch's default grace, each is a decision greedy made, so
+`--watch-grace-s` can raise the grace (the figures say which was used). Each worker
 writes its bot's figures when its match ends (`--stats`): its decisions, how many it searched, and
 each search's CPU time.
 """
@@ -43,9 +45,9 @@ from unonet.host.server import create_server
 __all__ = ["HostGames", "play_host_games"]
 
 CALL_TIMEOUT = 30.0
-STALL_S = 120.0
-"""Seconds without a new event after which a table counts as stalled (the worker watch falls back well
-within it: a worker's start allowance and grace are 20 s and 5 s)."""
+STALL_S = 300.0
+"""Seconds without a new event after which a table counts as stalled: longer than the worker watch
+ever waits (a worker's start allowance and grace, `bot_watch`; `--watch-grace-s` when raised)."""
 
 
 @dataclass
@@ -108,19 +110,19 @@ async def _play(address: str, host: Host, game: _Game, stats: Path, stall_s: flo
     return _Played(ended.winner, tuple(ended.points), fallbacks, figures)
 
 
-def _games(pairings: Sequence[Any], deals: int, seed: int) -> list[_Game]:
+def _games(pairings: Sequence[Any], deals: range, seed: int) -> list[_Game]:
     """Every game of every pairing: each deal with A at each seat in turn (`bots.play_deals`' rotations)."""
     out = []
     for pairing in pairings:
-        for deal in range(deals):
+        for deal in deals:
             for a_seat in range(pairing.players):
                 seats = tuple(pairing.a if s == a_seat else pairing.b for s in range(pairing.players))
                 out.append(_Game(pairing.key, deal, seed + deal, seats, a_seat))
     return out
 
 
-async def _run(pairings: Sequence[Any], deals: int, seed: int, tables: int, stall_s: float,
-               progress: bool) -> dict[str, HostGames]:
+async def _run(pairings: Sequence[Any], deals: range, seed: int, tables: int, stall_s: float,
+               progress: bool, watch_grace_s: float | None) -> dict[str, HostGames]:
     results = {pairing.key: HostGames() for pairing in pairings}
     sums: dict[tuple[str, int], list[float]] = {}
     queue: asyncio.Queue[_Game] = asyncio.Queue()
@@ -134,6 +136,9 @@ async def _run(pairings: Sequence[Any], deals: int, seed: int, tables: int, stal
 
         host = Host(keep_finished_s=5.0)
         host.workers.command = command
+        if watch_grace_s is not None:
+            host.watch.grace_s = watch_grace_s
+            host.watch.start_allowance_s = max(host.watch.start_allowance_s, watch_grace_s)
         server, port, _ = await create_server("127.0.0.1:0", host=host)
         await server.start()
         address = f"127.0.0.1:{port}"
@@ -176,7 +181,9 @@ async def _run(pairings: Sequence[Any], deals: int, seed: int, tables: int, stal
     return results
 
 
-def play_host_games(pairings: Sequence[Any], deals: int, seed: int, *, tables: int = 2,
-                    stall_s: float = STALL_S, progress: bool = True) -> dict[str, HostGames]:
-    """Play `deals` duplicated deals of each of `pairings` through a host's AddBots, `tables` at once."""
-    return asyncio.run(_run(pairings, deals, seed, tables, stall_s, progress))
+def play_host_games(pairings: Sequence[Any], deals: range, seed: int, *, tables: int = 2, stall_s: float = STALL_S,
+                    progress: bool = True, watch_grace_s: float | None = None) -> dict[str, HostGames]:
+    """Play the duplicated `deals` of each of `pairings` through a host's AddBots, `tables` at once;
+    `watch_grace_s` raises the worker watch's grace (and its start allowance to at least as much) on a
+    machine too loaded for its defaults, where a starved worker would be taken for a hung one."""
+    return asyncio.run(_run(pairings, deals, seed, tables, stall_s, progress, watch_grace_s))

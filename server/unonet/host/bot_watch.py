@@ -32,10 +32,13 @@ from unonet.host.table import Table
 
 __all__ = ["GRACE_S", "START_ALLOWANCE_S", "Expired", "WorkerWatch"]
 
-GRACE_S = 5.0
-"""Seconds a worker has beyond its kind's decision time: a machine under load, a slow round trip."""
-START_ALLOWANCE_S = 20.0
-"""Seconds a worker has from its (re)start before its decisions are timed as usual."""
+GRACE_S = 10.0
+"""Seconds a worker has beyond its kind's decision time: a machine under load, a slow round trip. A
+decision of `strong:3` takes 0.1 s of CPU; on a 2-core machine at load 22 a worker once took more
+than 5 s of wall clock for one."""
+START_ALLOWANCE_S = 30.0
+"""Seconds a worker has from its (re)start before its decisions are timed as usual: a Python process
+starting, importing grpc and the engine and catching up on the match (at load 22, over 25 s once)."""
 
 
 @dataclass(frozen=True, slots=True)
