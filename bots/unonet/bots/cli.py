@@ -10,7 +10,10 @@ seat, or `--seat`), or takes back a seat it holds with `--token`; `--create` mak
 and prints its id, and `--fill` seats host bots in its other seats. The launch convention's variables
 (`unonet.bots.launch`: UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, UNONET_TOKEN, UNONET_SEED) are the
 defaults. `--stats FILE` writes the bot's figures on its decisions (`Bot.stats`) when it stops.
-Exit status: 0 when the match ended, 1 when the seat could no longer act, 2 on bad usage or a refusal.
+Exit status: 0 when the match ended with the seat still the bot's; 1 when the seat was lost to the bot
+first, whatever lost it: its program crashed or exited, or the table took the seat over for the strikes
+its faults earned (garbage, illegal, hung or late answers), or forfeited it; 2 on bad usage or a
+refusal. Every fault is logged once, as it happens; the run ends with their count by kind.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import logging
 import os
 import shlex
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from unonet.bots.bridge import ExecBot
@@ -172,10 +176,13 @@ async def _play_at_table(args: argparse.Namespace, runner: BotRunner, spec: str)
         if args.create and args.fill:
             await client.add_bots(0, args.fill, table_id=table_id)
         ended = await runner.run(client, table_id, seat)
-    for fault in runner.faults:
-        print(f"bot fault at event {fault.event_number}: {fault.kind.value}: {fault.detail}", file=sys.stderr)
+    faults = runner.faults + (runner.bot.dropped_faults if isinstance(runner.bot, ExecBot) else [])
+    if faults:
+        kinds = Counter(fault.kind.value for fault in faults)
+        print(f"{len(faults)} bot faults (each logged above): "
+              + ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items())), file=sys.stderr)
     if ended is None:
-        print(f"seat {seat} can no longer act", flush=True)
+        print(f"seat {seat} can no longer act" + (f": {runner.lost}" if runner.lost else ""), flush=True)
         return 1
     scores = ", ".join(f"seat {s.seat}: {s.total}" for s in ended.scores)
     winners = ", ".join(str(s) for s in ended.winner_seats)
