@@ -117,3 +117,29 @@ async def test_a_host_seats_strong_in_a_worker_process(served):
     assert not any(key[0] == 1 and key[1].startswith("bot-") for key in table.commands), "never in-process"
     assert not table.fallback_kinds and not any(table.render(entry, None).HasField("bot_fallback")
                                                 for entry in table.log), "the worker watch never stepped in"
+
+
+@pytest.mark.timeout(MATCH_TIMEOUT + 30)
+@pytest.mark.parametrize(("league_seed", "kinds"), [(15163757760292373763, ("strong:3", "random")),
+                                                    (743854155366363580, ("random", "strong:3"))])
+async def test_the_two_tables_that_froze_are_played_to_their_end(served, league_seed, kinds):
+    """Issue 29's two tables, seated as its report seated them (AddBots, then StartTable): they froze
+    at events 127 and 234, where strong got the turn straight back after a Reverse with its twin in
+    hand and was sent no legal actions (tests/host/test_turn_legal_actions.py replays those journals).
+    strong:3 searches on CPU time, so the games need not repeat the old ones move for move: what is
+    checked is that each is played to its end by the worker, with the watch never stepping in."""
+    address, host = served
+    async with await TableClient.connect(address, timeout=TIMEOUT) as client:
+        created = await client.create_table("standard", {"target_score": 1}, 2, manual_start=True,
+                                            league_seed=league_seed, league_seat_draws=True)
+        for kind in kinds:
+            await client.add_bots(1, kind, table_id=created.table_id)
+        await client.start_table(table_id=created.table_id)
+    table = host.tables[created.table_id]
+    try:
+        await asyncio.wait_for(_until(lambda: table.match is not None and table.match.is_over), MATCH_TIMEOUT)
+    except TimeoutError:
+        raise AssertionError(f"the table stalled at event {table.last_number}") from None
+    worker = kinds.index("strong:3")
+    assert any(key[0] == worker and not key[1].startswith("bot-") for key in table.commands), "the worker played"
+    assert not any(table.render(entry, None).HasField("bot_fallback") for entry in table.log)
