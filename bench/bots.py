@@ -272,6 +272,10 @@ def search_figures(prefix: str, stats: list[dict[str, Any]]) -> dict[str, object
     seconds = [float(x) for s in stats for x in s.get("search_seconds", [])]
     stops = [stop for s in stats for stop, count in dict(s.get("search_stops", {})).items() for _ in range(count)]
     out: dict[str, object] = {f"{prefix}_{key}": value for key, value in total.items()}
+    walls = [int(float(x) * 1e9) for s in stats for x in s.get("decision_seconds", [])]
+    if walls:  # the wall clock per required decision, as the runner waited for it (host only)
+        out[f"{prefix}_decision_wall_p50_ms"] = round(percentile_ms(walls, 0.5), 3)
+        out[f"{prefix}_decision_wall_p99_ms"] = round(percentile_ms(walls, 0.99), 3)
     if seconds:
         out[f"{prefix}_search_budget_reached"] = round(sum(stop != "deals" for stop in stops) / len(stops), 4)
         out[f"{prefix}_search_cpu_p50_ms"] = round(percentile_ms([int(x * 1e9) for x in seconds], 0.5), 3)
@@ -356,6 +360,11 @@ def print_host_table(chosen: list[Pairing], data: dict[str, object]) -> None:
                       f"{data.get(f'{prefix}_search_cpu_p99_ms', '-')!s:>12}"
                       f"{data.get(f'{prefix}_playouts_p50', '-')!s:>14}")
     print("(cpu: each search's CPU time in its thread; budget: the share of searches that reached their budget)")
+    for family in sorted({p.a.split(':')[0] for p in chosen}):
+        wall = f"{family}_host_decision_wall"
+        if f"{wall}_p50_ms" in data:
+            print(f"{family} at the host, each required decision as its worker's runner waited for it (wall clock): "
+                  f"p50 {data[f'{wall}_p50_ms']} ms, p99 {data[f'{wall}_p99_ms']} ms")
 
 
 def run_host(

@@ -106,7 +106,9 @@ async def _play(address: str, host: Host, game: _Game, stats: Path, stall_s: flo
         while not written.exists() and seat in host.workers.processes(table_id):
             await asyncio.sleep(0.05)
         if written.exists():
-            figures.append(json.loads(written.read_text())["bot"])
+            data = json.loads(written.read_text())
+            if data["bot"]:  # a searching kind's figures, with the wall clock its runner saw per decision
+                figures.append({**data["bot"], "decision_seconds": data["runner"].get("decision_seconds", [])})
     return _Played(ended.winner, tuple(ended.points), fallbacks, figures)
 
 

@@ -151,7 +151,8 @@ def write_stats(path: str, runner: BotRunner) -> None:
     never sees half of it)."""
     data = {"bot": runner.bot.stats(), "runner": {
         "decisions": runner.decisions, "commands_sent": runner.commands_sent, "refusals": runner.refusals,
-        "view_reads": runner.view_reads, "faults": [fault.kind.value for fault in runner.faults]}}
+        "view_reads": runner.view_reads, "faults": [fault.kind.value for fault in runner.faults],
+        "decision_seconds": [round(seconds, 6) for seconds in runner.decision_seconds]}}
     partial = f"{path}.partial"
     with open(partial, "w", encoding="utf-8") as out:
         json.dump(data, out)

@@ -166,6 +166,8 @@ class BotRunner:
         self.refusals = 0
         self.view_reads = 0
         self.decisions = 0
+        #: The wall-clock seconds each required decision the bot answered took it (for `--stats`).
+        self.decision_seconds: list[float] = []
         #: How many refusals of each reason (errors.proto) the host sent this runner.
         self.refusal_reasons: Counter[str] = Counter()
 
@@ -425,8 +427,10 @@ class BotRunner:
         number = view.event_number
         budget = self.state.time_left = self._budget(legal, self.max_think)
         self.decisions += 1
+        asked = time.perf_counter()
         try:
             command = await self._ask_bot(self.bot.decide_async(_copy(view), self.state), budget)
+            self.decision_seconds.append(time.perf_counter() - asked)
         except _Overtaken:
             log.debug("seat %d: the decision at event %d was overtaken by newer legal actions", self.state.seat, number)
             return None
