@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.table_client import TableClient
@@ -31,8 +32,10 @@ async def run_local(
     db: str | None = None,
     port: int = 0,
     colour_blind: bool = False,
+    session_args: dict[str, Any] | None = None,
 ) -> None:
-    """Start a host, seat `players - 1` bots and you at a new table, play it, stop the host."""
+    """Start a host, seat `players - 1` bots and you at a new table, play it, stop the host
+    (`session_args`: the player's settings, for the game screen)."""
     store: Store | None = SqliteStore(db) if db else None
     host = Host(store, bot_delay_s=bot_delay) if store is not None else Host(bot_delay_s=bot_delay)
     server, bound, host = await create_server(f"127.0.0.1:{port}", host=host)
@@ -45,7 +48,7 @@ async def run_local(
             async def start() -> None:  # once our stream is open, so the shuffle asks our seat too
                 await client.start_table(fill_with_bots=True, bot_kind=bot_kind)
 
-            await play_joined(client, colour_blind=colour_blind, on_stream_open=start)
+            await play_joined(client, colour_blind=colour_blind, on_stream_open=start, **(session_args or {}))
     finally:
         await server.stop(grace=0.5)  # the shutdown order: stop serving, the host's readers, then the store
         await host.stop()
@@ -72,12 +75,13 @@ async def seat_against_bots(client: TableClient, *, name: str, players: int, pre
 
 
 def main(*, name: str, players: int, preset: str, target_score: int, bot_delay: float, turn_time: float | None,
-         db: str | None, port: int, colour_blind: bool) -> int:
+         db: str | None, port: int, colour_blind: bool, session_args: dict[str, Any] | None = None) -> int:
     log_to_file()
     calm_garbage_collector()
     try:
         asyncio.run(run_local(name=name, players=players, preset=preset, target_score=target_score,
-                              bot_delay=bot_delay, turn_time=turn_time, db=db, port=port, colour_blind=colour_blind))
+                              bot_delay=bot_delay, turn_time=turn_time, db=db, port=port, colour_blind=colour_blind,
+                              session_args=session_args))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -137,7 +137,7 @@ class BotRunner:
         self.pauses = pauses
         self.verify = verify
         #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
-        #: (`unonet.client.verify`); None when not verifying, or after a snapshot broke the record.
+        #: (`unonet.client.verify`); None when not verifying.
         self.verifier: Verifier | None = None
         self.reaction_delay: ReactionDelay = (
             fixed_delay(reaction_delay) if isinstance(reaction_delay, int | float) else reaction_delay
@@ -266,12 +266,9 @@ class BotRunner:
                 return None
 
     def _verify(self, event: events_pb2.Event) -> None:
-        """Feed the verifier, if any; a snapshot breaks its record (it carries no commitments)."""
-        if self.verifier is None:
-            return
-        if event.WhichOneof("payload") == "snapshot":
-            self.verifier = None
-        else:
+        """Feed the verifier, if any (a snapshot's own cards are checked; the record starts again with
+        the next round's shuffle)."""
+        if self.verifier is not None:
             self.verifier.feed(event)
 
     async def _read_events(
