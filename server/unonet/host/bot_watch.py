@@ -2,12 +2,12 @@
 
 Such a seat is played by a worker process (`bot_workers.py`) and, like every host bot seat, has no
 turn clock: a worker that hung, crashed or sent only refused commands once held its table forever.
-The watch times every decision such a seat owes (it is the seat to act, and no race holds the turn):
-from the event that brought the seat the legal actions it owes the decision on
-(`Table.legal_sent_at`), the worker has its kind's decision time (`kinds.decision_seconds`: the
-search's budget and the level's pause) plus `grace_s`; a worker started less than
-`start_allowance_s` before has until that allowance is over, plus the same (a process starting,
-importing and catching up with the match's events).
+The watch times every decision such a seat owes (it is the seat to act; while a race holds the turn
+for its ruling, the decision is not looked at): from the event that brought the seat the legal
+actions it owes the decision on (`Table.legal_sent_at`), the worker has its kind's decision time
+(`kinds.decision_seconds`: the search's budget and the level's pause) plus `grace_s`; a worker
+started less than `start_allowance_s` before has until that allowance is over, plus the same (a
+process starting, importing and catching up with the match's events).
 
 When the time is up the host's driver records a `journal.Fallback`, the public BotFallback event, and
 the kind's fallback (`kinds.fallback_kind`, `greedy:3` for `strong`, which the host plays on its own
@@ -88,6 +88,8 @@ class WorkerWatch:
         or `Expired` once they are gone. A decision the seat no longer owes, made without the
         fallback, was the worker's: its failures are cleared."""
         key = (table.table_id, seat.index)
+        if table.races.holding() is not None:  # the turn waits for a race's ruling: nobody's decision is due
+            return None
         owes = self._owes(table, seat)
         number = table.legal_sent_at.get(seat.index, 0)
         owed = self._owed.get(key)
@@ -114,4 +116,4 @@ class WorkerWatch:
         match = table.match
         if match is None or match.is_over or table.shuffle is not None:
             return False
-        return match.game.to_act == seat.index and table.races.holding() is None
+        return match.game.to_act == seat.index
