@@ -31,19 +31,31 @@ played it (``engine_build``: ``compiled`` when run on ``.venv-compiled``, whose 
 search kind's playouts two to three times faster, else ``pure``); a fixed budget is the same search
 on both, only faster.
 
+``--host`` plays the pairings through a real host's AddBots instead (`bench/bots_host.py`: a host in
+this process, its worker processes playing the kinds that search, league-seeded tables, ``--tables``
+at once), so the figures are the ones a player meets, with the arena on the very same deals as the
+peer: per pairing the host's win rate (``KEY``), the arena's (``KEY_arena``) and their difference
+paired by deal (``KEY_host_minus_arena``); ``stalls`` (tables with no event for ``--stall-s``),
+``fallbacks`` (the worker watch's BotFallback events), ``host_games``; and per searching kind its own
+figures at the host and in the arena (``KIND_host_*``, ``KIND_arena_*``: decisions, searched, not
+searchable, each search's CPU time, the share that reached its budget). The oracle is never seated.
+
 Usage:
     python bench/bots.py                   # the full run: 1,000 deals per pairing (about an hour)
     python bench/bots.py --quick --json    # the quick run (under 10 minutes); JSON last
     python bench/bots.py --deals 300 --pairings greedy_vs_basic_2p
     python bench/bots.py --build compiled --pairings strong_vs_greedy_2p   # on .venv-compiled's engine
+    python bench/bots.py --host --deals 300 --pairings strong_vs_greedy_2p,strong_vs_random_2p --json
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import platform
 import statistics
@@ -51,11 +63,13 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from unonet.bots import Bot
 from unonet.bots.arena import play_round
 from unonet.bots.kinds import bench_kinds, describe, make_bot
 from unonet.engine import find_ruleset
+from unonet.engine.draws import SeatDraws
 
 SEED = 20261202
 DEALS = {"full": 1000, "quick": 100}
@@ -116,6 +130,7 @@ class Chunk:
     games: int = 0
     times: dict[str, list[int]] = field(default_factory=dict)
     cpu_times: dict[str, list[int]] = field(default_factory=dict)
+    bot_stats: list[dict[str, object]] = field(default_factory=list)  # A's `Bot.stats()` per game, when it keeps any
 
 
 PROGRESS_EVERY = 25
@@ -123,10 +138,12 @@ PROGRESS_EVERY = 25
 stopped early still tells its figure so far."""
 
 
-def play_deals(pairing: Pairing, first: int, stop: int, *, progress: bool = False) -> Chunk:
+def play_deals(pairing: Pairing, first: int, stop: int, *, progress: bool = False, league: bool = False) -> Chunk:
     """Play the duplicated deals `first` to `stop` - 1 of `pairing` (each deal seeds itself, so any
     split of the deals gives the same games); with `progress`, the win rate so far on stderr every
-    `PROGRESS_EVERY` deals."""
+    `PROGRESS_EVERY` deals. With `league`, each deal is the one a league-seeded host table deals from
+    its seed (the dealer drawn, heads-up per-seat draws) and each policy is seeded as that host seeds
+    its seat: `--host`'s peer, on the host's very deals."""
     ruleset = find_ruleset("standard")
     n = pairing.players
     chunk = Chunk()
@@ -139,14 +156,21 @@ def play_deals(pairing: Pairing, first: int, stop: int, *, progress: bool = Fals
         wins = points = others = 0.0
         for a_seat in range(n):
             names = [pairing.a if seat == a_seat else pairing.b for seat in range(n)]
-            bots: list[Bot] = [make_bot(name, seed=seed * 97 + a_seat * 11 + seat) for seat, name in enumerate(names)]
-            result = play_round(ruleset, bots, seed, dealer=deal % n)
+            if league:
+                bots: list[Bot] = [make_bot(name, seed=seed * 31 + seat) for seat, name in enumerate(names)]
+                draws = SeatDraws(seed) if n == 2 else None
+                result = play_round(ruleset, bots, seed, dealer=None, draws=draws)
+            else:
+                bots = [make_bot(name, seed=seed * 97 + a_seat * 11 + seat) for seat, name in enumerate(names)]
+                result = play_round(ruleset, bots, seed, dealer=deal % n)
             wins += result.winner == a_seat
             points += result.points[a_seat]
             others += sum(result.points) - result.points[a_seat]
             for seat, name in enumerate(names):
                 chunk.times.setdefault(name, []).extend(result.decision_ns[seat])
                 chunk.cpu_times.setdefault(name, []).extend(result.decision_cpu_ns[seat])
+            if stats := bots[a_seat].stats():
+                chunk.bot_stats.append(stats)
         chunk.deal_wins.append(wins / n)
         chunk.deal_points.append(points / n)
         chunk.b_points.append(others / n / (n - 1))
@@ -155,19 +179,21 @@ def play_deals(pairing: Pairing, first: int, stop: int, *, progress: bool = Fals
 
 
 def play_pairing(pairing: Pairing, deals: int, times: dict[str, list[int]],
-                 cpu_times: dict[str, list[int]] | None = None, jobs: int = 1) -> Outcome:
+                 cpu_times: dict[str, list[int]] | None = None, jobs: int = 1, league: bool = False) -> Outcome:
     """Play `deals` duplicated deals of `pairing`, in `jobs` worker processes when more than one (the
     deals split into consecutive runs: the same games, in the same order, as one process plays); each
-    kind's decision times are added to `times` (wall clock) and `cpu_times` (its thread's CPU time)."""
+    kind's decision times are added to `times` (wall clock) and `cpu_times` (its thread's CPU time).
+    `league`: the host's deals (`play_deals`)."""
     outcome = Outcome(pairing)
     start = time.perf_counter()
     bounds = [deals * index // jobs for index in range(jobs + 1)] if jobs > 1 else [0, deals]
     spans = [(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
     if len(spans) > 1:
         with ProcessPoolExecutor(len(spans)) as pool:
-            chunks = list(pool.map(play_deals, [pairing] * len(spans), *zip(*spans, strict=True)))
+            chunks = list(pool.map(functools.partial(play_deals, league=league), [pairing] * len(spans),
+                                   *zip(*spans, strict=True)))
     else:
-        chunks = [play_deals(pairing, *spans[0], progress=True)] if spans else []
+        chunks = [play_deals(pairing, *spans[0], progress=not league, league=league)] if spans else []
     for chunk in chunks:
         outcome.deal_wins += chunk.deal_wins
         outcome.deal_points += chunk.deal_points
@@ -236,6 +262,132 @@ def figures(outcomes: list[Outcome], times: dict[str, list[int]], deals: int, mo
     return out
 
 
+def search_figures(prefix: str, stats: list[dict[str, Any]]) -> dict[str, object]:
+    """A searching kind's own figures over games (`StrongBot.stats`), under `prefix`: its decisions, the
+    share it searched, what it could not (`unsearchable`, `ahead`), the share of searches that reached
+    their budget (stopped on time or playouts, not for want of deals) and each search's CPU time."""
+    if not stats:
+        return {}
+    total = {key: sum(int(s.get(key, 0)) for s in stats) for key in ("decisions", "searches", "unsearchable", "ahead")}
+    seconds = [float(x) for s in stats for x in s.get("search_seconds", [])]
+    stops = [stop for s in stats for stop, count in dict(s.get("search_stops", {})).items() for _ in range(count)]
+    out: dict[str, object] = {f"{prefix}_{key}": value for key, value in total.items()}
+    walls = [int(float(x) * 1e9) for s in stats for x in s.get("decision_seconds", [])]
+    if walls:  # the wall clock per required decision, as the runner waited for it (host only)
+        out[f"{prefix}_decision_wall_p50_ms"] = round(percentile_ms(walls, 0.5), 3)
+        out[f"{prefix}_decision_wall_p99_ms"] = round(percentile_ms(walls, 0.99), 3)
+    if seconds:
+        out[f"{prefix}_search_budget_reached"] = round(sum(stop != "deals" for stop in stops) / len(stops), 4)
+        out[f"{prefix}_search_cpu_p50_ms"] = round(percentile_ms([int(x * 1e9) for x in seconds], 0.5), 3)
+        out[f"{prefix}_search_cpu_p99_ms"] = round(percentile_ms([int(x * 1e9) for x in seconds], 0.99), 3)
+        out[f"{prefix}_playouts_p50"] = statistics.median(p for s in stats for p in s.get("search_playouts", []))
+    return out
+
+
+def host_figures(chosen: list[Pairing], host: dict[str, Any], peer: dict[str, Chunk], deals: range,
+                 mode: str) -> dict[str, object]:
+    """`--host`'s figures: per pairing the host's (its headline `KEY`), the arena's on the same deals
+    (`KEY_arena`) and their difference paired by deal (`KEY_host_minus_arena`), each with its interval
+    over the deals every game of which finished; stalls, BotFallback events, games; and per searching
+    kind its figures at the host (`KIND_host_*`, from its workers) and in the arena (`KIND_arena_*`)."""
+    out: dict[str, object] = {"mode": f"host ({mode})", "deals": len(deals), "first_deal": deals.start,
+                              "rules": "standard", "one_game": "one round", "engine_build": engine_build(),
+                              "pairings": [p.key for p in chosen]}
+    for pairing in chosen:
+        key, games, arena = pairing.key, host[pairing.key], peer[pairing.key]
+        done = sorted(games.deal_wins)
+        host_wins = [games.deal_wins[d] for d in done]
+        arena_wins = [arena.deal_wins[d - deals.start] for d in done]
+        out[f"{key}_by_deal"] = {d: [round(h, 4), round(a, 4)] for d, h, a in zip(done, host_wins, arena_wins,
+                                                                                    strict=True)}
+        for suffix, samples in (("", host_wins), ("_arena", arena_wins),
+                                ("_host_minus_arena", [h - a for h, a in zip(host_wins, arena_wins, strict=True)])):
+            if samples:
+                mean, lo, hi = interval(samples)
+                out[f"{key}{suffix}"] = round(mean, 4)
+                out[f"{key}{suffix}_ci95"] = [round(lo, 4), round(hi, 4)]
+        if done:
+            points = interval([games.deal_points[d] for d in done])
+            out[f"{key}_points_per_game"] = round(points[0], 2)
+            out[f"{key}_points_per_game_ci95"] = [round(points[1], 2), round(points[2], 2)]
+        out[f"{key}_seats"] = f"{pairing.a} x1, {pairing.b} x{pairing.players - 1}"
+        out[f"{key}_games"] = games.games
+        out[f"{key}_deals_complete"] = len(done)
+        out[f"{key}_stalls"] = len(games.stalls)
+        out[f"{key}_fallbacks"] = games.fallbacks
+        family = pairing.a.split(":")[0]
+        out[f"{family}_seated_as"] = pairing.a
+        out.update(search_figures(f"{family}_host", [s for p in chosen if p.a == pairing.a
+                                                     for s in host[p.key].worker_stats]))
+        out.update(search_figures(f"{family}_arena", [s for p in chosen if p.a == pairing.a
+                                                      for s in peer[p.key].bot_stats]))
+    out["host_games"] = sum(host[p.key].games for p in chosen)
+    out["stalls"] = sum(len(host[p.key].stalls) for p in chosen)
+    out["stalled_tables"] = [t for p in chosen for t in host[p.key].stalls]
+    out["fallbacks"] = sum(host[p.key].fallbacks for p in chosen)
+    out["python"] = platform.python_version()
+    return out
+
+
+def print_host_table(chosen: list[Pairing], data: dict[str, object]) -> None:
+    def rate(key: str) -> str:
+        if key not in data:
+            return "-"
+        lo, hi = data[f"{key}_ci95"]  # type: ignore[misc]
+        return f"{data[key]:.1%} ({lo:.1%} - {hi:.1%})"
+
+    print(f"through a host's AddBots: standard rules, one game = one round, {data['deals']} duplicated deals per "
+          f"pairing ({data['mode']} run, {data['engine_build']} engine), the arena on the same deals as the peer\n")
+    print(f"{'pairing':<24}{'games':>7}{'stalls':>8}{'fallbacks':>10}  {'host: A wins (95%)':<26}"
+          f"{'arena: A wins (95%)':<26}{'host - arena (95%)':<26}")
+    for pairing in chosen:
+        key = pairing.key
+        diff = f"{key}_host_minus_arena"
+        diff_text = "-" if diff not in data else (
+            f"{data[diff]:+.1%} ({data[f'{diff}_ci95'][0]:+.1%} - {data[f'{diff}_ci95'][1]:+.1%})")  # type: ignore[index]
+        print(f"{key:<24}{data[f'{key}_games']!s:>7}{data[f'{key}_stalls']!s:>8}{data[f'{key}_fallbacks']!s:>10}  "
+              f"{rate(key):<26}{rate(f'{key}_arena'):<26}{diff_text:<26}")
+    print(f"\n{'kind, seated':<22}{'decisions':>10}{'searched':>10}{'unsearch.':>10}{'ahead':>7}{'budget':>8}"
+          f"{'cpu p50 ms':>12}{'cpu p99 ms':>12}{'playouts p50':>14}")
+    for family in sorted({p.a.split(':')[0] for p in chosen}):
+        for where in ("host", "arena"):
+            prefix = f"{family}_{where}"
+            if f"{prefix}_decisions" in data:
+                print(f"{prefix:<22}{data[f'{prefix}_decisions']!s:>10}{data[f'{prefix}_searches']!s:>10}"
+                      f"{data[f'{prefix}_unsearchable']!s:>10}{data[f'{prefix}_ahead']!s:>7}"
+                      f"{data.get(f'{prefix}_search_budget_reached', '-')!s:>8}"
+                      f"{data.get(f'{prefix}_search_cpu_p50_ms', '-')!s:>12}"
+                      f"{data.get(f'{prefix}_search_cpu_p99_ms', '-')!s:>12}"
+                      f"{data.get(f'{prefix}_playouts_p50', '-')!s:>14}")
+    print("(cpu: each search's CPU time in its thread; budget: the share of searches that reached their budget)")
+    for family in sorted({p.a.split(':')[0] for p in chosen}):
+        wall = f"{family}_host_decision_wall"
+        if f"{wall}_p50_ms" in data:
+            print(f"{family} at the host, each required decision as its worker's runner waited for it (wall clock): "
+                  f"p50 {data[f'{wall}_p50_ms']} ms, p99 {data[f'{wall}_p99_ms']} ms")
+
+
+def run_host(
+    chosen: list[Pairing], deals: range, mode: str, *, tables: int, stall_s: float, jobs: int,
+    watch_grace_s: float | None = None,
+) -> dict[str, object]:
+    """`--host`: the pairings through a host's AddBots (`bots_host.py`), the arena on the same deals meanwhile
+    in `jobs` processes of their own."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bots_host import play_host_games
+
+    from unonet.host.bot_watch import GRACE_S
+
+    with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
+        peers = {p.key: pool.submit(play_deals, p, deals.start, deals.stop, league=True) for p in chosen}
+        host = play_host_games(chosen, deals, SEED, tables=tables, stall_s=stall_s, watch_grace_s=watch_grace_s)
+        peer = {key: future.result() for key, future in peers.items()}
+    data = host_figures(chosen, host, peer, deals, mode)
+    data["watch_grace_s"] = watch_grace_s if watch_grace_s is not None else GRACE_S
+    data["tables_at_once"] = tables
+    return data
+
+
 def engine_build() -> str:
     """``compiled`` when the engine's hot modules are mypyc's extension modules (`make compiled`), else ``pure``."""
     from unonet.engine import game
@@ -291,6 +443,16 @@ def main(argv: list[str] | None = None) -> int:
                         "CPU-time budget buys several times the playouts; current: this interpreter's")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per pairing (default 1: one "
                         "core, as the decision times assume); the games are the same whatever the number")
+    parser.add_argument("--host", action="store_true", help="play the pairings through a real host's AddBots "
+                        "(its worker processes play the kinds that search), with the arena on the same deals as "
+                        "the peer (bench/bots_host.py)")
+    parser.add_argument("--tables", type=int, default=2, help="--host: tables played at once (default 2)")
+    parser.add_argument("--first-deal", type=int, default=0,
+                        help="--host: the first deal to play (each deal seeds itself: runs of deals add up)")
+    parser.add_argument("--stall-s", type=float, default=300.0,
+                        help="--host: seconds without an event after which a table counts as stalled")
+    parser.add_argument("--watch-grace-s", type=float, default=None,
+                        help="--host: the worker watch's grace, when a loaded machine needs more than its default")
     args = parser.parse_args(argv)
     if args.build == "compiled" and engine_build() != "compiled":
         return run_compiled(parser, sys.argv[1:] if argv is None else argv)
@@ -304,6 +466,15 @@ def main(argv: list[str] | None = None) -> int:
         kinds[family] = name
     wanted = {key for key in args.pairings.split(",") if key} or (set(QUICK_PAIRINGS) if args.quick else set())
     chosen = [p for p in pairings(kinds) if not wanted or p.key in wanted]
+    if args.host:
+        chosen = [p for p in chosen if "oracle" not in (p.a, p.b)]  # no host seats it
+        played = range(args.first_deal, args.first_deal + deals)
+        data = run_host(chosen, played, mode, tables=args.tables, stall_s=args.stall_s, jobs=args.jobs,
+                        watch_grace_s=args.watch_grace_s)
+        print_host_table(chosen, data)
+        if args.json:
+            print(json.dumps(data))
+        return 0
     times: dict[str, list[int]] = {}
     cpu_times: dict[str, list[int]] = {}
     outcomes: list[Outcome] = []

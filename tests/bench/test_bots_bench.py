@@ -47,6 +47,24 @@ def test_a_tiny_run_prints_the_named_figures_last() -> None:
     assert out["strong_seated_as"] == kinds.BOT_KINDS["strong"].quick_level  # the budget its registry entry gives
 
 
+def test_a_tiny_host_run_plays_through_addbots_and_says_so() -> None:
+    """`--host`: the same JSON contract, from games a real host's AddBots seated (its worker plays strong),
+    with the arena on the same deals beside each figure, and no table stalled."""
+    run = subprocess.run([sys.executable, str(BENCH), "--host", "--json", "--deals", "1", "--seat", "strong:1",
+                          "--pairings", "greedy_vs_random_2p,strong_vs_random_2p"],
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["mode"] == "host (full)" and out["host_games"] == 4 and out["stalls"] == 0
+    for key in ("greedy_vs_random_2p", "strong_vs_random_2p"):
+        assert out[f"{key}_games"] == 2 and out[f"{key}_deals_complete"] == 1
+        for figure in (key, f"{key}_arena", f"{key}_host_minus_arena"):
+            assert isinstance(out[figure], float) and len(out[f"{figure}_ci95"]) == 2
+    assert out["strong_seated_as"] == "strong:1"
+    assert out["strong_host_searches"] > 0 and out["strong_host_unsearchable"] == out["strong_host_ahead"] == 0
+    assert out["strong_host_search_budget_reached"] == 1.0 and out["strong_arena_searches"] > 0
+
+
 def test_a_kind_registered_later_is_measured_like_the_others(monkeypatch) -> None:
     strong = dataclasses.replace(kinds.BOT_KINDS["greedy"], name="strong")
     monkeypatch.setattr(kinds, "BOT_KINDS", MappingProxyType({**kinds.BOT_KINDS, "strong": strong}))

@@ -1,10 +1,13 @@
 """The runner's picture of the table, kept from events alone, equals GetView at every decision, and a
-whole match costs each bot one GetView (plus one per refusal), not one per decision."""
+whole match costs each bot one GetView (plus one per refusal), not one per decision. One table has the
+checking seat play its black cards without a colour, so it also names colours by ChooseColor, the
+decision where the picture once said no colour was in force and GetView the one before the card."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 
 import grpc
 import pytest
@@ -12,6 +15,7 @@ from bot_tables import CALL_TIMEOUT, CountingInterceptor, default_clock
 
 from unonet.bots.random_bot import RandomBot
 from unonet.bots.runner import BotRunner, Seating, play_tables
+from unonet.client import commands as cmd
 from unonet.client.table_client import TableClient
 from unonet.v1 import views_pb2
 
@@ -61,17 +65,33 @@ class Checking(RandomBot):
         return self.decide(view, state)
 
 
+class CheckingColourLater(Checking):
+    """Checking, but a black card is played without its colour, which is then named by ChooseColor."""
+
+    def __init__(self, seed: int, checker: TableClient) -> None:
+        super().__init__(seed, checker)
+        self.colours_named = 0
+
+    def decide(self, view, state):
+        command = super().decide(view, state)
+        if isinstance(command, cmd.Play) and command.color is not None:
+            return dataclasses.replace(command, color=None)
+        self.colours_named += isinstance(command, cmd.ChooseColor)
+        return command
+
+
 @pytest.mark.parametrize(
-    ("preset", "overrides", "players"),
+    ("preset", "overrides", "players", "checking_kind"),
     [
-        ("standard", {"target_score": 300}, 3),
-        ("house", {"target_score": 150, "five_swap": True}, 4),
-        ("serbian", {"target_score": 150}, 3),
+        ("standard", {"target_score": 300}, 3, Checking),
+        ("house", {"target_score": 150, "five_swap": True}, 4, Checking),
+        ("serbian", {"target_score": 150}, 3, Checking),
+        ("standard", {"target_score": 200}, 2, CheckingColourLater),
     ],
 )
 @pytest.mark.timeout(MATCH_TIMEOUT + 20)
 async def test_the_picture_equals_getview_at_every_decision_and_costs_no_round_trip(
-    served_host, preset, overrides, players
+    served_host, preset, overrides, players, checking_kind
 ):
     counter = CountingInterceptor()
     counted = grpc.aio.insecure_channel(served_host.address, interceptors=[counter])
@@ -85,7 +105,7 @@ async def test_the_picture_equals_getview_at_every_decision_and_costs_no_round_t
             await asyncio.wait_for(client.join(created.table_id, f"bot-{i}", seat=i), CALL_TIMEOUT)
         checker = TableClient(plain, timeout=CALL_TIMEOUT)
         checker.attach(created.table_id, clients[1].token, 1)
-        checking = Checking(1, checker)
+        checking = checking_kind(1, checker)
         runners = [BotRunner(RandomBot(seed=i) if i != 1 else checking) for i in range(players)]
         results = await asyncio.wait_for(
             play_tables(
@@ -96,6 +116,7 @@ async def test_the_picture_equals_getview_at_every_decision_and_costs_no_round_t
         assert all(result is not None and not isinstance(result, BaseException) for result in results), results
         assert checking.compared > 5
         assert [(n, k) for n, k, _, _ in checking.differences] == [], checking.differences[:3]
+        assert not isinstance(checking, CheckingColourLater) or checking.colours_named > 0
         # Seat 0's channel saw exactly one GetView for the whole match, plus one per refusal.
         assert runners[0].decisions > 5
         assert counter.calls["GetView"] == runners[0].view_reads <= 1 + runners[0].refusals

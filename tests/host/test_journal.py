@@ -30,6 +30,7 @@ EVERY_KIND: list[journal.AnyEntry] = [
     journal.EntropyTimeout(2, "reveal"),
     journal.Lost(41, 57),
     journal.Diverged(5, 57),
+    journal.Fallback(1, "strong:3", "greedy:3", "silent", 5_140_000_000, False),
 ]
 
 

@@ -20,19 +20,21 @@ RULES = [
 ]
 
 
-async def played_table(preset: str, overrides: dict, seed: int) -> Table:
-    """A four-seat table of `preset` with `overrides` played to its match's end by the host's own bot
-    policy, moved by the test itself (no driver), with a subscriber watching so every copy is cached."""
+async def played_table(preset: str, overrides: dict, seed: int, *, turn_time_s: float = 600,
+                       seats: int = 4) -> Table:
+    """A table of `seats` seats, `preset` with `overrides`, played to its match's end by the host's own
+    bot policy, moved by the test itself (no driver), with a subscriber watching so every copy is cached.
+    `turn_time_s` 0 plays it with no clock (no deadline in any legal actions)."""
     host = Host()
-    settings = TableSettings(name="t", seat_count=4, preset=preset, overrides={"target_score": 1, **overrides},
-                             turn_time_s=600)
+    settings = TableSettings(name="t", seat_count=seats, preset=preset, overrides={"target_score": 1, **overrides},
+                             turn_time_s=turn_time_s)
     try:
         table = host.create_table(settings, seed=seed)
     except Exception as error:  # an option this engine does not have: nothing to check
         await host.stop()
         pytest.skip(str(error))
     await host.stop()  # no driver: this test moves the table itself
-    for i in range(4):
+    for i in range(seats):
         table.join(f"p{i}", None, False)
     watcher = table.subscribe(0)  # someone watches, so the journal's public copy is cached too
     rng = random.Random(seed)
@@ -46,7 +48,7 @@ async def played_table(preset: str, overrides: dict, seed: int) -> Table:
         seat = game.to_act
         if seat is None:
             reacted = False
-            for other in range(4):
+            for other in range(seats):
                 action = reaction_for(game, other, legal_actions(game, other))
                 if action is not None:
                     table.command(other, f"r{steps}", (action,))

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from unonet.bots import Bot
 from unonet.bots.engine_table import EngineTable, OmniscientBot, SweepRaces
 from unonet.engine import Match, Ruleset
+from unonet.engine.draws import SeatDraws
 from unonet.v1 import table_pb2
 from unonet.wire import convert
 
@@ -72,15 +73,19 @@ def play_round(
     bots: Sequence[Bot],
     seed: int,
     *,
-    dealer: int = 0,
+    dealer: int | None = 0,
+    draws: SeatDraws | None = None,
     clock_ns: Callable[[], int] = time.perf_counter_ns,
 ) -> RoundResult:
     """Deal one round from `seed` (the same seed and dealer deal the same cards) and play it out.
 
-    `bots[i]` plays seat i. Raises RoundTooLong when the round runs past MAX_COMMANDS steps.
+    `bots[i]` plays seat i. `dealer` None has the dealer drawn for, and `draws` (per-seat draw streams,
+    `SeatDraws(seed)`) picks the cards drawn, as a league-seeded host table with `league_seat_draws`
+    deals from the same seed: the same deal a host plays (bench/bots.py --host, tests of a kind seated
+    by a host). Raises RoundTooLong when the round runs past MAX_COMMANDS steps.
     """
     players = len(bots)
-    match = Match(ruleset, players, random.Random(seed), dealer=dealer, auto_deal=False)
+    match = Match(ruleset, players, random.Random(seed), dealer=dealer, auto_deal=False, draws=draws)
     table = EngineTable(
         match, bots, SweepRaces(seed),
         settings=table_pb2.TableSettings(ruleset=convert.ruleset_to_pb(ruleset), seat_count=players),

@@ -20,9 +20,12 @@ only chooses. For every decision it gets one line, a JSON object (docs/bots.md, 
 It answers with one line: the index of an action (``0``), a command as ``{"rpc": ..., "request": ...}``
 (proto3 JSON; table, token and command id are filled in), or ``null`` to let an optional chance go (for
 a required decision, null means the safe default: Draw, else Pass). Answers are taken in order, one per
-line received; an answer that comes after its decision's deadline is read and dropped. A line that is
-none of these is garbage: logged, nothing sent (`BadAnswer`). When the program exits or closes its
-stdout the seat is left to the table's clock (`BotGone`). At the match's end its stdin is closed.
+line received; an answer that comes after its decision's deadline, or after newer legal actions
+overtook its question, is read and dropped. A line that is none of these is garbage, whichever
+question it answers: logged once, and never sent (`BadAnswer`); the runner then treats the decision as
+any it got wrong (nothing sent, the table's clock decides; the safe default at a table without one).
+When the program exits or closes its stdout the seat is lost to it (`BotGone`: `unonet bot play` exits
+1). At the match's end its stdin is closed.
 
 A seed, when the runner has one for the seat (a league game: the bot's seed for that game), is in the
 program's environment as UNONET_SEED, by the launch convention (`unonet.bots.launch.ENV_SEED`): a
@@ -44,7 +47,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from unonet.bots.actions import BadCommand, command_from_json, command_to_json, enumerate_actions
-from unonet.bots.faults import BadAnswer, BotGone
+from unonet.bots.faults import BadAnswer, BotGone, Fault, FaultKind
 from unonet.bots.launch import seed_env
 from unonet.bots.policy import Bot, BotState
 from unonet.client import commands as cmd
@@ -126,8 +129,12 @@ class ExecBot(Bot):
         self.cwd = cwd
         self.env = seed_env(seed, env)
         self.process: asyncio.subprocess.Process | None = None
-        self._owed = 0  # answers still to come for questions whose deadline passed
+        # The questions whose answers are still to come though the runner no longer waits for them (their
+        # deadline passed, or newer legal actions overtook them): each one's event number and actions.
+        self._owed: list[tuple[int, list[cmd.Command]]] = []
         self._lock = asyncio.Lock()
+        #: Garbage among the answers dropped (`_drop`): faults the runner never saw, kept here.
+        self.dropped_faults: list[Fault] = []
 
     async def start(self) -> None:
         """Start the program (its stderr goes where ours goes)."""
@@ -194,14 +201,26 @@ class ExecBot(Bot):
                 raise BotGone(f"the program closed its input ({error}); {await self._status()}") from None
             try:
                 while self._owed:
-                    dropped = await self._read_line(process)
-                    self._owed -= 1
-                    log.debug("dropped the answer to an overtaken or late question: %r", dropped[:200])
+                    self._drop(await self._read_line(process))
                 answer = await self._read_line(process)
             except asyncio.CancelledError:
-                self._owed += 1  # its answer, when it comes, is for this question: drop it
+                # Its answer, when it comes, is for this question: read, checked and dropped.
+                self._owed.append((view.event_number, actions))
                 raise
         return parse_answer(answer, actions)
+
+    def _drop(self, line: bytes) -> None:
+        """The answer to a question the runner no longer waits for: dropped, and logged when it is not
+        an answer at all (garbage is a fault wherever it comes; a late or overtaken answer is not)."""
+        number, actions = self._owed.pop(0)
+        try:
+            parse_answer(line, actions)
+        except BadAnswer as error:
+            self.dropped_faults.append(Fault(FaultKind.GARBAGE, number, f"{error} (an answer dropped)", False))
+            log.error("garbage answer to the question of event %d, which the table had overtaken: %s; dropped",
+                      number, error)
+            return
+        log.debug("dropped the answer to the overtaken or late question of event %d: %r", number, line[:200])
 
     async def _read_line(self, process: asyncio.subprocess.Process) -> bytes:
         assert process.stdout is not None

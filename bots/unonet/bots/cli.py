@@ -8,8 +8,12 @@ The bot is a kind from the registry (`random`, `greedy:2`, ...), a `Bot` subclas
 program speaking the JSON-lines bridge (`unonet.bots.bridge`). It joins the table (the lowest empty
 seat, or `--seat`), or takes back a seat it holds with `--token`; `--create` makes a new table first
 and prints its id, and `--fill` seats host bots in its other seats. The launch convention's variables
-(`unonet.bots.launch`: UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, UNONET_TOKEN) are the defaults.
-Exit status: 0 when the match ended, 1 when the seat could no longer act, 2 on bad usage or a refusal.
+(`unonet.bots.launch`: UNONET_ADDRESS, UNONET_TABLE, UNONET_SEAT, UNONET_TOKEN, UNONET_SEED) are the
+defaults. `--stats FILE` writes the bot's figures on its decisions (`Bot.stats`) when it stops.
+Exit status: 0 when the match ended with the seat still the bot's; 1 when the seat was lost to the bot
+first, whatever lost it: its program crashed or exited, or the table took the seat over for the strikes
+its faults earned (garbage, illegal, hung or late answers), or forfeited it; 2 on bad usage or a
+refusal. Every fault is logged once, as it happens; the run ends with their count by kind.
 """
 
 from __future__ import annotations
@@ -18,20 +22,22 @@ import argparse
 import asyncio
 import importlib
 import inspect
+import json
 import logging
 import os
 import shlex
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from unonet.bots.bridge import ExecBot
 from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, make_bot, public_names
-from unonet.bots.launch import ENV_ADDRESS, ENV_SEAT, ENV_TABLE, ENV_TOKEN
+from unonet.bots.launch import ENV_ADDRESS, ENV_SEAT, ENV_SEED, ENV_TABLE, ENV_TOKEN
 from unonet.bots.policy import Bot
 from unonet.bots.runner import BotRunner
 from unonet.client import TableClient, UnonetError
 
-__all__ = ["BadBotSpec", "add_play_arguments", "build_parser", "load_bot", "main", "play"]
+__all__ = ["BadBotSpec", "add_play_arguments", "build_parser", "load_bot", "main", "play", "write_stats"]
 
 
 class BadBotSpec(ValueError):
@@ -87,11 +93,17 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=os.environ.get(ENV_TOKEN),
                         help=f"a seat token already held (needs --seat): take the seat back (default ${ENV_TOKEN})")
     parser.add_argument("--name", default=None, help="the display name (default: the bot's kind and 'bot')")
-    parser.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    parser.add_argument("--seed", type=int, default=_env_int(ENV_SEED),
+                        help=f"the bot's random seed (default ${ENV_SEED}, else none)")
+    parser.add_argument("--stats", metavar="FILE", default=None,
+                        help="when it stops, write the bot's own figures on its decisions (Bot.stats) and the "
+                             "runner's counts to FILE, as one JSON object")
     parser.add_argument("--reaction-delay", type=float, default=0.3, help="seconds before optional reactions")
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")
     parser.add_argument("--no-verify", action="store_true", help="do not check the host's fairness from the events")
+    parser.add_argument("--no-pauses", action="store_true",
+                        help="do not wait out a level's human-like pause before each decision (no human waits)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the bot does")
 
 
@@ -122,7 +134,7 @@ async def play(args: argparse.Namespace) -> int:
             print(error, file=sys.stderr)
             return 2
     runner = BotRunner(bot, reaction_delay=args.reaction_delay, ping_interval=args.ping_interval or None,
-                       verify=not args.no_verify)
+                       verify=not args.no_verify, pauses=not args.no_pauses)
     if isinstance(bot, ExecBot):
         await bot.start()
     try:
@@ -130,6 +142,21 @@ async def play(args: argparse.Namespace) -> int:
     finally:
         if isinstance(bot, ExecBot):
             await bot.close()
+        if args.stats:
+            write_stats(args.stats, runner)
+
+
+def write_stats(path: str, runner: BotRunner) -> None:
+    """`--stats`: the bot's figures and the runner's counts as one JSON object, written whole (a reader
+    never sees half of it)."""
+    data = {"bot": runner.bot.stats(), "runner": {
+        "decisions": runner.decisions, "commands_sent": runner.commands_sent, "refusals": runner.refusals,
+        "view_reads": runner.view_reads, "faults": [fault.kind.value for fault in runner.faults],
+        "decision_seconds": [round(seconds, 6) for seconds in runner.decision_seconds]}}
+    partial = f"{path}.partial"
+    with open(partial, "w", encoding="utf-8") as out:
+        json.dump(data, out)
+    os.replace(partial, path)
 
 
 async def _play_at_table(args: argparse.Namespace, runner: BotRunner, spec: str) -> int:
@@ -150,10 +177,13 @@ async def _play_at_table(args: argparse.Namespace, runner: BotRunner, spec: str)
         if args.create and args.fill:
             await client.add_bots(0, args.fill, table_id=table_id)
         ended = await runner.run(client, table_id, seat)
-    for fault in runner.faults:
-        print(f"bot fault at event {fault.event_number}: {fault.kind.value}: {fault.detail}", file=sys.stderr)
+    faults = runner.faults + (runner.bot.dropped_faults if isinstance(runner.bot, ExecBot) else [])
+    if faults:
+        kinds = Counter(fault.kind.value for fault in faults)
+        print(f"{len(faults)} bot faults (each logged above): "
+              + ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items())), file=sys.stderr)
     if ended is None:
-        print(f"seat {seat} can no longer act", flush=True)
+        print(f"seat {seat} can no longer act" + (f": {runner.lost}" if runner.lost else ""), flush=True)
         return 1
     scores = ", ".join(f"seat {s.seat}: {s.total}" for s in ended.scores)
     winners = ", ".join(str(s) for s in ended.winner_seats)

@@ -9,9 +9,11 @@ levels (``random``) has one name, its own. A kind that is not public (``oracle``
 hand) is never listed or seated by a host; only in-process tables (`bench/bots.py`) make it.
 
 A new kind is one `BotKind` line below; nothing else lists kinds. A kind that searches registers with
-``in_worker=True`` (a host then plays it in a worker process, never on its event loop) and, if its
-full budget is too slow for `bench/bots.py --quick`, ``quick_level`` naming the smaller fixed budget
-the quick run seats it at; the bench pairs it against the baselines by itself.
+``in_worker=True`` (a host then plays it in a worker process, never on its event loop), the
+``decision_s`` its decisions take at most at each level, and the cheap ``fallback`` kind a host plays
+a decision by when the worker does not make it in time (`unonet.host.bot_watch`); and, if its full
+budget is too slow for `bench/bots.py --quick`, ``quick_level`` naming the smaller fixed budget the
+quick run seats it at; the bench pairs it against the baselines by itself.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from unonet.bots.levels import LEVELS, TOP_LEVEL, Leveled, parse_kind
 from unonet.bots.oracle_bot import OracleBot
 from unonet.bots.policy import Bot
 from unonet.bots.random_bot import RandomBot
-from unonet.bots.strong import StrongBot, level_note, strong_at_level
+from unonet.bots.strong import StrongBot, decision_seconds_at, level_note, strong_at_level
 
 __all__ = [
     "BOT_KINDS",
@@ -35,7 +37,9 @@ __all__ = [
     "UnknownBotKind",
     "bench_kinds",
     "canonical_name",
+    "decision_seconds",
     "describe",
+    "fallback_kind",
     "make_bot",
     "public_names",
     "runs_in_worker",
@@ -64,6 +68,12 @@ class BotKind:
             (a search with a smaller budget); None wraps `factory`'s policy in `levels.Leveled`.
         level_note: for a kind with `at_level`, a sentence on what a level changes (its budget), for
             `describe`; None says what `levels.Leveled` changes.
+        decision_s: for an `in_worker` kind, ``decision_s(level)``: the longest one decision takes at
+            that level on an idle machine, its pause included (a host's worker watch allows this plus
+            its grace).
+        fallback: for an `in_worker` kind, the public kind a host plays a decision by when the worker
+            does not make it in time, and the whole seat by once the worker keeps failing: one cheap
+            enough for the host's event loop.
     """
 
     name: str
@@ -75,6 +85,8 @@ class BotKind:
     in_worker: bool = False
     at_level: Callable[[int, int | None], Bot] | None = None
     level_note: Callable[[int], str] | None = None
+    decision_s: Callable[[int], float] | None = None
+    fallback: str | None = None
 
 
 BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in (
@@ -86,7 +98,8 @@ BOT_KINDS: Mapping[str, BotKind] = MappingProxyType({kind.name: kind for kind in
             "colour in force, defends against a player on one card, challenges by the odds.", GreedyBot),
     BotKind(StrongBot.kind, "Searches: plays each choice out over deals of the unseen cards drawn from what the "
             "table showed, greedy playing the rest of each round.",
-            StrongBot, quick_level="strong:1", in_worker=True, at_level=strong_at_level, level_note=level_note),
+            StrongBot, quick_level="strong:1", in_worker=True, at_level=strong_at_level, level_note=level_note,
+            decision_s=decision_seconds_at, fallback=f"{GreedyBot.kind}:{TOP_LEVEL}"),
     BotKind(OracleBot.kind, "Greedy that sees every hand: cheats, for measurement in-process only.", OracleBot,
             public=False, levels=False),
 )})
@@ -150,6 +163,26 @@ def runs_in_worker(name: str) -> bool:
     except UnknownBotKind:
         return False
     return kind.in_worker
+
+
+def fallback_kind(name: str) -> str:
+    """The kind a host plays `name`'s decisions by when its worker fails (`BotKind.fallback`); the
+    default kind for a kind with none, or a name the registry does not know."""
+    try:
+        kind, _ = _kind_of(name, public_only=False)
+    except UnknownBotKind:
+        return DEFAULT_BOT_KIND
+    return canonical_name(kind.fallback) if kind.fallback else DEFAULT_BOT_KIND
+
+
+def decision_seconds(name: str) -> float:
+    """The longest one decision of `name` takes on an idle machine, its pause included
+    (`BotKind.decision_s`); 0 for a kind that does not say, or an unknown name."""
+    try:
+        kind, level = _kind_of(name, public_only=False)
+    except UnknownBotKind:
+        return 0.0
+    return kind.decision_s(level) if kind.decision_s is not None else 0.0
 
 
 def public_names() -> list[str]:

@@ -173,6 +173,7 @@ class TablePicture:
             state.is_bot, state.bot_kind = True, msg.bot_kind
 
     def _match_started(self, msg: events_pb2.MatchStarted) -> None:
+        self.view.status = table_pb2.TABLE_STATUS_PLAYING
         self.view.settings.CopyFrom(msg.settings)
         if msg.seats:
             del self.view.seats[:]
@@ -210,7 +211,13 @@ class TablePicture:
 
     def _to_discards(self, ref: cards_pb2.CardRef) -> None:
         self.view.top_card.CopyFrom(ref)
-        self.view.current_color = cards_pb2.COLOR_UNSPECIFIED if ref.card.color == _BLACK else ref.card.color
+        card = ref.card
+        if card.color != _BLACK:
+            self.view.current_color = card.color
+        elif card.rank == cards_pb2.RANK_SOUND_WILD:  # H12: no colour is named, none is in force
+            self.view.current_color = cards_pb2.COLOR_UNSPECIFIED
+        # Any other black card: the colour in force stays until one is named (ColorChosen), as GetView
+        # shows it (views.proto, SeatView.current_color).
         self.view.discard_pile_size += 1
 
     def _turn_started(self, msg: events_pb2.TurnStarted) -> None:
@@ -345,6 +352,7 @@ class TablePicture:
             del self.view.hand[:]
 
     def _match_ended(self, msg: events_pb2.MatchEnded) -> None:
+        self.view.status = table_pb2.TABLE_STATUS_FINISHED
         self.view.phase = views_pb2.PHASE_MATCH_OVER
         del self.view.winners[:]
         self.view.winners.extend(msg.winner_seats)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
@@ -125,7 +126,11 @@ class Bot:
         return await asyncio.to_thread(self.respond, legal, state)
 
     def on_event(self, event: events_pb2.Event) -> None:
-        """Called for every event, after the state is updated and before the bot acts. Does nothing."""
+        """Called for every event, after the state is updated and before the bot acts. Does nothing.
+
+        A runner started mid-match (a host's bot worker, a restarted bot) first passes on every event
+        before its first view, from the match's first, so a bot that keeps a memory of the match knows
+        what it would know had it been seated from the start; only this hook sees those."""
 
     def on_window(self, window: views_pb2.ReactionWindow, state: BotState) -> None:
         """Called when a reaction window opens (whether or not this seat may answer it). Does nothing;
@@ -136,6 +141,11 @@ class Bot:
 
     def on_match_end(self, ended: events_pb2.MatchEnded, state: BotState) -> None:
         """Called once when the match ends, before the runner returns. Does nothing."""
+
+    def stats(self) -> dict[str, Any]:
+        """Figures the policy keeps about its own decisions, JSON-ready, for tests and benchmarks
+        (`unonet bot play --stats FILE` writes them when it stops; a host's bot workers too). None: {}."""
+        return {}
 
     def think_seconds(self, view: views_pb2.SeatView) -> float:
         """How long to wait before sending `decide`'s command, to seem human (a level's pause). None: 0.

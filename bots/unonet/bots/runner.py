@@ -7,7 +7,9 @@ legal actions (`Event.your_legal_actions`). The loop in `BotRunner.run`:
 
 - It reads the view once with GetView when it starts and from then on keeps its picture of the table
   from the events (`unonet.bots.picture.TablePicture`): a decision costs no round trip. Only a refusal
-  or a lost command makes it read the view again.
+  or a lost command makes it read the view again. Before its first decision it passes the events that
+  view covers (from the match's first) to the bot's `on_event`, so a bot started mid-match, as a host's
+  bot workers always are, remembers the round as one seated from the start does.
 - When the legal actions are `required` (the game waits for this seat), it awaits
   `bot.decide_async(view, state)` (by default `decide` in a worker thread) until the decision's
   deadline, less `safety_margin`, and sends the command if the legal actions list it.
@@ -15,9 +17,12 @@ legal actions (`Event.your_legal_actions`). The loop in `BotRunner.run`:
   to call early), it awaits `bot.respond_async(legal, state)` and, after its reaction delay, sends
   what that returns.
 - A decision that raises, comes too late, is not an answer, or is not listed is never sent: it is
-  logged and kept in `faults`, and the table's clock decides the turn (its default action, a strike).
-  At a table without a clock, where nothing would ever decide it, the runner sends the safe default
-  (Draw, else Pass) instead, so the game goes on.
+  logged once and kept in `faults`, and the table's clock decides the turn (its default action, a
+  strike). At a table without a clock, where nothing would ever decide it, the runner sends the safe
+  default (Draw, else Pass) instead, so the game goes on.
+- When the table takes the seat away (SeatTakenOver for it: its strikes ran out), or the bot's program
+  is gone, the seat is lost to the bot: `run` returns None (`lost` says why) and `unonet bot play`
+  exits 1, whichever fault lost it.
 - A refusal (a race the state moved on from) makes it read the view and decide again; after two
   refusals in a row a required decision falls back to the default action, and after `max_attempts`
   it waits for the next event.
@@ -145,8 +150,12 @@ class BotRunner:
         self.state = BotState(seat=0)
         #: The seat's view, kept from the events; None before `run`.
         self.picture: TablePicture | None = None
-        #: Every mistake the bot made, in order (also logged).
+        #: Every mistake the bot made, in order (each logged once, as it happens).
         self.faults: list[Fault] = []
+        #: Why the seat was lost to the bot before the match ended (taken over by the table for its
+        #: strikes, forfeited), or None; `run` then returns None. A program that is gone says so in
+        #: `faults` (CRASHED).
+        self.lost: str | None = None
         self._acted_through = 0
         self._entropy: dict[int, bytes] = {}
         self._clock_offset = 0.0
@@ -157,6 +166,8 @@ class BotRunner:
         self.refusals = 0
         self.view_reads = 0
         self.decisions = 0
+        #: The wall-clock seconds each required decision the bot answered took it (for `--stats`).
+        self.decision_seconds: list[float] = []
         #: How many refusals of each reason (errors.proto) the host sent this runner.
         self.refusal_reasons: Counter[str] = Counter()
 
@@ -187,29 +198,36 @@ class BotRunner:
             if view.phase == views_pb2.PHASE_MATCH_OVER:
                 return events_pb2.MatchEnded(winner_seats=view.winners)
             self.verifier = Verifier(table_id, seat) if self.verify else None
-            start = 0 if self.verifier is not None else started_at
             # The stream is read all the time, decisions or not, so a slow or hung policy is overtaken
             # by what happens meanwhile (the clock deciding, the match ending) instead of holding it up.
+            # It starts at the match's first event: the ones the first view already covers are the
+            # history, for the verifier and the bot's memory (`_recall`), and taken in before the first
+            # decision, so a bot started mid-match (a host's worker, a restart) knows what one seated
+            # from the start knows.
             queue: asyncio.Queue[events_pb2.Event | BaseException] = asyncio.Queue()
             self._arrived = self._consumed = 0
             self._moved = asyncio.Event()
-            reader = asyncio.create_task(self._read_events(client, start, queue))
+            reader = asyncio.create_task(self._read_events(client, 0, queue))
+            pending = await self._recall(queue, started_at)
             if not await self._act(client, view):
                 return None
             while True:
-                item = await queue.get()
+                item = await queue.get() if pending is None else pending
+                pending = None
                 if isinstance(item, BaseException):
                     raise item
                 event = item
                 if _changes_options(event):
                     self._consumed += 1
-                if self.verifier is not None:  # a snapshot's own cards are checked; the record starts again
-                    self.verifier.feed(event)  # with the next round's shuffle
+                self._verify(event)
                 if event.number <= started_at:
-                    continue  # replayed only for the verifier: the first view already covered it
+                    continue  # the first view already covered it
                 ended = self._follow(event)
                 if ended is not None:
                     return ended
+                if self.lost is not None:
+                    log.warning("seat %d: %s; the bot can no longer act", seat, self.lost)
+                    return None
                 if not _changes_options(event) or self._arrived > self._consumed:
                     continue  # nothing changed for this seat, or newer legal actions are already here
                 if event.number <= self._acted_through:
@@ -227,6 +245,31 @@ class BotRunner:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
+
+    async def _recall(
+        self, queue: asyncio.Queue[events_pb2.Event | BaseException], through: int
+    ) -> events_pb2.Event | BaseException | None:
+        """Take in the history, the events up to `through` (the first view's number): the verifier
+        checks them and the bot's `on_event` sees them (its other hooks, and the picture, start from
+        the view). Returns the first item past them, for the loop to take in, or None."""
+        if through == 0:
+            return None
+        while True:
+            item = await queue.get()
+            if isinstance(item, BaseException) or item.number > through or item.WhichOneof("payload") == "snapshot":
+                return item
+            if _changes_options(item):
+                self._consumed += 1
+            self._verify(item)
+            self.bot.on_event(item)
+            if item.number == through:
+                return None
+
+    def _verify(self, event: events_pb2.Event) -> None:
+        """Feed the verifier, if any (a snapshot's own cards are checked; the record starts again with
+        the next round's shuffle)."""
+        if self.verifier is not None:
+            self.verifier.feed(event)
 
     async def _read_events(
         self, client: TableClient, after: int, queue: asyncio.Queue[events_pb2.Event | BaseException]
@@ -275,6 +318,10 @@ class BotRunner:
         self.state.update(event)
         self.bot.on_event(event)
         kind = event.WhichOneof("payload")
+        if kind == "seat_taken_over" and event.seat_taken_over.seat == self.state.seat:
+            taken = event.seat_taken_over
+            why = "its strikes" if taken.reason == events_pb2.TAKEOVER_REASON_STRIKES else "its player's leaving"
+            self.lost = f"taken over for {why} at event {event.number}"
         if kind == "reaction_window_opened":
             self.bot.on_window(event.reaction_window_opened.window, self.state)
         elif kind == "round_ended":
@@ -377,27 +424,29 @@ class BotRunner:
         number = view.event_number
         budget = self.state.time_left = self._budget(legal, self.max_think)
         self.decisions += 1
+        asked = time.perf_counter()
         try:
             command = await self._ask_bot(self.bot.decide_async(_copy(view), self.state), budget)
+            self.decision_seconds.append(time.perf_counter() - asked)
         except _Overtaken:
             log.debug("seat %d: the decision at event %d was overtaken by newer legal actions", self.state.seat, number)
             return None
         except TimeoutError:
-            self._report(FaultKind.LATE, f"no decision within {budget:.2f}s, before the deadline", number)
+            self._report(FaultKind.LATE, f"no decision within {budget:.2f}s, before the deadline", number, legal)
             return self._no_answer(legal)
         except BadAnswer as error:
-            self._report(FaultKind.GARBAGE, str(error), number)
+            self._report(FaultKind.GARBAGE, str(error), number, legal)
             return self._no_answer(legal)
         except BotGone:
             raise
         except Exception as error:  # a policy bug: logged with its traceback, and the turn is lost
-            log.exception("seat %d: decide() raised at event %d; the table's clock decides", self.state.seat, number)
+            log.exception("seat %d: decide() raised at event %d; %s", self.state.seat, number, _outcome(legal))
             self._fault(FaultKind.CRASHED, f"decide() raised {type(error).__name__}: {error}", number)
             return self._no_answer(legal)
         if command is None:
             return default_command(legal)
         if not is_listed(command, legal):
-            self._report(FaultKind.ILLEGAL, f"{command!r} is not in the legal actions", number)
+            self._report(FaultKind.ILLEGAL, f"{command!r} is not in the legal actions", number, legal)
             return self._no_answer(legal)
         return command
 
@@ -409,10 +458,10 @@ class BotRunner:
         except _Overtaken:
             return None
         except TimeoutError:
-            self._report(FaultKind.LATE, f"no reaction within {budget:.2f}s", number, required=False)
+            self._report(FaultKind.LATE, f"no reaction within {budget:.2f}s", number, legal)
             return None
         except BadAnswer as error:
-            self._report(FaultKind.GARBAGE, str(error), number, required=False)
+            self._report(FaultKind.GARBAGE, str(error), number, legal)
             return None
         except BotGone:
             raise
@@ -421,16 +470,15 @@ class BotRunner:
             self._fault(FaultKind.CRASHED, f"respond() raised {type(error).__name__}: {error}", number, False)
             return None
         if command is not None and not is_listed(command, legal):
-            self._report(FaultKind.ILLEGAL, f"{command!r} is not in the legal actions", number, required=False)
+            self._report(FaultKind.ILLEGAL, f"{command!r} is not in the legal actions", number, legal)
             return None
         return command
 
-    def _report(self, kind: FaultKind, detail: str, number: int, required: bool = True) -> None:
-        self._fault(kind, detail, number, required)
-        has_clock = self.picture is not None and self.picture.view.legal_actions.HasField("deadline")
-        outcome = "the table's clock decides" if has_clock else "the default is sent"
-        outcome = outcome if required else "no reaction sent"
-        log.error("seat %d: %s answer at event %d: %s; %s", self.state.seat, kind.value, number, detail, outcome)
+    def _report(self, kind: FaultKind, detail: str, number: int, legal: actions_pb2.LegalActions) -> None:
+        """Keep and log (once) a fault on the decision `legal` asked for, with what becomes of it."""
+        self._fault(kind, detail, number, legal.required)
+        log.error("seat %d: %s answer at event %d: %s; %s", self.state.seat, kind.value, number, detail,
+                  _outcome(legal))
 
     # ------------------------------------------------------------------------------------ sending
 
@@ -482,6 +530,15 @@ class BotRunner:
             except Exception as error:  # pings are a courtesy; never let them stop the bot
                 log.debug("ping failed: %s", error)
             await asyncio.sleep(self.ping_interval)
+
+
+def _outcome(legal: actions_pb2.LegalActions) -> str:
+    """What becomes of a decision the bot got wrong (`BotRunner._no_answer`), in words for its log line."""
+    if not legal.required:
+        return "no reaction sent"
+    if legal.HasField("deadline"):
+        return "nothing sent: the table's clock decides"
+    return "the safe default sent: the table has no clock"
 
 
 class _Overtaken(Exception):

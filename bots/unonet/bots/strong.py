@@ -29,6 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from unonet.bots.belief import Belief
 from unonet.bots.greedy_bot import GreedyBot
@@ -42,7 +43,7 @@ from unonet.engine import Action, Color, Game, Knowledge, Play, Rank, UnoError, 
 from unonet.engine.heuristic import play_out
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
-__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "level_note", "strong_at_level"]
+__all__ = ["LEVEL_BUDGETS", "Budget", "StrongBot", "decision_seconds_at", "level_note", "strong_at_level"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,12 @@ class StrongBot(Bot):
         self.belief: Belief | None = None
         self.backlog: list[events_pb2.Event] = []  # events seen before the seat was known
         self.last_playouts = 0  # how many playouts the last decision took (for tests and benchmarks)
+        self.decisions = 0  # decide() calls
         self.searches = 0  # decisions searched
+        # Per searched decision (playouts, not a Wild Draw Four's odds): its playouts, the clock's seconds
+        # it took, and why it stopped: "time", "playouts" (its budget spent) or "deals" (the belief
+        # could deal no more). What `stats` reports, so a test or bench sees the budget was reached.
+        self.search_log: list[tuple[int, float, str]] = []
         self.last_refusal = ""  # why the last position could not be rebuilt
         self.ahead = 0  # decisions on a view newer than the events passed on so far (greedy answered)
         self.unsearchable = 0  # decisions with choices whose position could not be rebuilt (greedy answered)
@@ -138,6 +144,21 @@ class StrongBot(Bot):
         """Greedy's reactions: every catch, UNO call, slap and coloured jump-in, at once."""
         return self.greedy.respond(legal, state)
 
+    def stats(self) -> dict[str, Any]:
+        """Its decisions: how many, how many searched (and why the others were not), and each search's
+        playouts, seconds (by its clock, CPU time by default) and stop, with the budget they had."""
+        stops: dict[str, int] = {}
+        for _, _, stop in self.search_log:
+            stops[stop] = stops.get(stop, 0) + 1
+        return {
+            "kind": self.kind, "decisions": self.decisions, "searches": self.searches,
+            "unsearchable": self.unsearchable, "ahead": self.ahead,
+            "budget_playouts": self.budget.playouts, "budget_seconds": self.budget.seconds,
+            "search_playouts": [playouts for playouts, _, _ in self.search_log],
+            "search_seconds": [round(seconds, 6) for _, seconds, _ in self.search_log],
+            "search_stops": stops,
+        }
+
     def think_seconds(self, view: views_pb2.SeatView) -> float:
         """Below the top level, the level's human-like pause (the search itself takes milliseconds)."""
         think = LEVELS[self.level].think_s
@@ -146,6 +167,7 @@ class StrongBot(Bot):
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         """The candidate that wins most playouts; greedy's choice when the position cannot be searched."""
         self.last_playouts = 0
+        self.decisions += 1
         legal = view.legal_actions
         if legal.react_window_ids:  # a blocking window: answer it at once, as everybody does
             return cmd.React(legal.react_window_ids[0])
@@ -240,7 +262,9 @@ class StrongBot(Bot):
         """
         assert self.belief is not None
         budget = self.budget
-        deadline = None if budget.seconds is None else self.clock() + budget.seconds
+        started = self.clock()
+        deadline = None if budget.seconds is None else started + budget.seconds
+        stop = "playouts"
         alive = list(range(len(candidates)))
         results: list[list[float]] = [[] for _ in candidates]  # per candidate, per deal played, 1 for a win
         phases = max(1, math.ceil(math.log2(len(candidates))))
@@ -255,12 +279,12 @@ class StrongBot(Bot):
             timed_out = False
             for _ in range(per_arm):
                 if deadline is not None and self.clock() >= deadline:
-                    timed_out = True
+                    timed_out, stop = True, "time"
                     break
                 try:
                     deal = self.belief.sample(game, knowledge, self.rng)
                 except UnoError:
-                    timed_out = True
+                    timed_out, stop = True, "deals"
                     break
                 stream = self.rng.getrandbits(64)  # every candidate's playout of this deal draws alike
                 for index in alive:
@@ -273,6 +297,7 @@ class StrongBot(Bot):
                 kept = alive[: (len(alive) + 1) // 2]
                 alive = kept if prior is None or prior in kept or prior not in alive else [*kept, prior]
         self.last_playouts = sum(len(r) for r in results)
+        self.search_log.append((self.last_playouts, self.clock() - started, stop))
         best = max(alive, key=lambda i: (_mean(results[i]), -i))
         if prior is None or best == prior or not results[best]:
             return best if prior is None else prior
@@ -351,6 +376,24 @@ def level_note(level: int) -> str:
         limit = f", or {budget.seconds:g} s of CPU time, whichever comes first"
     pause = f"; thinks about {think:g} s a move" if think else "; no pause"
     return f"up to {budget.playouts} playouts a decision{limit}{pause}."
+
+
+PLAYOUT_S = 0.002
+"""A generous bound on one playout's time, for a fixed budget's decision time: the pure build plays some
+200 in 90 ms (0.45 ms each), the compiled one some 900."""
+POSITION_S = 0.05
+"""A bound on rebuilding the position and sampling before the playouts start."""
+
+
+def decision_seconds_at(level: int) -> float:
+    """The longest a decision takes at `level` on an idle machine (the registry's `decision_s`): its
+    CPU-time budget, or its playouts at `PLAYOUT_S`, whichever is less, plus `POSITION_S` and the
+    longest human-like pause of the level (1.5 times its typical one)."""
+    budget = LEVEL_BUDGETS[level]
+    search = budget.playouts * PLAYOUT_S
+    if budget.seconds is not None:
+        search = min(search, budget.seconds)
+    return search + POSITION_S + 1.5 * LEVELS[level].think_s
 
 
 def strong_at_level(level: int, seed: int | None = None) -> StrongBot:

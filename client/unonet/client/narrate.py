@@ -81,6 +81,9 @@ def describe(event: events_pb2.Event, names: Sequence[str] = ()) -> str | None:
             return f"{who(p.seat)} ran out of time (strike {p.strikes})"
         case "seat_taken_over":
             return f"a bot takes over {who(p.seat)}"
+        case "bot_fallback":
+            rest = " from now on" if p.rest_of_match else ""
+            return f"{who(p.seat)}'s {p.bot_kind} bot did not answer: {p.fallback_kind} plays for it{rest}"
         case "round_ended":
             scores = ", ".join(f"{who(s.seat)} {s.total}" for s in p.scores)
             return f"{who(p.winner_seat)} wins round {p.round_number}. Totals: {scores}"

@@ -8,7 +8,8 @@ chosen actions as a journalled command, so a replay never runs a policy again.
 
 Only cheap policies run here, on the host's event loop: every public kind (random, basic, greedy) takes
 well under a millisecond per decision. A kind the registry marks `in_worker` (a search bot) is never
-run here: `unonet.host.bot_workers` plays it in a process of its own over loopback.
+run here: `unonet.host.bot_workers` plays it in a process of its own over loopback, and only its
+cheap fallback kind is played here when that worker fails (`unonet.host.bot_watch`).
 
 A level's human-like pause (`Bot.think_seconds`) is honoured with the host's clock: the decision is
 taken at once and held until its moment, and dropped if anything happened at the table meanwhile.
@@ -25,7 +26,7 @@ from unonet.engine import Action, UnoError, legal_actions
 from unonet.host.seats import Seat
 from unonet.host.table import Table
 
-__all__ = ["HostBots"]
+__all__ = ["HostBots", "bot_seed"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,11 @@ class _BotSeat:
     held: _Held | None = None
 
 
+def bot_seed(table: Table, seat: Seat) -> int:
+    """The seed of a bot seat's policy, wherever the host plays it (here, or in a worker process)."""
+    return table.seed * 31 + seat.index
+
+
 class HostBots:
     """One policy per bot seat of every table of a host, created on first use."""
 
@@ -59,14 +65,17 @@ class HostBots:
         for key in [key for key in self._seats if key[0] == table_id]:
             del self._seats[key]
 
-    def choose(self, table: Table, seat: Seat, now_ns: int) -> tuple[Action, ...] | float | None:
+    def choose(
+        self, table: Table, seat: Seat, now_ns: int, *, kind: str | None = None
+    ) -> tuple[Action, ...] | float | None:
         """What the bot at `seat` does now: the actions to record, seconds to wait, or None (nothing).
+        `kind` plays it as another kind than its own (a worker seat's fallback, `bot_watch.py`).
 
         A required decision always gives actions (the host's default, Draw else Pass, if the policy has
         none or sends one that cannot be converted); an optional one may give None.
         """
         assert table.match is not None
-        bot = self._bot(table, seat)
+        bot = self._bot(table, seat, kind or seat.bot_kind)
         self._feed(table, bot)
         number = table.last_number
         held = bot.held
@@ -102,18 +111,18 @@ class HostBots:
             return pause
         return actions
 
-    def _bot(self, table: Table, seat: Seat) -> _BotSeat:
+    def _bot(self, table: Table, seat: Seat, kind: str) -> _BotSeat:
         key = (table.table_id, seat.index)
         bot = self._seats.get(key)
-        if bot is None or bot.kind != seat.bot_kind:
-            seed = table.seed * 31 + seat.index
+        if bot is None or bot.kind != kind:
+            seed = bot_seed(table, seat)
             try:
-                policy = make_bot(seat.bot_kind or DEFAULT_BOT_KIND, seed, public_only=True)
+                policy = make_bot(kind or DEFAULT_BOT_KIND, seed, public_only=True)
             except UnknownBotKind:  # a kind a later host no longer has, from a restored journal
                 log.warning("seat %d of table %s: no bot kind %r; playing %s", seat.index, table.table_id,
-                            seat.bot_kind, DEFAULT_BOT_KIND)
+                            kind, DEFAULT_BOT_KIND)
                 policy = make_bot(DEFAULT_BOT_KIND, seed)
-            bot = self._seats[key] = _BotSeat(seat.bot_kind, PolicySeat(policy, seat.index))
+            bot = self._seats[key] = _BotSeat(kind, PolicySeat(policy, seat.index))
         return bot
 
     def _feed(self, table: Table, bot: _BotSeat) -> None:

@@ -16,12 +16,13 @@ from collections.abc import Callable
 
 import grpc
 
-from unonet.bots.kinds import runs_in_worker
+from unonet.bots.kinds import fallback_kind, runs_in_worker
 from unonet.engine import Draw, Pass, UnoError, legal_actions
 from unonet.fairness.latency import DEFAULT_MAX_FORGIVEN_S
 from unonet.host import journal, loghead
 from unonet.host.actions_json import dump_action
-from unonet.host.bot_seats import HostBots
+from unonet.host.bot_seats import HostBots, bot_seed
+from unonet.host.bot_watch import Expired, WorkerWatch
 from unonet.host.bot_workers import BotWorkers
 from unonet.host.errors import HostError, not_found, precondition
 from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check_rows
@@ -82,8 +83,10 @@ class Host:
         self._claimed_lost: dict[str, int] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self.bots = HostBots()  # the policies of every table's bot seats
-        self.workers = BotWorkers()  # the processes of the bot seats whose kind searches
+        self.workers = BotWorkers(clock_ns=clock_ns)  # the processes of the bot seats whose kind searches
         self.workers.wanted = self._wants_worker
+        self.workers.changed = self._worker_changed
+        self.watch = WorkerWatch(self.workers)  # times their decisions (bot_watch.py)
 
     def restore(self) -> int:
         """Load every stored table not archived and replay its journal. Returns how many came back."""
@@ -233,6 +236,7 @@ class Host:
         self.tables.pop(table.table_id, None)
         self._drivers.pop(table.table_id, None)
         self.bots.forget(table.table_id)
+        self.watch.forget(table.table_id)
         self.workers.stop_table(table.table_id)
 
     def start_drivers(self) -> None:
@@ -428,10 +432,14 @@ class Host:
         now = self.clock_ns()
         waits: list[float] = []
         for seat in bots:
+            kind: str | None = table.seats[seat].bot_kind
             if runs_in_worker(table.seats[seat].bot_kind):
-                self._ensure_worker(table, table.seats[seat])
-                continue
-            chosen = self.bots.choose(table, table.seats[seat], now)
+                kind, due = self._worker_seat(table, table.seats[seat], now)
+                if due is not None:
+                    waits.append(due)
+                if kind is None:
+                    continue
+            chosen = self.bots.choose(table, table.seats[seat], now, kind=kind)
             if chosen is None:
                 continue
             if isinstance(chosen, float):  # a level's pause (bot_seats.py)
@@ -459,17 +467,51 @@ class Host:
         return min(waits) if waits else None
 
 
-    def _ensure_worker(self, table: Table, seat: Seat) -> None:
-        """A seat whose kind searches is played by a worker process (bot_workers.py), never here."""
+    def _worker_seat(self, table: Table, seat: Seat, now: int) -> tuple[str | None, float | None]:
+        """A seat whose kind searches is played by a worker process (bot_workers.py), never here, but for
+        its fallback kind when the worker does not decide in time (bot_watch.py). Returns the kind to
+        play the seat by here now (None: the worker has it) and the seconds until the watch looks again."""
+        fallback = table.fallback_kinds.get(seat.index)
+        if fallback is not None:  # the worker was retired: the fallback plays the rest of the match
+            return fallback, None
         if not seat.worker_token:
             seat.worker_token = BotWorkers.new_token()
-        self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token)
+        self.workers.ensure(table.table_id, seat.index, seat.bot_kind, seat.worker_token, bot_seed(table, seat))
+        worker = self.workers.state(table.table_id, seat.index)
+        if worker is not None and worker.retired:  # it kept exiting (the supervisor logged each exit)
+            self._fall_back(table, seat, Expired("down", 0), final=True)
+            return self._worker_seat(table, seat, now)
+        checked = self.watch.check(table, seat, worker, now)
+        if not isinstance(checked, Expired):
+            return None, checked
+        final = checked.reason == "silent" and self.workers.failed(table.table_id, seat.index)
+        kind = fallback_kind(seat.bot_kind)
+        if checked.reason == "silent":
+            then = "retired after failing too often; it plays the rest of the match" if final else "the worker restarts"
+            log.warning("seat %d of table %s (%s): its worker made no decision in %.1f s; %s decides, %s",
+                        seat.index, table.table_id, seat.bot_kind, checked.allowed_ns / 1e9, kind, then)
+        else:
+            log.warning("seat %d of table %s (%s): its worker is not running after %.1f s; %s decides",
+                        seat.index, table.table_id, seat.bot_kind, checked.allowed_ns / 1e9, kind)
+        self._fall_back(table, seat, checked, final=final)
+        return kind, None
+
+    def _fall_back(self, table: Table, seat: Seat, expired: Expired, *, final: bool) -> None:
+        """Record that the seat's fallback kind decides next (the BotFallback event), for good if `final`."""
+        kind = fallback_kind(seat.bot_kind)
+        table.record(journal.Fallback(seat.index, seat.bot_kind, kind, expired.reason, expired.allowed_ns, final))
 
     def _wants_worker(self, table_id: str, seat: int, kind: str) -> bool:
         table = self.tables.get(table_id)
-        if table is None or table.match is None or table.match.is_over:
+        if table is None or table.match is None or table.match.is_over or seat in table.fallback_kinds:
             return False
         return table.seats[seat].is_bot and table.seats[seat].bot_kind == kind
+
+    def _worker_changed(self, table_id: str) -> None:
+        """A worker of the table exited or was retired: its driver looks again (bot_watch.py)."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            table.wake_driver(force=True)
 
 
 def _wake(wake: asyncio.Future[bool]) -> None:

@@ -300,6 +300,31 @@ class Timeout(Entry):
 
 
 @dataclass(frozen=True, slots=True)
+class Fallback(Entry):
+    """A bot seat's worker did not decide in time (`unonet.host.bot_watch`): `kind`, the seat's fallback
+    kind, makes its next decision, and with `final` plays the seat for the rest of the match. `worker`
+    is the seat's own kind, `reason` "silent" (the worker ran) or "down" (it did not), `allowed_ns`
+    the time it had. Recorded by the driver; the decision itself follows as a Command entry."""
+
+    KIND: ClassVar[str] = "fallback"
+    seat: int
+    worker: str
+    kind: str
+    reason: str
+    allowed_ns: int
+    final: bool
+
+    def fields(self) -> JsonDict:
+        return {"seat": self.seat, "worker": self.worker, "kind": self.kind, "reason": self.reason,
+                "allowed_ns": self.allowed_ns, "final": self.final}
+
+    @classmethod
+    def load(cls, data: JsonDict) -> Fallback:
+        return cls(int(data["seat"]), data["worker"], data["kind"], data["reason"], int(data["allowed_ns"]),
+                   bool(data["final"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Chat(Entry):
     """A chat message from `seat`, or from a spectator (`seat` None). A message sent with a command id
     has `cid` (else ""), and a spectator's also its token as `by`, which tells its retries apart."""
@@ -407,12 +432,12 @@ class Diverged(Entry):
 
 AnyEntry = (
     Join | Connection | Spectate | Unspectate | SeatBot | Leave | Start | Command | Close | Ruling | Late
-    | Timeout | Chat | Entropy | EntropyTimeout | Lost | Diverged
+    | Timeout | Chat | Entropy | EntropyTimeout | Lost | Diverged | Fallback
 )
 _KINDS: dict[str, Any] = {
     kind.KIND: kind
     for kind in (Join, Connection, Spectate, Unspectate, SeatBot, Leave, Start, Command, Close, Ruling, Late,
-                 Timeout, Chat, Entropy, EntropyTimeout, Lost, Diverged)
+                 Timeout, Chat, Entropy, EntropyTimeout, Lost, Diverged, Fallback)
 }
 KINDS = frozenset(_KINDS)  # every "k" a journal holds
 

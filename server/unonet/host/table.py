@@ -139,6 +139,11 @@ class Table:
                                seat_count=settings.seat_count)
         self.log = self.events.entries  # the same list (the events in memory), never rebound
         self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
+        # The number of the event that brought each seat its latest copy: where the decision it owes began
+        # (the host's worker watch, bot_watch.py, times a worker seat's from there).
+        self.legal_sent_at: dict[int, int] = {}
+        # Bot seats whose worker was retired (journal.Fallback, final): the fallback kind that plays them.
+        self.fallback_kinds: dict[int, str] = {}
         self.turn_began = 0  # the number of the latest turn_started: a turn play meant for an older turn is stale (H6)
         self.uno_calls = UnoCalls()  # whose UNO call stands, from the events (SeatState.called_uno)
         self.fanout = FanOut(store, self.unsubscribe)  # the event streams (fanout.py)
@@ -376,12 +381,20 @@ class Table:
             for entry in produced:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns, entry.bank_ns = deadline, bank_ns
-        produced[-1].legal = self._changed_legal(self._legal_for_all())
+        turns = {entry.event.seat for entry in produced if type(entry.event) is ev.TurnStarted}
+        produced[-1].legal = legal = self._changed_legal(self._legal_for_all(), turns)
+        for seat in legal or ():
+            self.legal_sent_at[seat] = produced[-1].number
 
-    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions]) -> dict[int, actions_pb2.LegalActions] | None:
+    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions],
+                       turns: set[int]) -> dict[int, actions_pb2.LegalActions] | None:
         """The seats' legal actions that differ from the last copy each seat was sent (Event.your_legal_actions
-        is set only when they changed), remembering them as sent; None when no seat's changed."""
-        changed = {seat: actions for seat, actions in legal.items() if self._sent_legal.get(seat) != actions}
+        is set only when they changed), and those of every seat in `turns`, whose turn started, even when
+        unchanged: a seat that played from a copy and got the turn straight back (a Skip or Reverse
+        heads-up, holding its twin) would otherwise wait for a change that never comes. Remembered as
+        sent; None when no seat's is due."""
+        changed = {seat: actions for seat, actions in legal.items()
+                   if seat in turns or self._sent_legal.get(seat) != actions}
         self._sent_legal.update(changed)
         return changed or None
 
@@ -446,6 +459,12 @@ class Table:
                 produced = self._apply_timeout(entry, now)
             case journal.Chat():
                 produced = self._apply_chat(entry, now)
+            case journal.Fallback():
+                if entry.final:
+                    self.fallback_kinds[entry.seat] = entry.kind
+                produced = self._append([convert.bot_fallback(
+                    entry.seat, bot_kind=entry.worker, fallback_kind=entry.kind, reason=entry.reason,
+                    allowed_ns=entry.allowed_ns, rest_of_match=entry.final)], now)
             case journal.Connection():
                 produced = self._apply_conn(entry, now)
             case journal.Entropy():

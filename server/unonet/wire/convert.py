@@ -33,6 +33,7 @@ from unonet.wire.events import event_to_pb, set_timestamp
 from unonet.wire.host_events import (
     RuledReaction,
     RulingTerms,
+    bot_fallback,
     bot_seated,
     chat_message,
     chat_penalty,
@@ -63,6 +64,7 @@ __all__ = [
     "RuledReaction",
     "RulingTerms",
     "action_from_request",
+    "bot_fallback",
     "bot_seated",
     "card_from_pb",
     "card_ref",

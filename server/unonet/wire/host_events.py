@@ -8,6 +8,8 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from google.protobuf import duration_pb2
+
 from unonet.engine import events as ev
 from unonet.engine.events import Window
 from unonet.v1 import (
@@ -49,6 +51,31 @@ def seat_taken_over(seat: int, *, forfeits: bool, bot_kind: str, strikes: bool) 
             policy=table_pb2.TAKEOVER_POLICY_FORFEIT if forfeits else table_pb2.TAKEOVER_POLICY_BOT,
             bot_kind="" if forfeits else bot_kind,
             reason=events_pb2.TAKEOVER_REASON_STRIKES if strikes else events_pb2.TAKEOVER_REASON_LEFT,
+        )
+    )
+
+
+_FALLBACK_REASONS = {
+    "silent": events_pb2.BOT_FALLBACK_REASON_WORKER_SILENT,
+    "down": events_pb2.BOT_FALLBACK_REASON_WORKER_DOWN,
+}
+
+
+def bot_fallback(
+    seat: int, *, bot_kind: str, fallback_kind: str, reason: str, allowed_ns: int, rest_of_match: bool
+) -> events_pb2.Event:
+    """A bot seat's decision made by its fallback kind, its worker having failed (`host.bot_watch`);
+    `reason` is "silent" (the worker ran) or "down" (it did not)."""
+    allowed = duration_pb2.Duration()
+    allowed.FromNanoseconds(allowed_ns)
+    return host_event(
+        bot_fallback=events_pb2.BotFallback(
+            seat=seat,
+            bot_kind=bot_kind,
+            fallback_kind=fallback_kind,
+            reason=_FALLBACK_REASONS[reason],
+            allowed=allowed,
+            rest_of_match=rest_of_match,
         )
     )
 

@@ -53,6 +53,14 @@ MAY_STAY_DEFAULT: dict[str, str] = {
     "unonet.v1.Event.events_lost": "Sent only after a damaged store",
     "unonet.v1.EventsLost.first_number": "Sent only after a damaged store",
     "unonet.v1.EventsLost.last_number": "only after a damaged store",
+    # The fields of an event only a failing host bot worker causes (docs/bots.md).
+    "unonet.v1.Event.bot_fallback": "Sent only when a worker fails",
+    "unonet.v1.BotFallback.seat": "Sent only when a worker fails",
+    "unonet.v1.BotFallback.bot_kind": "Sent only when a worker fails",
+    "unonet.v1.BotFallback.fallback_kind": "only when a worker fails",
+    "unonet.v1.BotFallback.reason": "Sent only when a worker fails",
+    "unonet.v1.BotFallback.allowed": "Zero when the fallback takes the seat over between its decisions",
+    "unonet.v1.BotFallback.rest_of_match": "True when the worker failed too many times in a row",
 }
 
 
