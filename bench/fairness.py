@@ -85,7 +85,7 @@ async def serve(compensate: bool, fair_shuffle: bool = True) -> None:
     from unonet.host.host import Host
     from unonet.host.server import create_server
 
-    host = Host(compensate_latency=compensate, bot_delay_s=0.0, fair_shuffle=fair_shuffle)
+    host = Host(compensate_latency=compensate, fair_shuffle=fair_shuffle)
     server, port, _ = await create_server(f"{LOOPBACK}:0", host=host)
     await server.start()
     print(f"PORT {port}", flush=True)

@@ -23,6 +23,7 @@ from typing import TextIO
 from unonet.client.table_client import TableClient
 from unonet.host.announce import Announcer, announcer_for, is_wildcard, lan_address
 from unonet.host.host import Host
+from unonet.host.pace import DEFAULT_BOT_DELAY_S, Pace
 from unonet.host.server import create_server
 from unonet.host.store import MemoryStore, SqliteStore, Store
 from unonet.v1 import rules_pb2
@@ -89,7 +90,7 @@ class LanOptions:
     preset: str = "standard"
     target_score: int = 0
     db: str | None = None
-    bot_delay_s: float = 0.6
+    bot_delay_s: float = DEFAULT_BOT_DELAY_S
 
 
 @contextlib.asynccontextmanager
@@ -104,7 +105,7 @@ async def lan_host(options: LanOptions) -> AsyncIterator[HostedSeat]:
     """
     bound, port = _split(options.listen)
     store: Store = SqliteStore(options.db) if options.db else MemoryStore()
-    host = Host(store, bot_delay_s=options.bot_delay_s)
+    host = Host(store, pace=Pace.from_bot_delay(options.bot_delay_s))
     host.restore()
     server, port, _ = await create_server(options.listen, host=host)
     await server.start()

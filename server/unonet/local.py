@@ -14,6 +14,7 @@ from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.table_client import TableClient
 from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_joined
 from unonet.host.host import Host
+from unonet.host.pace import DEFAULT_BOT_DELAY_S, Pace
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore, Store
 
@@ -26,7 +27,7 @@ async def run_local(
     players: int = 4,
     preset: str = "standard",
     target_score: int = 0,
-    bot_delay: float = 0.8,
+    bot_delay: float = DEFAULT_BOT_DELAY_S,
     turn_time: float | None = None,
     db: str | None = None,
     port: int = 0,
@@ -34,7 +35,8 @@ async def run_local(
 ) -> None:
     """Start a host, seat `players - 1` bots and you at a new table, play it, stop the host."""
     store: Store | None = SqliteStore(db) if db else None
-    host = Host(store, bot_delay_s=bot_delay) if store is not None else Host(bot_delay_s=bot_delay)
+    pace = Pace.from_bot_delay(bot_delay)
+    host = Host(store, pace=pace) if store is not None else Host(pace=pace)
     server, bound, host = await create_server(f"127.0.0.1:{port}", host=host)
     await server.start()
     try:

@@ -10,8 +10,11 @@ Only cheap policies run here, on the host's event loop: every public kind (rando
 well under a millisecond per decision. A kind the registry marks `in_worker` (a search bot) is never
 run here: `unonet.host.bot_workers` plays it in a process of its own over loopback.
 
-A level's human-like pause (`Bot.think_seconds`) is honoured with the host's clock: the decision is
-taken at once and held until its moment, and dropped if anything happened at the table meanwhile.
+At a table with a person the host's `Pace` times each decision (host/pace.py): a turn waits the pace's
+turn pause and the level's own (`Bot.think_seconds`) after the event that gave it, a race answer the
+bot's reaction time after its window opened. The decision is taken at once and held on the host's
+clock until its moment, and dropped if anything happened at the table meanwhile (decided again then:
+a race answer keeps its moment, drawn once per race). At a table of bots only nothing waits.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, make_bot
 from unonet.bots.policy_seat import PolicySeat
 from unonet.engine import Action, UnoError, legal_actions
+from unonet.host.pace import INSTANT, Pace, reaction_seconds
 from unonet.host.seats import Seat
 from unonet.host.table import Table
 
@@ -59,11 +63,12 @@ class HostBots:
         for key in [key for key in self._seats if key[0] == table_id]:
             del self._seats[key]
 
-    def choose(self, table: Table, seat: Seat, now_ns: int) -> tuple[Action, ...] | float | None:
+    def choose(self, table: Table, seat: Seat, now_ns: int, pace: Pace = INSTANT) -> tuple[Action, ...] | float | None:
         """What the bot at `seat` does now: the actions to record, seconds to wait, or None (nothing).
 
         A required decision always gives actions (the host's default, Draw else Pass, if the policy has
-        none or sends one that cannot be converted); an optional one may give None.
+        none or sends one that cannot be converted); an optional one may give None. At a table with a
+        person, `pace` says how long a decision waits (the module's docstring).
         """
         assert table.match is not None
         bot = self._bot(table, seat)
@@ -81,14 +86,15 @@ class HostBots:
             return None
         view = table.view(seat.index)
         legal = view.legal_actions
+        paced = not pace.is_instant and table.places.has_player()
         if legal.required:
             command = bot.policy.decide(view)
-            pause = bot.policy.bot.think_seconds(view)
+            think = bot.policy.bot.think_seconds(view) if paced and pace.turn_s > 0 else 0.0
         else:
             if bot.idle_at == number:
                 return None
             command = bot.policy.respond(legal)
-            pause = 0.0
+            think = 0.0
         if command is None:
             bot.idle_at = number
             return None
@@ -97,10 +103,26 @@ class HostBots:
         except (UnoError, TypeError):
             log.exception("bot %s at seat %d of table %s sent %r", bot.kind, seat.index, table.table_id, command)
             return None
-        if pause > 0:
-            bot.held = _Held(number, now_ns + int(pause * 1e9), actions)
-            return pause
+        due_ns = self._due_ns(table, seat, actions, pace, think, now_ns) if paced else now_ns
+        if due_ns > now_ns:
+            bot.held = _Held(number, due_ns, actions)
+            return (due_ns - now_ns) / 1e9
         return actions
+
+    @staticmethod
+    def _due_ns(table: Table, seat: Seat, actions: tuple[Action, ...], pace: Pace, think: float, now_ns: int) -> int:
+        """When a paced decision may be recorded: a race answer at its window's opening plus the bot's
+        reaction time (drawn once per race), anything else at the event that asked for it plus the
+        pace's turn pause and the level's own."""
+        assert table.match is not None
+        race = table.races.race_for(table.match.game, seat.index, actions[0]) if actions else None
+        if race is not None:
+            if not pace.reactions:
+                return now_ns
+            reaction = reaction_seconds(table.seed, seat.index, race.window_id, seat.bot_kind)
+            return race.opened_ns + int(reaction * 1e9)
+        asked_ns = table.log[-1].time_ns if table.log else now_ns
+        return asked_ns + int((pace.turn_s + think) * 1e9)
 
     def _bot(self, table: Table, seat: Seat) -> _BotSeat:
         key = (table.table_id, seat.index)

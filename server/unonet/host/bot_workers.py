@@ -6,8 +6,9 @@ event loop.
 seat gets a worker token (in memory only, never journalled; `Seat.worker_token`, which the table
 accepts for that seat even when it was taken over), and a worker is started:
 ``python -m unonet.bots --address 127.0.0.1:PORT --table ID --seat N --kind KIND`` with the token in
-`UNONET_TOKEN` (not on the command line, where other users could read it). The worker is a plain
-`BotRunner`: it follows the seat's events and answers from its views like any networked bot.
+`UNONET_TOKEN` (not on the command line, where other users could read it), and ``--human-pace S`` on a
+host that paces its bots for people (host/pace.py). The worker is a plain `BotRunner`: it follows the
+seat's events and answers from its views like any networked bot, timing itself by the host's pace.
 
 A worker is done once its seat no longer wants it (the match is over, the seat changed hands or kinds),
 whatever its exit status. One that exits while its seat still wants it is started again, after 0.5 s,
@@ -50,12 +51,14 @@ class WorkerSpec:
     seat: int
     kind: str
     token: str
+    human_pace: float | None = None  # the host's pace at a table with a person (host/pace.py); None: instant
 
 
 def default_command(spec: WorkerSpec) -> list[str]:
     """The command line of a worker: the bots' own entry point, this interpreter."""
+    paced = [] if spec.human_pace is None else ["--human-pace", f"{spec.human_pace:g}"]
     return [sys.executable, "-m", "unonet.bots", "--address", spec.address, "--table", spec.table_id,
-            "--seat", str(spec.seat), "--kind", spec.kind, "--reaction-delay", "0", "--ping-interval", "1"]
+            "--seat", str(spec.seat), "--kind", spec.kind, "--reaction-delay", "0", "--ping-interval", "1", *paced]
 
 
 @dataclass
@@ -79,6 +82,7 @@ class BotWorkers:
 
     Attributes:
         address: the host's loopback address, HOST:PORT, once it listens (None: no workers).
+        human_pace: how workers pace themselves at a table with a person (``--human-pace``; None: not at all).
         wanted: ``wanted(table_id, seat, kind)``, whether that seat still wants its worker (still that
             kind's, the match not over); asked before every restart.
     """
@@ -89,6 +93,7 @@ class BotWorkers:
         self.command = command
         self.restart_delays = restart_delays
         self.wanted: Callable[[str, int, str], bool] = lambda table_id, seat, kind: True
+        self.human_pace: float | None = None  # given to every worker (`WorkerSpec.human_pace`)
         self._workers: dict[tuple[str, int], _Worker] = {}
         self._warned = False
 
@@ -106,7 +111,7 @@ class BotWorkers:
                           kind)
                 self._warned = True
             return False
-        worker = _Worker(WorkerSpec(self.address, table_id, seat, kind, token))
+        worker = _Worker(WorkerSpec(self.address, table_id, seat, kind, token, self.human_pace))
         worker.task = asyncio.get_running_loop().create_task(self._supervise(worker))
         self._workers[key] = worker
         return True

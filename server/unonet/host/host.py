@@ -26,6 +26,7 @@ from unonet.host.bot_workers import BotWorkers
 from unonet.host.errors import HostError, not_found, precondition
 from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check_rows
 from unonet.host.limits import Guard, Limits
+from unonet.host.pace import INSTANT, Pace
 from unonet.host.seats import Seat
 from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoreClosed, StoredTable
 from unonet.host.table import Table, TableSettings
@@ -44,7 +45,7 @@ class Host:
         self,
         store: Store | None = None,
         *,
-        bot_delay_s: float = 0.0,
+        pace: Pace = INSTANT,
         write_timeout_s: float = 10.0,
         clock_ns: Callable[[], int] = time.time_ns,
         compensate_latency: bool = True,
@@ -53,7 +54,8 @@ class Host:
         keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
         limits: Limits | None = None,
     ) -> None:
-        """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
+        """`pace`: how fast host bots act at a table with a person (pace.py; tables of bots only never
+        wait). `compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
         buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
         `fair_shuffle` off makes the tables created from now on deal with the engine's own seeded shuffle,
         with no commit-reveal round and no card commitments (what they cost, bench/fairness.py). Each
@@ -65,7 +67,7 @@ class Host:
         self.fair_shuffle = fair_shuffle
         self.max_forgiven_s = max_forgiven_s
         self.store: Store = store if store is not None else MemoryStore()
-        self.bot_delay_s = bot_delay_s
+        self.pace = pace
         self.write_timeout_s = write_timeout_s
         self.clock_ns = clock_ns
         self.keep_finished_s = keep_finished_s
@@ -79,6 +81,7 @@ class Host:
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self.bots = HostBots()  # the policies of every table's bot seats
         self.workers = BotWorkers()  # the processes of the bot seats whose kind searches
+        self.workers.human_pace = pace.turn_s if pace.reactions else None  # they time themselves (pace.py)
         self.workers.wanted = self._wants_worker
 
     def restore(self) -> int:
@@ -393,6 +396,13 @@ class Host:
             if deadline <= now:  # a race is ruled (racebook.py), any other window just closes
                 table.record(table.races.closing_entry(table, window_id))
                 return 0
+        hold = table.holds.current
+        if hold is not None:  # a round's first turn is held (holds.py): nothing moves but the hold's end
+            if hold.until_ns <= now:
+                table.record(journal.Release(hold.round_no))
+                return 0
+            soonest = table.next_deadline_ns()
+            return max(0.0, ((soonest if soonest is not None else hold.until_ns) - now) / 1e9)
         game = match.game
         holding = table.races.holding() is not None  # the turn waits for a race's ruling
         if (table.turn_deadline_ns is not None and table.turn_deadline_ns <= now and game.to_act is not None
@@ -415,24 +425,21 @@ class Host:
         bots = [seat.index for seat in table.seats if seat.is_bot and game.in_play[seat.index]]
         if not bots:
             return None
-        waited = (self.clock_ns() - (table.log[-1].time_ns if table.log else 0)) / 1e9
-        if waited < self.bot_delay_s:
-            return self.bot_delay_s - waited
         now = self.clock_ns()
         waits: list[float] = []
         for seat in bots:
             if runs_in_worker(table.seats[seat].bot_kind):
                 self._ensure_worker(table, table.seats[seat])
                 continue
-            chosen = self.bots.choose(table, table.seats[seat], now)
+            chosen = self.bots.choose(table, table.seats[seat], now, self.pace)
             if chosen is None:
                 continue
-            if isinstance(chosen, float):  # a level's pause (bot_seats.py)
+            if isinstance(chosen, float):  # paced for a person at the table (bot_seats.py, pace.py)
                 waits.append(chosen)
                 continue
             action = chosen[0]
             race = table.races.race_for(game, seat, action)
-            if race is not None:  # bots answer races like anyone, at once and with nothing to forgive
+            if race is not None:  # bots answer races like anyone, when they send, with nothing to forgive
                 if race.has_answered(seat):
                     continue
                 table.races.collect(table, race, seat, f"bot-{table.last_number}-w{race.window_id}",
