@@ -141,9 +141,12 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
     log_to_file()
     calm_garbage_collector()
 
+    from unonet.lan import quit_warning
+
     async def open_seat(seat: HostedSeat) -> None:
         await play_token(seat.local_address, seat.table_id, seat.token, seat.seat, owner_token=seat.owner_token,
-                         notice=f"friends join with: unonet play {seat.address} · S starts with bots")
+                         notice=f"friends join with: unonet play {seat.address} · S starts with bots",
+                         quit_warning=quit_warning(seat))
 
     return open_seat
 
@@ -182,7 +185,7 @@ def _local(args: argparse.Namespace) -> int:
 
     return local_main(name=args.name, players=args.players, preset=args.preset, target_score=args.target_score,
                       bot_delay=args.bot_delay, turn_time=args.turn_time, db=args.db, port=args.port,
-                      colour_blind=args.colour_blind)
+                      colour_blind=args.colour_blind, bots=args.bots, resume=args.resume)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -410,7 +413,16 @@ def build_parser() -> argparse.ArgumentParser:
     _bot_delay_flag(local)
     local.add_argument("--turn-time", type=float, default=60.0,
                        help="seconds per turn, so a newcomer reading the help is not timed out (0: no clock)")
-    local.add_argument("--db", help="keep the game in this SQLite file (default: in memory)")
+    local.add_argument("--db", help="keep the game in this SQLite file (default: local.db in the user's state "
+                                     "directory, so an unfinished match is offered again next time)")
+    local.add_argument("--bots", default="", metavar="KIND",
+                       help="the bots' kind, as ListBotKinds names them (default: the strongest the host offers, "
+                            "at level 2, which forgets UNO now and then)")
+    again = local.add_mutually_exclusive_group()
+    again.add_argument("--resume", dest="resume", action="store_const", const=True, default=None,
+                       help="resume the unfinished match without asking")
+    again.add_argument("--new", dest="resume", action="store_const", const=False,
+                       help="start a new match without asking (bots play the unfinished one out)")
     local.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
     local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
                        help="show each card's colour as a letter too")

@@ -81,6 +81,10 @@ def describe(event: events_pb2.Event, names: Sequence[str] = ()) -> str | None:
             return f"{who(p.seat)} ran out of time (strike {p.strikes})"
         case "seat_taken_over":
             return f"a bot takes over {who(p.seat)}"
+        case "round_held":
+            return f"round {p.round_number} starts once everyone has read the scores"
+        case "round_released":
+            return f"round {p.round_number}: play begins"
         case "round_ended":
             scores = ", ".join(f"{who(s.seat)} {s.total}" for s in p.scores)
             return f"{who(p.winner_seat)} wins round {p.round_number}. Totals: {scores}"

@@ -85,7 +85,8 @@ class Host:
         self.workers.wanted = self._wants_worker
 
     def restore(self) -> int:
-        """Load every stored table not archived and replay its journal. Returns how many came back."""
+        """Load every stored table not archived and replay its journal. Returns how many came back. The
+        seat to act at each gets its turn clock afresh (`Table.restart_clocks`): it was away with the host."""
         count = 0
         for stored in self.store.tables(live_only=True):
             try:
@@ -95,6 +96,7 @@ class Host:
             if table.status == table_pb2.TABLE_STATUS_FINISHED:
                 self._archive(table)  # finished before any host archived it
             else:
+                table.restart_clocks(self.clock_ns())
                 self.tables[table.table_id] = table
             count += 1
         return count

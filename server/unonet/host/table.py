@@ -748,6 +748,14 @@ class Table:
         bank_s = self.seats[timed].bank_s if timed is not None else 0.0
         self.clocks.arm(game.windows.values(), timed, bank_s, now)
 
+    def restart_clocks(self, now: int) -> None:
+        """After a host restart (`Host.restore`): the seat to act gets its whole turn again from `now`,
+        since its player was away with the host, not late; its new deadline rides on the next event's
+        legal actions (and views show it at once)."""
+        seat = self.clocks.timed_seat
+        if seat is not None and self.match is not None and not self.match.is_over:
+            self.clocks.restart(self.seats[seat].bank_s, now)
+
     def _charge_clock(self, seat: int, now: int) -> None:
         """The seat the clock was timing decided: time past its allowance comes out of its bank."""
         over = self.clocks.charge(seat, now)

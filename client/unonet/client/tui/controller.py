@@ -23,6 +23,7 @@ from unonet.v1 import actions_pb2, cards_pb2, rules_pb2, views_pb2
 __all__ = [
     "COLOR_KEYS",
     "AddBot",
+    "CloseScores",
     "Controller",
     "Effect",
     "LeaveSeat",
@@ -56,6 +57,14 @@ class QuitApp:
 
 
 @dataclass(frozen=True, slots=True)
+class CloseScores:
+    """The player closed the scores of round `round_number`: tell the host (PlayService.CloseScores), which
+    holds the next round's first turn until the players have read them."""
+
+    round_number: int
+
+
+@dataclass(frozen=True, slots=True)
 class LeaveSeat:
     """Give the seat up (LeaveTable), then close the client."""
 
@@ -70,7 +79,7 @@ class AddBot:
     """Seat one bot in the lowest empty seat (AddBots; the table's creator only)."""
 
 
-Effect = cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot
+Effect = cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot | CloseScores
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +89,8 @@ class Prompt:
     kind: "color" (r/g/b/y names the colour of `cards`), "five_target" (a digit names whom to give
     `cards[0]`), "catch" (a digit names whom to catch; C challenges when `challenge`), "chat" (a line
     of text), "confirm_chat" (y sends `text` although the silence costs cards), "confirm_leave" (y
-    leaves), "help" (Esc or ? closes it; any other key closes it and does what it does; `under` is the
+    leaves), "confirm_quit" (y quits, though the game stops with this client: `text` says what happens),
+    "help" (Esc or ? closes it; any other key closes it and does what it does; `under` is the
     question it was opened over, asked again when it closes).
     """
 
@@ -118,6 +128,9 @@ class UiState:
     is_owner: bool = False
     #: A command is on its way to the host and not answered yet: what the screen offers may be stale.
     pending: bool = False
+    #: What quitting does to a game that ends with this client (its host runs in this process: `unonet
+    #: local`, `unonet host`): Q then asks first, in these words. Empty: Q quits at once (the seat stays).
+    quit_warning: str = ""
 
 
 def board_is_open(model: GameModel, ui: UiState) -> bool:
@@ -150,7 +163,9 @@ class Controller:
         board = self.model.scoreboard
         if board_is_open(self.model, self.ui) and board is not None and key not in ("q", "?"):
             self.ui.board_closed_for = board.round_number
-            return []
+            if self.ui.read_only or self.model.is_spectator or board.final:
+                return []
+            return [CloseScores(board.round_number)]
         handler = _KEYS.get(key)
         if handler is None:
             if key.isdigit() and len(key) == 1:
@@ -405,6 +420,9 @@ class Controller:
         return prompt.under if prompt is not None and prompt.kind == "help" else prompt
 
     def _quit(self) -> list[Effect]:
+        if self.ui.quit_warning and not self.ui.read_only:
+            self.ui.prompt = Prompt("confirm_quit", text=self.ui.quit_warning)
+            return []
         return [QuitApp()]
 
     def _leave(self) -> list[Effect]:
@@ -513,6 +531,11 @@ class Controller:
                 if key == "y":
                     return [LeaveSeat()]
                 self.ui.hint = "you keep your seat"
+            case "confirm_quit":
+                self.ui.prompt = None
+                if key == "y":
+                    return [QuitApp()]
+                self.ui.hint = "you play on"
         return []
 
     def _prompt_still_valid(self, prompt: Prompt) -> bool:
@@ -551,6 +574,8 @@ _QUESTION_KEYS: Final = {
                      "  N           do not send it"],
     "confirm_leave": ["  Y           leave the table for good (your seat goes to a bot or is forfeited)",
                       "  N           stay"],
+    "confirm_quit": ["  Y           quit: {text}",
+                     "  N           play on"],
 }
 
 
@@ -560,7 +585,8 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
     lines = ["Keys now (not case-sensitive; Esc closes this help, a key below also acts):"]
     asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
     if asked is not None and asked.kind in _QUESTION_KEYS:
-        lines += [line.format(", ".join(map(str, asked.targets))) for line in _QUESTION_KEYS[asked.kind]]
+        targets = ", ".join(map(str, asked.targets))
+        lines += [line.format(targets, text=asked.text) for line in _QUESTION_KEYS[asked.kind]]
         if asked.kind == "catch" and asked.challenge:
             lines.append("  C           challenge the Wild Draw Four instead")
         lines += ["  Esc         cancel", "  ?           this help"]
@@ -613,7 +639,8 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
         "  PgUp/PgDn   scroll the log",
         "  K           colour-blind mode (letters on cards)",
         "  ?           this help",
-        "  Q           quit the client (your seat stays yours; rejoin later)",
+        "  Q           quit (asks first: this game stops with it)" if ui.quit_warning
+        else "  Q           quit the client (your seat stays yours; rejoin later)",
         "  L           leave the table for good (asks first)",
     ]
     return lines

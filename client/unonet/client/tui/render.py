@@ -244,7 +244,8 @@ def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples
 def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTuples:
     """One line saying what this moment (or the open prompt) asks of the player."""
     prompt = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
-    if model.connection != ConnectionState.CONNECTED and (prompt is None or prompt.kind != "chat"):
+    asks = prompt is not None and prompt.kind in ("chat", "confirm_quit")  # typing, or about to quit: shown
+    if model.connection != ConnectionState.CONNECTED and not asks:
         return [("class:alert", " " + _moment(model, ui, now))]  # what the link's state allows comes first
     if prompt is not None:
         text = {
@@ -254,6 +255,7 @@ def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTupl
                      + (" — or C to challenge" if prompt.challenge else ""),
             "confirm_chat": "a silence is on: writing now costs you 2 cards. Send anyway? y/n",
             "confirm_leave": "leave the table for good? Your seat goes to a bot or is forfeited. y/n",
+            "confirm_quit": f"quit? {prompt.text} y/n",
             "chat": "chat: type, Enter sends, Esc cancels",
         }.get(prompt.kind, "")
         if text:

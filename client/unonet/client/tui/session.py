@@ -41,7 +41,7 @@ from unonet.client.errors import (
     UnonetError,
 )
 from unonet.client.table_client import TableClient
-from unonet.client.tui.controller import AddBot, Effect, LeaveSeat, QuitApp, SendChat, StartMatch
+from unonet.client.tui.controller import AddBot, CloseScores, Effect, LeaveSeat, QuitApp, SendChat, StartMatch
 from unonet.client.tui.model import ConnectionState, GameModel
 from unonet.client.tui.screen import GameScreen
 from unonet.client.verify import Verifier
@@ -106,6 +106,8 @@ class Session:
         ping_interval: seconds between pings (and table fetches).
         entropy: the seat's shuffle shares saved by an earlier run, by round number.
         keep_entropy: called with (round, share) before a share's commitment is sent, to save it.
+        quit_warning: what quitting does to a game that stops with this client (its host runs in this
+            process): Q asks first, in these words (`UiState.quit_warning`); empty, Q quits at once.
     """
 
     def __init__(
@@ -121,6 +123,7 @@ class Session:
         max_backoff: float = 5.0,
         entropy: dict[int, bytes] | None = None,
         keep_entropy: Callable[[int, bytes], None] | None = None,
+        quit_warning: str = "",
         **screen_args: object,
     ) -> None:
         self.client = client
@@ -135,6 +138,7 @@ class Session:
         self.max_backoff = max_backoff
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
         self.screen.ui.is_owner = bool(client.owner_token)
+        self.screen.ui.quit_warning = quit_warning
         self._bot_kind: str | None = None
         self._in_flight = 0  # the player's commands sent and not answered yet
         self._entropy: dict[int, bytes] = dict(entropy or {})
@@ -207,6 +211,8 @@ class Session:
             elif isinstance(effect, AddBot):
                 seats = await self.client.add_bots(1, await self._best_bot_kind())
                 self.screen.ui.hint = f"a bot sits at seat {seats[0]}" if seats else ""
+            elif isinstance(effect, CloseScores):
+                await self._close_scores(effect.round_number)
             else:
                 shown = not isinstance(effect, (cmd.CommitEntropy, cmd.RevealEntropy))  # the player's own
                 self._in_flight += shown
@@ -224,6 +230,14 @@ class Session:
             log.exception("command %r failed", effect)
             self.screen.ui.hint = f"that did not work: {error}"
         self.screen.invalidate()
+
+    async def _close_scores(self, round_number: int) -> None:
+        """Tell the host the player read the round's scores; a host without the call (or one that refuses
+        it) holds the next round for its own time instead, so nothing is said on screen."""
+        try:
+            await self.client.close_scores(round_number)
+        except UnonetError as error:
+            log.info("CloseScores for round %d: %s", round_number, error)
 
     async def _best_bot_kind(self) -> str:
         """The strongest bot kind the host lists (asked once), for the bots the owner seats."""
