@@ -35,7 +35,8 @@ def test_make_play_seats_the_strongest_family_below_its_top_level_when_offered()
 
     assert local_bot_kind(kinds("random", "greedy:1", "greedy:2", "greedy:3")) == "greedy:2"
     assert local_bot_kind(kinds("greedy:2", "strong:3")) == "strong:3"  # the family first: no strong:2 offered
-    assert local_bot_kind(kinds("random", "greedy:1", "strong:1", "strong:2", "strong:3")) == f"strong:{LOCAL_BOT_LEVEL}"
+    offered = kinds("random", "greedy:1", "strong:1", "strong:2", "strong:3")
+    assert local_bot_kind(offered) == f"strong:{LOCAL_BOT_LEVEL}"
     assert local_bot_kind(kinds("random", "greedy")) == "greedy"  # no levels listed: the best there is
 
 

@@ -337,7 +337,9 @@ class BotRunner:
                 command = self._entropy_command(view)
                 is_reaction = False
             elif legal.required:
-                command = default_command(legal) if failures >= 2 else await self._decide(view)
+                command = await self._catch_first(view) if failures == 0 else None
+                if command is None:
+                    command = default_command(legal) if failures >= 2 else await self._decide(view)
                 if command is not None and self.human_pace is None:
                     await self._think(view)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
@@ -391,6 +393,15 @@ class BotRunner:
         wait = self._options_at + pause - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
+
+    async def _catch_first(self, view: views_pb2.SeatView) -> cmd.Command | None:
+        """Paced for a person (`human_pace`), the seat to play next may catch as well as play, as the
+        host's own bots do: the policy's reaction when it is a catch, else None (the turn is decided)."""
+        legal = view.legal_actions
+        if self.human_pace is None or not legal.catch_uno_targets or not self._person_at_table(view):
+            return None
+        reaction = await self._respond(legal, view.event_number)
+        return reaction if isinstance(reaction, cmd.CatchUno) else None
 
     def _person_at_table(self, view: views_pb2.SeatView) -> bool:
         """Whether another seat is held by a player (not a bot, not forfeited): the host's rule (its pace.py)."""

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 
 from unonet.bots.kinds import DEFAULT_BOT_KIND, UnknownBotKind, make_bot
 from unonet.bots.policy_seat import PolicySeat
-from unonet.engine import Action, UnoError, legal_actions
+from unonet.engine import Action, CatchUno, UnoError, legal_actions
 from unonet.host.pace import INSTANT, Pace, reaction_seconds
 from unonet.host.seats import Seat
 from unonet.host.table import Table
+from unonet.v1 import actions_pb2
 
 __all__ = ["HostBots"]
 
@@ -87,27 +88,48 @@ class HostBots:
         view = table.view(seat.index)
         legal = view.legal_actions
         paced = not pace.is_instant and table.places.has_player()
-        if legal.required:
-            command = bot.policy.decide(view)
-            think = bot.policy.bot.think_seconds(view) if paced and pace.turn_s > 0 else 0.0
+        catch = self._catch_first(bot, legal, number) if paced and legal.required else None
+        if catch is not None:  # a person's missing UNO: the seat to play next races to catch it too
+            actions, think = catch, 0.0
         else:
-            if bot.idle_at == number:
+            if legal.required:
+                command = bot.policy.decide(view)
+                think = bot.policy.bot.think_seconds(view) if paced and pace.turn_s > 0 else 0.0
+            else:
+                if bot.idle_at == number:
+                    return None
+                command = bot.policy.respond(legal)
+                think = 0.0
+            if command is None:
+                bot.idle_at = number
                 return None
-            command = bot.policy.respond(legal)
-            think = 0.0
-        if command is None:
-            bot.idle_at = number
-            return None
-        try:
-            actions = bot.policy.actions(command)
-        except (UnoError, TypeError):
-            log.exception("bot %s at seat %d of table %s sent %r", bot.kind, seat.index, table.table_id, command)
-            return None
+            try:
+                actions = bot.policy.actions(command)
+            except (UnoError, TypeError):
+                log.exception("bot %s at seat %d of table %s sent %r", bot.kind, seat.index, table.table_id, command)
+                return None
         due_ns = self._due_ns(table, seat, actions, pace, think, now_ns) if paced else now_ns
         if due_ns > now_ns:
             bot.held = _Held(number, due_ns, actions)
             return (due_ns - now_ns) / 1e9
         return actions
+
+    @staticmethod
+    def _catch_first(bot: _BotSeat, legal: actions_pb2.LegalActions, number: int) -> tuple[Action, ...] | None:
+        """At a table with a person, the seat whose turn is next may catch as well as play (a person
+        who forgot UNO is caught by whoever is quickest, the next player too): the policy's reaction,
+        asked once per event, when it is a catch; None lets the turn be decided."""
+        if not legal.catch_uno_targets or bot.idle_at == number:
+            return None
+        reaction = bot.policy.respond(legal)
+        try:
+            actions = bot.policy.actions(reaction) if reaction is not None else ()
+        except (UnoError, TypeError):
+            actions = ()
+        if actions and isinstance(actions[0], CatchUno):
+            return actions
+        bot.idle_at = number
+        return None
 
     @staticmethod
     def _due_ns(table: Table, seat: Seat, actions: tuple[Action, ...], pace: Pace, think: float, now_ns: int) -> int:
