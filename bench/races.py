@@ -227,7 +227,8 @@ class Player:
         common = {"table_id": self.table_id, "token": self.token}
         with contextlib.suppress(Exception):  # the round ended under it, say: the ruling says nothing then
             if own:
-                await self.send(self.play.CallUno, play_service_pb2.CallUnoRequest(**common, command_id=self.cid("call")))
+                request = play_service_pb2.CallUnoRequest(**common, command_id=self.cid("call"))
+                await self.send(self.play.CallUno, request)
             else:
                 await self.send(self.play.CatchUno, play_service_pb2.CatchUnoRequest(
                     **common, command_id=self.cid("catch"), target_seat=window.subject_seat,
@@ -360,7 +361,8 @@ def report(result: dict[str, Any]) -> str:
             return "-" if value is None else fmt.format(value)
         lines.append(f"{c['reaction_ms']:>5} {c['level']:>5} {c['races']:>6} {shown(c['won_share']):>6} "
                      f"{c['contested']:>9} {shown(c['contested_won_share']):>6} {shown(c['expected_share']):>8} "
-                     f"{shown(c['contested_vs_expected'], '{:.2f}'):>6} {shown(c['measured_reaction_ms'], '{:.0f}'):>11}")
+                     f"{shown(c['contested_vs_expected'], '{:.2f}'):>6} "
+                     f"{shown(c['measured_reaction_ms'], '{:.0f}'):>11}")
     return "\n".join(lines)
 
 
