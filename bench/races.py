@@ -36,16 +36,15 @@ import contextlib
 import json
 import random
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-LOOPBACK = "127.0.0.1"
+from subprocess_host import LOOPBACK, host_process, serve_until_stdin_closes  # a sibling bench module
+
 REACTIONS_MS = (300, 500, 800)
 LEVEL_KINDS = {1: "greedy:1", 2: "greedy:2", 3: "greedy:3"}
 RPC_TIMEOUT_S = 10.0
-READY_TIMEOUT_S = 30.0
 PING_PERIOD_S = 0.2
 PEER_DRAWS = 200_000
 JITTER_MS = 5.0  # with --one-way-ms: each trip's delay varies by up to this much either way
@@ -57,36 +56,8 @@ JITTER_MS = 5.0  # with --one-way-ms: each trip's delay varies by up to this muc
 async def serve() -> None:
     from unonet.host.host import Host
     from unonet.host.pace import Pace
-    from unonet.host.server import create_server
 
-    host = Host(pace=Pace(turn_s=0.0, reactions=True), fair_shuffle=False)
-    server, port, _ = await create_server(f"{LOOPBACK}:0", host=host)
-    await server.start()
-    print(f"PORT {port}", flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the bench closes stdin
-    await server.stop(grace=None)
-    await host.stop()
-
-
-@contextlib.asynccontextmanager
-async def host_process():  # type: ignore[no-untyped-def]
-    process = await asyncio.create_subprocess_exec(sys.executable, __file__, "--serve",
-                                                   stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)).decode()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"the host did not start: {line!r}")
-        yield int(line.split()[1])
-    finally:
-        if process.returncode is None:
-            if process.stdin is not None:
-                process.stdin.close()
-            try:
-                await asyncio.wait_for(process.wait(), 5)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+    await serve_until_stdin_closes(Host(pace=Pace(turn_s=0.0, reactions=True), fair_shuffle=False))
 
 
 # ================================================================================== the player
@@ -334,9 +305,9 @@ def summary(cell: Cell) -> dict[str, Any]:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     target = 40 if args.quick else args.races
-    cells = [Cell(x, level, target) for x in REACTIONS_MS for level in LEVEL_KINDS]
+    cells = [Cell(x, level, target) for x in args.reactions for level in args.levels]
     started = time.monotonic()
-    async with host_process() as port:
+    async with host_process(__file__) as port:
         tasks = [asyncio.create_task(run_table(port, cell, args.one_way_ms, seed))
                  for cell in cells for seed in range(args.tables)]
         with contextlib.suppress(TimeoutError):
@@ -375,6 +346,10 @@ def main() -> None:
     parser.add_argument("--one-way-ms", type=float, default=0.0, help="network delay each way, added by the player")
     parser.add_argument("--limit", type=float, default=1200.0, help="seconds before the run stops where it is")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
+    parser.add_argument("--reactions", type=lambda text: [int(x) for x in text.split(",")], default=list(REACTIONS_MS),
+                        metavar="MS,MS", help="the player's reaction times (default 300,500,800)")
+    parser.add_argument("--levels", type=lambda text: [int(x) for x in text.split(",")], default=list(LEVEL_KINDS),
+                        metavar="N,N", help="the bots' levels (default 1,2,3)")
     args = parser.parse_args()
     if args.serve:
         asyncio.run(serve())
