@@ -40,12 +40,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from subprocess_host import LOOPBACK, host_process, serve_until_stdin_closes  # a sibling bench module
+from fairness import Player as NetworkPlayer  # sibling bench modules
+from subprocess_host import LOOPBACK, host_process, serve_until_stdin_closes
 
 REACTIONS_MS = (300, 500, 800)
 LEVEL_KINDS = {1: "greedy:1", 2: "greedy:2", 3: "greedy:3"}
 RPC_TIMEOUT_S = 10.0
-PING_PERIOD_S = 0.2
 PEER_DRAWS = 200_000
 JITTER_MS = 5.0  # with --one-way-ms: each trip's delay varies by up to this much either way
 
@@ -91,86 +91,22 @@ class Cell:
             self.done.set()
 
 
-class Player:
-    """The scripted player of one table: its channel, its (delayed) stream, its turns, its race answers."""
+class Player(NetworkPlayer):
+    """The scripted player of one table: bench/fairness.py's player (its own channel, its sends and its
+    stream delayed by the simulated network, in order, and its pings), answering UNO races X after the
+    window reached it and playing its turns at once."""
 
     def __init__(self, port: int, table_id: str, token: str, cell: Cell, one_way_ms: float, seed: int) -> None:
-        import grpc
-
-        from unonet.v1 import play_service_pb2_grpc, time_service_pb2_grpc, watch_service_pb2_grpc
-
-        self.channel = grpc.aio.insecure_channel(f"{LOOPBACK}:{port}")
-        self.play = play_service_pb2_grpc.PlayServiceStub(self.channel)
-        self.watch = watch_service_pb2_grpc.WatchServiceStub(self.channel)
-        self.time = time_service_pb2_grpc.TimeServiceStub(self.channel)
-        self.table_id, self.token, self.cell, self.one_way_ms = table_id, token, cell, one_way_ms
-        self.rng = random.Random(seed)
-        self.counter = 0
+        super().__init__(port, table_id, token, 0, one_way_ms, random.Random(seed), send_claims=False,
+                         bench=None)  # type: ignore[arg-type]  # its own handle() never asks a TableBench
+        self.cell = cell
         self.answered: dict[int, bool] = {}  # window id -> whether the race was the player's own late call
-        self.tasks: list[asyncio.Task[Any]] = []
-        self.turn: asyncio.Task[None] | None = None
-        self.legal: Any = None
-        self.last_delivery = 0.0
 
     def delay(self) -> float:
-        if not self.one_way_ms:
+        """One trip's delay: `--one-way-ms` with up to JITTER_MS either way; none on plain loopback."""
+        if not self.base_ms:
             return 0.0
-        return max(0.0, self.one_way_ms + self.rng.uniform(-JITTER_MS, JITTER_MS)) / 1000
-
-    def cid(self, kind: str) -> str:
-        self.counter += 1
-        return f"{kind}-{self.counter}"
-
-    async def send(self, rpc: Any, request: Any) -> Any:
-        await asyncio.sleep(self.delay())
-        response = await rpc(request, timeout=RPC_TIMEOUT_S)
-        await asyncio.sleep(self.delay())
-        return response
-
-    def start(self) -> None:
-        inbox: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
-        self.tasks = [asyncio.create_task(self.read(inbox)), asyncio.create_task(self.consume(inbox)),
-                      asyncio.create_task(self.pinger())]
-
-    async def stop(self) -> None:
-        for task in [*self.tasks, *([self.turn] if self.turn else [])]:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        await self.channel.close()
-
-    async def read(self, inbox: asyncio.Queue[tuple[float, Any]]) -> None:
-        from unonet.v1 import watch_service_pb2
-
-        stream = self.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=self.table_id, token=self.token))
-        async for response in stream:
-            deliver = max(self.last_delivery, time.monotonic() + self.delay())  # in order, as one TCP stream
-            self.last_delivery = deliver
-            inbox.put_nowait((deliver, response.event))
-
-    async def consume(self, inbox: asyncio.Queue[tuple[float, Any]]) -> None:
-        while True:
-            deliver, event = await inbox.get()
-            wait = deliver - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self.handle(event, time.monotonic())
-
-    async def pinger(self) -> None:
-        from unonet.v1 import time_service_pb2
-
-        previous = None
-        for sequence in range(1, 1_000_000):
-            request = time_service_pb2.PingRequest(table_id=self.table_id, token=self.token, sequence=sequence)
-            request.client_send_time.FromNanoseconds(time.time_ns())
-            if previous is not None:
-                request.previous.CopyFrom(previous)
-            with contextlib.suppress(Exception):
-                await self.send(self.time.Ping, request)
-                previous = time_service_pb2.PingReport(sequence=sequence)
-                previous.client_receive_time.FromNanoseconds(time.time_ns())
-            await asyncio.sleep(PING_PERIOD_S)
+        return max(0.0, self.base_ms + self.rng.uniform(-JITTER_MS, JITTER_MS)) / 1000
 
     def handle(self, event: Any, seen: float) -> None:
         from unonet.v1 import views_pb2
@@ -187,8 +123,8 @@ class Player:
             self.closed(event.reaction_window_closed)
         if event.HasField("your_legal_actions"):
             self.legal = event.your_legal_actions
-            if self.legal.required and (self.turn is None or self.turn.done()):
-                self.turn = asyncio.create_task(self.take_turn())
+            if self.legal.required and (self.turn_task is None or self.turn_task.done()):
+                self.turn_task = asyncio.create_task(self.take_turn())
 
     async def answer(self, window: Any, own: bool, seen: float) -> None:
         """The player's answer, X after the window reached it: its own late call, or a catch of the bot."""

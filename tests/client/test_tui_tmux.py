@@ -411,18 +411,24 @@ def our_turn_hand(pane: Pane) -> str:
     raise AssertionError(f"our turn never came:\n{pane.text()}")
 
 
+def hand_at_our_turn_then_quit(command: list[str], env: dict[str, str], asked: str) -> str:
+    """Run `command` in a pane until our turn, and quit it with y: the hand our turn showed."""
+    pane = Pane(command, env)
+    try:
+        hand = our_turn_hand(pane)
+        quit_with_y(pane, asked)
+        return hand
+    finally:
+        pane.close()
+
+
 def test_make_play_keeps_its_match_and_resumes_it_after_q(tmp_path: Path) -> None:
     """`unonet local` on its database: quitting keeps the match, the next start offers it, and the
     resumed screen is where it was left (our turn, the same hand); answering n starts a new match."""
     db = tmp_path / "local.db"
     env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
     command = [UNONET, "local", "--name", "ann", "--bot-delay", "0", "--db", str(db)]
-    pane = Pane(command, env)
-    try:
-        hand = our_turn_hand(pane)
-        quit_with_y(pane, "quit? This stops the game's host")
-    finally:
-        pane.close()
+    hand = hand_at_our_turn_then_quit(command, env, "quit? This stops the game's host")
     (table_id,) = stored_tables(db)
     pane = Pane(command, env)
     try:
@@ -450,12 +456,7 @@ def test_unonet_host_restarted_on_its_database_reopens_its_seat_and_makes_no_sec
     env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
     command = [UNONET, "host", "--listen", f"127.0.0.1:{port}", "--db", str(db), "--seats", "2", "--bots", "1",
                "--player", "ann", "--name", f"pace-{uuid.uuid4().hex[:6]}", "--bot-delay", "0"]
-    pane = Pane(command, env)
-    try:
-        hand = our_turn_hand(pane)
-        quit_with_y(pane, "quit? This stops the host: everyone at this table is disconnected")
-    finally:
-        pane.close()
+    hand = hand_at_our_turn_then_quit(command, env, "quit? This stops the host: everyone at this table is disconnected")
     (table_id,) = stored_tables(db)
     pane = Pane(command, env)
     try:
