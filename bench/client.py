@@ -5,7 +5,8 @@ First a whole 10-player match is recorded as one seat receives it: an in-process
 when the match is over the seat's whole log is read back from event 1 through `TableClient.events`,
 legal actions and hidden faces as that seat got them.
 
-Then the log is replayed into the client's own `GameModel` and `GameScreen`, whose prompt-toolkit
+Then the log is replayed into the client's own `GameModel` and `GameScreen` (the card table of
+`layout.py`, its banners shown as they would be live), whose prompt-toolkit
 application writes real VT100 output (`Vt100_Output`, 256 colours) into an OS pipe that a thread
 drains, at a fixed 100x30 size. For every event: apply it to the model, `invalidate()`, and wait for
 the application's `after_render`; the time from before the apply to after the render is one sample.
@@ -102,8 +103,9 @@ async def replay(events: list[events_pb2.Event]) -> tuple[list[float], list[floa
     model = GameModel(seat=0)
     samples: list[float] = []
     cpu: list[float] = []
+    clock = [0.0]  # the host's time as of the event being shown: its banners are on the table, as live
     with create_pipe_input() as pipe:
-        screen = GameScreen(model, input=pipe, output=output, host_clock=lambda: 0.0)
+        screen = GameScreen(model, input=pipe, output=output, host_clock=lambda: clock[0])
         rendered = asyncio.Event()
         screen.application.after_render += lambda _app: rendered.set()
         running = asyncio.create_task(screen.application.run_async())
@@ -111,7 +113,8 @@ async def replay(events: list[events_pb2.Event]) -> tuple[list[float], list[floa
         for event in events:
             rendered.clear()
             start, start_cpu = time.perf_counter(), time.thread_time()
-            model.apply(event)
+            clock[0] = event.time.seconds + event.time.nanos / 1e9
+            model.apply(event, at=clock[0])
             screen.invalidate()
             await asyncio.wait_for(rendered.wait(), 10)
             samples.append(time.perf_counter() - start)

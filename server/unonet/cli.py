@@ -142,17 +142,19 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None
     _quiet_grpc()
+    from unonet.client.tui.config import player_settings
     from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_token
 
     log_to_file()
     calm_garbage_collector()
+    settings = player_settings(name=None, colour_blind=None, bell=None, pace=None, default_name="you")
 
     from unonet.lan import quit_warning
 
     async def open_seat(seat: HostedSeat) -> None:
         await play_token(seat.local_address, seat.table_id, seat.token, seat.seat, owner_token=seat.owner_token,
                          notice=f"friends join with: unonet play {seat.address} · S starts with bots",
-                         quit_warning=quit_warning(seat))
+                         quit_warning=quit_warning(seat), **settings.session_args())
 
     return open_seat
 
@@ -182,16 +184,21 @@ def _play(args: argparse.Namespace) -> int:
     from unonet.client.tui.play import main as play_main
 
     return play_main(args.address, table_id=args.table, name=args.name, seat=args.seat, watch=args.watch,
-                     tls=args.tls, colour_blind=args.colour_blind)
+                     tls=args.tls, colour_blind=args.colour_blind, bell=args.bell, pace=args.pace,
+                     default_name=_default_name())
 
 
 def _local(args: argparse.Namespace) -> int:
     _quiet_grpc()
+    from unonet.client.tui.config import player_settings
     from unonet.local import main as local_main
 
-    return local_main(name=args.name, players=args.players, preset=args.preset, target_score=args.target_score,
+    settings = player_settings(name=args.name, colour_blind=args.colour_blind, bell=args.bell, pace=args.pace,
+                               default_name=_default_name())
+    return local_main(name=settings.name, players=args.players, preset=args.preset, target_score=args.target_score,
                       bot_delay=args.bot_delay, turn_time=args.turn_time, db=args.db, port=args.port,
-                      colour_blind=args.colour_blind, bots=args.bots, resume=args.resume)
+                      colour_blind=settings.screen.colour_blind, bots=args.bots, resume=args.resume,
+                      session_args=settings.session_args())
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -234,12 +241,16 @@ def _replay(args: argparse.Namespace) -> int:
     """`unonet replay`: exit 0 with the step printed, 1 for a log that fails its audit, 2 for bad usage."""
     from unonet.client.replay import OPEN, Replay, ReplayRefused, render_text
 
-    if bool(args.db) == bool(args.log) or (args.db and not args.table_id):
-        print("give a LOG file, or --db FILE with --table-id ID", file=sys.stderr)
+    if bool(args.db) == bool(args.log):
+        print("give a LOG file, or --db FILE (with --table-id ID, or pick a table from its list)", file=sys.stderr)
         return 2
     if args.db and not os.path.isfile(args.db):
         print(f"no database at {args.db}", file=sys.stderr)  # opening it would create an empty one
         return 2
+    if args.db and not args.table_id:
+        args.table_id = _pick_table(args.db, "replay")
+        if args.table_id is None:
+            return 2
     try:
         if args.db:
             replay = _league_replay(args.db, args.table_id) or Replay(args.table_id,
@@ -321,11 +332,35 @@ def _bot_check(args: argparse.Namespace) -> int:
     return check_main(args.bot, args.exec_command, seed=args.seed, timeout=args.timeout)
 
 
+def _pick_table(db: str, command: str) -> str | None:
+    """`--db` without a table: list the database's tables and let the person pick one (in a terminal);
+    otherwise print the list on stderr and ask for the table by id. None when nothing was picked."""
+    from unonet.league.results import is_league_db
+    from unonet.stored_tables import describe, pick, stored_tables
+
+    flag = "--table-id" if command == "replay" else "--table"
+    if is_league_db(db):
+        print(f"{db} is a league's database: give {flag} GAME (`unonet league` lists its games)", file=sys.stderr)
+        return None
+    rows = stored_tables(db)
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        return pick(rows, sys.stdin, sys.stderr)
+    print(describe(rows) + f"give one of these with {flag} ID", file=sys.stderr)
+    return None
+
+
 def _export(args: argparse.Namespace) -> int:
     from unonet.client.audit import write_jsonl
     from unonet.host.store import SqliteStore
     from unonet.v1 import events_pb2
 
+    if not os.path.isfile(args.db):
+        print(f"no database at {args.db}", file=sys.stderr)  # opening it would create an empty one
+        return 2
+    if not args.table:
+        args.table = _pick_table(args.db, "export")
+        if args.table is None:
+            return 2
     store = SqliteStore(args.db)
     try:
         events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table)]
@@ -404,15 +439,16 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play in the terminal: the lobby of a host, or a table of it")
     play.add_argument("address", nargs="?", help="the host, HOST:PORT (none: the hosts announced on the LAN)")
     play.add_argument("--tls", action="store_true", help="connect with TLS (the system's root certificates)")
-    play.add_argument("--name", default=_default_name(), help="your display name")
+    play.add_argument("--name", help="your display name (default: the config file's, else your user name)")
     play.add_argument("--table", help="go straight to this table id (rejoining your saved seat there, if any)")
     play.add_argument("--seat", type=int, help="with --table: the seat to take (default: the lowest empty one)")
     play.add_argument("--watch", action="store_true", help="with --table: watch as a spectator")
-    play.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
+    play.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true", default=None,
                       help="show each card's colour as a letter too (K toggles it on the screen)")
+    _screen_flags(play)
     play.set_defaults(func=_play)
     local = commands.add_parser("local", help="play against bots on an embedded host (what `make play` runs)")
-    local.add_argument("--name", default=_default_name(), help="your display name")
+    local.add_argument("--name", help="your display name (default: the config file's, else your user name)")
     local.add_argument("--players", type=int, default=4, help="seats at the table, you included (2 to 10)")
     local.add_argument("--preset", default="standard", help="the ruleset preset (docs/presets.md)")
     local.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
@@ -430,8 +466,9 @@ def build_parser() -> argparse.ArgumentParser:
     again.add_argument("--new", dest="resume", action="store_const", const=False,
                        help="start a new match without asking (bots play the unfinished one out)")
     local.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
-    local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
+    local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true", default=None,
                        help="show each card's colour as a letter too")
+    _screen_flags(local)
     local.set_defaults(func=_local)
     verify = commands.add_parser("verify", help="audit a finished game's public event log (docs/fairness.md)")
     verify.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
@@ -453,7 +490,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "where V switches the view; one step as text with --step)")
     replay.add_argument("log", nargs="?", help="a log from `unonet export` (JSON lines) or length-delimited events")
     replay.add_argument("--table-id", help="the table id, for a binary log or with --db")
-    replay.add_argument("--db", help="read the table straight from a host's SQLite file instead (with --table-id)")
+    replay.add_argument("--db", help="read the table straight from a host's SQLite file instead (with --table-id, "
+                                     "or without it to pick one from the list of its tables)")
     point = replay.add_mutually_exclusive_group()
     point.add_argument("--seat", type=int, help="what this seat saw (default: the public view)")
     point.add_argument("--open", action="store_true",
@@ -463,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(func=_replay)
     export = commands.add_parser("export", help="write a table's public event log as JSON lines to stdout")
     export.add_argument("--db", required=True, help="the host's SQLite file")
-    export.add_argument("--table", required=True, help="the table id")
+    export.add_argument("--table", help="the table id (without it: the database's tables are listed to pick from)")
     export.set_defaults(func=_export)
     _add_bot_commands(commands)
     from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md
@@ -491,6 +529,15 @@ def _add_bot_commands(commands: Any) -> None:
     check.add_argument("--seed", type=int, default=None, help="the bot's random seed")
     check.add_argument("--timeout", type=float, default=120.0, help="seconds each table may take")
     check.set_defaults(func=_bot_check)
+
+
+def _screen_flags(parser: argparse.ArgumentParser) -> None:
+    """The game screen's settings a run may override (docs/config.md: the config file keeps them)."""
+    parser.add_argument("--no-bell", dest="bell", action="store_false", default=None,
+                        help="no bell when your turn starts (the config file's `bell`)")
+    parser.add_argument("--pace", type=float, metavar="SECONDS",
+                        help="the least time between two other players' moves on screen, 0 to 3 (default: the "
+                             "config file's `pace`, else 0.6)")
 
 
 def _default_name() -> str:

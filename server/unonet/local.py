@@ -24,6 +24,7 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.table_client import TableClient
@@ -79,14 +80,16 @@ async def run_local(
     resume: bool | None = None,
     seats: SeatStore | None = None,
     ask: Callable[[str], Awaitable[bool]] = ask_in_terminal,
+    session_args: dict[str, Any] | None = None,
     **screen_args: object,
 ) -> None:
     """Start a host on `db` (default `local_db()`), resume the unfinished match or seat `players - 1`
     bots and you at a new table, play it, stop the host.
 
     `resume` True or False decides without asking; None asks (`ask`) when there is a match to resume.
-    `seats` is where the seat's token is kept (default: the user's). `screen_args` go to the game
-    screen (a test's pipe input and dummy output).
+    `seats` is where the seat's token is kept (default: the user's). `session_args` are the player's
+    settings for the game screen; `screen_args` go to the game screen too (a test's pipe input and
+    dummy output).
     """
     path = Path(db) if db else local_db()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,7 +127,7 @@ async def run_local(
                                                                      client.owner_token))
                 start = _starter(client, kind)
             await play_joined(client, colour_blind=colour_blind, store=seats, address=seat_key(path),
-                              on_stream_open=start, quit_warning=QUIT_WARNING, **screen_args)
+                              on_stream_open=start, quit_warning=QUIT_WARNING, **(session_args or {}), **screen_args)
     finally:
         await server.stop(grace=0.5)  # the shutdown order: stop serving, the host's readers, then the store
         await host.stop()
@@ -175,13 +178,14 @@ async def seat_against_bots(client: TableClient, *, name: str, players: int, pre
 
 
 def main(*, name: str, players: int, preset: str, target_score: int, bot_delay: float, turn_time: float | None,
-         db: str | None, port: int, colour_blind: bool, bots: str = "", resume: bool | None = None) -> int:
+         db: str | None, port: int, colour_blind: bool, bots: str = "", resume: bool | None = None,
+         session_args: dict[str, Any] | None = None) -> int:
     log_to_file()
     calm_garbage_collector()
     try:
         asyncio.run(run_local(name=name, players=players, preset=preset, target_score=target_score,
                               bot_delay=bot_delay, turn_time=turn_time, db=db, port=port, colour_blind=colour_blind,
-                              bots=bots, resume=resume))
+                              bots=bots, resume=resume, session_args=session_args))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -103,10 +103,14 @@ def _normal(event: events_pb2.Event) -> bytes:
         window = out.reaction_window_opened.window
         for name in ("open_time", "deadline", "latency_allowance"):
             window.ClearField(name)
+        if window.HasField("card"):  # by its face: hosts before event format 2 sent no commitment with it,
+            window.card.CopyFrom(cards_pb2.CardRef(card=window.card.card))  # which the Verifier checks
     elif kind == "reaction_window_closed":
         closed = out.reaction_window_closed
         out.reaction_window_closed.CopyFrom(events_pb2.ReactionWindowClosed(
             window_id=closed.window_id, kind=closed.kind, penalized_seats=closed.penalized_seats))
+    elif kind == "hand_revealed":  # the host numbers the play: the Verifier checks it against the record,
+        out.hand_revealed.ClearField("played_event_number")  # and league logs stored before had 0
     return out.SerializeToString(deterministic=True)
 
 
@@ -349,8 +353,6 @@ def _loose(event: events_pb2.Event) -> bytes:
     out = events_pb2.Event()
     out.ParseFromString(_normal(event))
     kind = out.WhichOneof("payload")
-    if kind == "hand_revealed":
-        out.hand_revealed.ClearField("played_event_number")  # the record's: it numbers the play
     if kind is not None:
         _faces_only(getattr(out, kind))
     return out.SerializeToString(deterministic=True)

@@ -12,8 +12,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from unonet.client.table_client import TableClient
+from unonet.client.tui.layout import draw_screen
 from unonet.client.tui.model import ConnectionState, GameModel
-from unonet.client.tui.render import render_hand, render_status
+from unonet.client.tui.render import render_status
 from unonet.client.tui.session import Session
 from unonet.host.host import Host
 from unonet.host.server import create_server
@@ -86,7 +87,7 @@ async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> 
                     pipe.send_text(" ")
                     await until(lambda: any(line.text.startswith("ann draws") for line in model.log), "the draw")
                 assert model.event_number > before
-                assert render_hand(model, session.screen.ui, 80)
+                assert "ann (you)" in draw_screen(model, session.screen.ui, 0.0, 80, 24)[0].text()
                 # A dead key's hint lasts until the moment changes: ask at our turn, when nothing moves
                 # until we do (the bot answered our move meanwhile).
                 await until(lambda: model.is_my_turn and not session.screen.ui.pending

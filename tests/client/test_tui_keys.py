@@ -42,7 +42,7 @@ def test_enter_on_a_card_that_cannot_be_played_hints_and_sends_nothing() -> None
     keys = moment([R5, Y9], actions_pb2.LegalActions(plays=[Play(cards=[Y9])]))
     keys.press("left")
     assert keys.press("enter") == []
-    assert "highlighted [bracketed] cards can" in keys.ui.hint
+    assert "the raised cards can" in keys.ui.hint
 
 
 def test_a_wild_asks_for_its_colour_and_r_g_b_y_name_it() -> None:
@@ -284,3 +284,81 @@ def test_help_over_a_question_lists_its_keys_and_the_question_stays() -> None:
     keys.press("?")
     keys.press("escape")  # closes the help only: the colour is still asked
     assert keys.ui.prompt is not None and keys.ui.prompt.kind == "color"
+
+
+# ------------------------------------------------------------------------------ overlays and settings
+
+
+def test_i_d_h_o_open_their_overlays_and_their_own_key_or_esc_closes_them() -> None:
+    legal = actions_pb2.LegalActions(plays=[Play(cards=[R5])], draw=actions_pb2.DrawOption(count=1))
+    keys = moment([R5], legal)
+    for key, kind in (("i", "rules"), ("d", "details"), ("h", "log"), ("o", "settings"), ("?", "help")):
+        assert keys.press(key) == [] and keys.ui.prompt is not None and keys.ui.prompt.kind == kind
+        assert keys.press(key) == [] and keys.ui.prompt is None
+        keys.press(key)
+        assert keys.press("escape") == [] and keys.ui.prompt is None
+    keys.press("i")
+    assert keys.press("down") == [] and keys.ui.panel_scroll == 1 and keys.ui.prompt is not None  # scrolls
+    assert keys.press("d") == [] and keys.ui.prompt is not None and keys.ui.prompt.kind == "details"
+    assert keys.press("enter") == [cmd.Play((R5,))] and keys.ui.prompt is None  # closes, and the key acts
+
+
+def test_an_overlay_over_a_question_keeps_the_question() -> None:
+    keys = moment([WILD], actions_pb2.LegalActions(plays=[Play(cards=[WILD], needs_color=True)]))
+    keys.press("enter")
+    keys.press("i")
+    assert keys.ui.prompt is not None and keys.ui.prompt.kind == "rules"
+    keys.press("escape")
+    assert keys.ui.prompt is not None and keys.ui.prompt.kind == "color"
+    assert keys.press("r") == [cmd.Play((WILD,), color=cards_pb2.COLOR_RED)]
+
+
+def test_the_settings_overlay_changes_each_setting_and_asks_to_keep_it() -> None:
+    from unonet.client.tui.controller import SettingsChanged
+
+    keys = moment([R5], actions_pb2.LegalActions())
+    keys.press("o")
+    assert keys.press("b") == [SettingsChanged()] and keys.ui.bell is False
+    assert keys.press("t") == [SettingsChanged()] and keys.ui.title is False
+    assert keys.press("k") == [SettingsChanged()] and keys.ui.colour_blind is True
+    assert keys.press("right") == [SettingsChanged()] and keys.ui.pace == 0.8
+    for _ in range(10):
+        keys.press("left")
+    assert keys.ui.pace == 0.0 and keys.ui.prompt is not None  # the overlay stays open for more
+    keys.press("escape")
+    assert keys.press("k") == [SettingsChanged()] and keys.ui.colour_blind is False  # K anywhere
+
+
+def test_the_scores_close_on_a_key_and_the_overlay_keys_open_over_them() -> None:
+    from unonet.client.tui.model import Scoreboard, ScoreLine
+
+    keys = moment([R5], actions_pb2.LegalActions())
+    keys.model.scoreboard = Scoreboard(2, (1,), (ScoreLine(0, 5, 0, 5, False),), final=False)
+    keys.press("i")
+    assert keys.ui.prompt is not None and keys.ui.board_closed_for == 0  # the rules over the open scores
+    keys.press("escape")
+    assert keys.press("space") == [] and keys.ui.board_closed_for == 2
+
+
+def test_at_the_match_end_n_asks_for_a_rematch_and_s_saves_the_replay() -> None:
+    from unonet.client.tui.controller import Rematch, SaveReplay, StartMatch
+
+    keys = moment([], actions_pb2.LegalActions(), to_act=None)
+    assert keys.press("n") == [] and "once the match is over" in keys.ui.hint
+    keys.model.match_over = True
+    assert keys.press("n") == [Rematch()] and keys.press("s") == [SaveReplay()]
+    assert StartMatch() not in keys.press("s")
+    keys.model.seat = None
+    assert keys.press("n") == [] and "only a player" in keys.ui.hint
+    assert any("N           a rematch" in line for line in help_lines(keys.model, keys.ui)) is False
+
+
+def test_a_hint_goes_when_the_turn_it_was_about_does() -> None:
+    keys = moment([R5], actions_pb2.LegalActions(), to_act=1)
+    keys.press("x")
+    assert "does nothing here" in keys.ui.hint
+    keys.follow_model()
+    assert keys.ui.hint  # the same turn: it stays
+    keys.model.seat_to_act = 2
+    keys.follow_model()
+    assert keys.ui.hint == ""

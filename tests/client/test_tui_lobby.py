@@ -90,10 +90,11 @@ def test_the_form_offers_every_ruleset_option_grouped_with_its_rule() -> None:
 def test_the_form_scrolls_to_keep_the_cursor_on_screen() -> None:
     form = NewTable(presets=[standard()])
     shown = "".join(text for _, text, *_ in render_form(form, 20))
-    assert "preset" in shown and "silent 2" not in shown and "↓ more" in shown
+    assert "preset" in shown and "Silent 2" not in shown and "↓ more" in shown
     go_to(form, "silent_two")
     shown = "".join(text for _, text, *_ in render_form(form, 20))
-    assert "silent 2" in shown and "↑ more" in shown and len(shown.splitlines()) <= 20
+    assert "Silent 2" in shown and "↑ more" in shown and len(shown.splitlines()) <= 20
+    assert "H14" in shown and "whoever writes draws 2" in shown  # its rule ID beside it, its meaning below
     go_to(form, "stacking_mixed")
     assert "needs stacking" in "".join(text for _, text, *_ in render_form(form, 20))
     state = LobbyState(["h:1"], form=form)
@@ -110,3 +111,26 @@ def test_saved_seats_survive_a_restart_of_the_client_and_can_be_forgotten(tmp_pa
     assert store.get("h:1", "t1") is None
     (tmp_path / "unonet" / "seats.json").write_text("not json")
     assert store.get("h:1", "t1") is None  # a broken file is no seat, not a crash
+
+
+def test_the_form_starts_from_the_last_table_created_and_the_details_say_the_rules_in_plain_words() -> None:
+    from unonet.client.tui.lobby import render_details
+
+    form = NewTable(presets=[standard()], bot_kinds=["strong:3", "greedy:2"])
+    form.seats, form.bots, form.bot_kind, form.turn_time, form.manual_start = 6, 4, 1, 4, True
+    form.overrides["stacking"] = True
+    kept = form.remember()
+    assert kept["bot_kind"] == "greedy:2" and kept["turn_time"] == 30 and kept["overrides"] == {"stacking": True}
+    again = NewTable(presets=[standard()], bot_kinds=["strong:3", "greedy:2"])
+    again.restore(kept)
+    assert again.remember() == kept and again.ruleset().stacking
+    junk = NewTable(presets=[standard()])
+    junk.restore({"seats": 99, "bots": "three", "turn_time": 7, "overrides": {"stacking": "yes", "nonsense": 1}})
+    assert junk.seats == 4 and junk.bots == 3 and junk.turn_time == 0 and junk.overrides == {}
+    table = table_pb2.TableInfo(table_id="t-1", status=table_pb2.TABLE_STATUS_WAITING, settings=table_pb2.TableSettings(
+        name="ann's table", seat_count=2, ruleset=rules_pb2.Ruleset(preset="house", target_score=300, stacking=True)),
+        seats=[table_pb2.SeatState(seat=0, name="ann", occupied=True), table_pb2.SeatState(seat=1)])
+    state = LobbyState(["h:1"], tables=[table], details=True)
+    shown = "".join(text for _, text, *_ in render_details(state, 60))
+    assert "first to 300" in shown and "table id t-1" in shown and "0 ann, 1 (empty)" in shown
+    assert "Stacking: on   H1" in shown and "answer a Draw Two with a Draw Two" in shown

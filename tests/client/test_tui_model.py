@@ -141,7 +141,7 @@ def test_round_and_match_end_give_the_scoreboard() -> None:
     totals = [events_pb2.SeatScore(seat=s, total=score.total) for s, score in enumerate(scores)]  # no round points
     model.apply(ev(8, match_ended=events_pb2.MatchEnded(winner_seats=[0], scores=totals)))
     assert model.scoreboard is not None and model.scoreboard.final and model.match_over
-    assert "you won" in model.notice
+    assert model.winners == (0,) and [r.winner for r in model.rounds] == [0]
     # The last round's points stay beside the final totals (MatchEnded carries totals only).
     assert [(line.hand_points, line.round_points, line.total) for line in model.scoreboard.lines] == [
         (0, 10, 10), (5, 0, 0), (10, 0, 0)]
@@ -179,9 +179,9 @@ def test_fetched_table_infos_bring_latencies_and_connections() -> None:
     assert [s.latency_ms for s in model.seats] == [12, 80, 0]
     assert [s.connected for s in model.seats] == [True, False, True]
     model.set_connection(ConnectionState.RECONNECTING, "reconnecting…")
-    assert model.connection == ConnectionState.RECONNECTING and model.notice == "reconnecting…"
+    assert model.connection == ConnectionState.RECONNECTING and model.connection_note == "reconnecting…"
     model.set_connection(ConnectionState.CONNECTED)
-    assert model.notice == ""
+    assert model.connection_note == ""  # no "reconnecting" outlives the reconnection
 
 
 def test_the_draw_pile_counts_a_reshuffle_in_the_middle_of_a_draw_and_ignores_a_returned_first_card() -> None:

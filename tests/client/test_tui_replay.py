@@ -33,24 +33,34 @@ def test_stepping_a_replayed_seat_forwards_and_backwards(fair_replay: Replay) ->
     events = fair_replay.received(1)
     with create_pipe_input() as pipe:
         replay = ReplayScreen(fair_replay, 1, input=pipe, output=DummyOutput())
-        assert replay.step == 1
+        # It opens at the first play, the set-up behind it: the deal is done, the first turn is someone's.
+        first_turn = next(i for i, e in enumerate(events, start=1) if e.HasField("turn_started"))
+        assert replay.step >= first_turn and replay.model.top_card is not None and len(replay.model.hand) == 7
+        assert replay.model.seat_to_act is not None
+        opened = replay.step
         replay.screen.press("end")
         final = GameModel(seat=1)
         for event in events:
             final.apply(event)
         assert replay.step == len(events) and replay.model.match_over
         assert [s.score for s in replay.model.seats] == [s.score for s in final.seats]
-        dealt = next(i for i, e in enumerate(events, start=1) if e.HasField("first_card_turned"))
-        replay.go(dealt)
-        assert len(replay.model.hand) == 7  # seat 1's own cards, rebuilt from the revealed seed
-        replay.screen.press("right")
+        replay.go(opened)
+        replay.screen.press("right")  # one move on: exactly one more line in the log
+        after = replay.step
+        assert after > opened and len(replay.model.log) == len(GameModel_after(events, opened).log) + 1
         replay.screen.press("left")
-        replay.screen.press("left")
-        assert replay.step == dealt - 1 and len(replay.model.hand) == 7
+        assert replay.step == opened
         replay.screen.press("enter")  # the game's keys send nothing here
-        assert "step" in replay.model.notice and replay.step == dealt - 1
+        assert "move" in replay.screen.ui.status
         replay.screen.press("home")
         assert replay.step == 1 and replay.model.hand == []
+
+
+def GameModel_after(events: list, step: int) -> GameModel:
+    model = GameModel(seat=1)
+    for event in events[:step]:
+        model.apply(event)
+    return model
 
 
 def test_v_goes_through_every_point_of_view_at_the_same_step(fair_replay: Replay) -> None:
@@ -66,15 +76,17 @@ def test_v_goes_through_every_point_of_view_at_the_same_step(fair_replay: Replay
             seen.append(replay.pov)
             if isinstance(replay.pov, int):  # that seat's own hand, as the host dealt it
                 assert replay.model.seat == replay.pov and len(replay.model.hand) == 7
-                assert f"seat {replay.pov}" in replay.model.notice
+                assert f"seat {replay.pov}" in replay.screen.ui.status and "move" in replay.screen.ui.status
         assert seen == [0, 1, 2, OPEN]
-        assert "every hand open" in replay.model.notice
+        assert "every hand open" in replay.screen.ui.status
         panel = text(replay.render_panel()).splitlines()
         assert len(panel) == fair_replay.seat_count
         truth = fair_replay.snapshots(OPEN)[dealt - 1].seats
         for line, seat in zip(panel, truth, strict=True):  # each true hand, card by card
             assert seat.count == 7 and None not in seat.cards and "hidden" not in line
-            assert line.endswith("".join(text(render_card(face_of(card), replay.screen.ui)) for card in seat.cards))
+            cards = sorted(face_of(card) for card in seat.cards)  # sorted, as the hand is
+            assert line.rstrip().endswith("".join(text(render_card(face, replay.screen.ui)) for face in cards).rstrip())
+            assert line.startswith(" ▶") == (seat.seat == replay.model.seat_to_act)  # the table's marker
         replay.screen.press("v")
         assert replay.pov is None and replay.step == dealt
         replay.screen.press("?")
@@ -88,7 +100,7 @@ def test_the_replays_help_names_only_keys_that_work_there(fair_replay: Replay) -
         replay = ReplayScreen(fair_replay, 0, input=pipe, output=DummyOutput())
         replay.go(len(fair_replay.received(0)) // 2)
         keys = [line.split()[0] for line in help_lines(replay.model, replay.screen.ui)[1:]]
-        assert keys == ["Left/Right", "V", "K", "?", "Q"]
+        assert keys == ["Left/Right", "V", "I", "D", "H", "K", "?", "Q"]
 
 
 def test_a_table_without_fair_shuffles_stays_public_and_says_why() -> None:

@@ -10,17 +10,16 @@ reconnecting, then resumes and plays on.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tmux_pane import DEADLINE, PLAY_DEADLINE, UNONET, Pane, Table, client_env, free_port
 
 from unonet.client.table_client import TableClient
 
@@ -28,21 +27,6 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (make pytest installs it)"),
     pytest.mark.timeout(400),  # above every wait below: a loaded machine slows them, never fails them
 ]
-
-UNONET = str(Path(sys.executable).with_name("unonet"))
-#: How long a wait for the screen to show something may take: generous, since each wait ends as soon as
-#: its condition holds; only a client that never gets there uses it up (a loaded machine, a host
-#: process restarting, is slow, not wrong).
-DEADLINE = 60.0
-#: The most a whole round or match of playing may take, for the loops that play one.
-PLAY_DEADLINE = 240.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
 
 class Host:
     """A `unonet serve` process on a fixed port and database, that can be stopped and started again."""
@@ -73,39 +57,6 @@ class Host:
                 self.process.kill()
                 self.process.wait(timeout=10)
             self.process = None
-
-
-class Pane:
-    """One tmux session on a private socket, running a command in a 100x30 terminal."""
-
-    def __init__(self, command: list[str], env: dict[str, str], size: tuple[int, int] = (100, 30)) -> None:
-        self.socket = f"unonet-test-{uuid.uuid4().hex[:8]}"
-        exports = " ".join(f"{key}={value}" for key, value in env.items())
-        shell = f"env {exports} {' '.join(command)}; echo CLIENT-EXITED; sleep 30"
-        subprocess.run(["tmux", "-L", self.socket, "new-session", "-d", "-s", "t", "-x", str(size[0]),
-                        "-y", str(size[1]), shell], check=True, timeout=10)
-
-    def text(self) -> str:
-        result = subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "t"],
-                                capture_output=True, text=True, timeout=10)
-        return result.stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "send-keys", "-t", "t", *keys], check=True, timeout=10)
-
-    def wait_for(self, condition: Callable[[str], bool], what: str, deadline: float = DEADLINE) -> str:
-        """Poll the pane until `condition` holds for its text; fail with the last screen after `deadline`."""
-        end = time.monotonic() + deadline
-        screen = ""
-        while time.monotonic() < end:
-            screen = self.text()
-            if condition(screen):
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"the pane never showed {what}:\n{screen}")
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], timeout=10, check=False)
 
 
 @pytest.fixture
@@ -139,73 +90,58 @@ def host_hand_size(address: str, table_id: str, seat: int) -> int:
 
 
 def open_client(host: Host, table_id: str, tmp_path: Path) -> Pane:
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
-    return Pane([UNONET, "play", host.address, "--table", table_id, "--name", "ann", "--colour-blind"], env)
-
-
-def hand_line(screen: str) -> str:
-    return next((line for line in screen.splitlines() if line.startswith(" hand ")), "")
+    return Pane([UNONET, "play", host.address, "--table", table_id, "--name", "ann", "--colour-blind"],
+                client_env(tmp_path))
 
 
 def play_once(pane: Pane, screen: str) -> str:
     """Make one move from what the screen asks; returns what was done ("" for nothing)."""
+    table = Table(screen)
     if "name the colour" in screen:
         pane.keys("r")
         return "colour"
-    if "U calls UNO" in screen:
+    if "1 card: U calls UNO" in screen:
         pane.keys("u")
         return "uno"
-    if "YOUR TURN" not in screen:
+    if "YOUR TURN" not in table.status:
         return ""
-    chosen_is_legal = ">[" in hand_line(screen)
-    if "P keeps it" in screen:
-        pane.keys("Enter" if chosen_is_legal else "p")
-        return "play" if chosen_is_legal else "pass"
-    if "Space takes" in screen and not chosen_is_legal:
-        pane.keys("Space")
-        return "draw"
-    pane.keys("Enter" if chosen_is_legal else "Space")
-    return "play" if chosen_is_legal else "draw"
+    if "P keeps it" in table.status:
+        pane.keys("Enter" if table.chosen_is_playable else "p")
+        return "play" if table.chosen_is_playable else "pass"
+    pane.keys("Enter" if table.chosen_is_playable else "Space")
+    return "play" if table.chosen_is_playable else "draw"
 
 
 def asks_us(screen: str) -> bool:
     """Whether the screen asks something `play_once` answers."""
-    return "name the colour" in screen or "U calls UNO" in screen or "YOUR TURN" in screen
-
-
-def hand_count(screen: str) -> int:
-    line = hand_line(screen)
-    return int(line.split(":")[0].split()[1]) if line else -1
+    return "name the colour" in screen or "U calls UNO" in screen or "YOUR TURN" in Table(screen).status
 
 
 def moved_on(old: str, new: str) -> bool:
     """After a move: the hand changed, or it is no longer our turn, or a round ended."""
-    return (hand_count(new) != hand_count(old) or "YOUR TURN" not in new or "SCORES" in new
-            or status_line(new) != status_line(old))
+    before, after = Table(old), Table(new)
+    return (after.hand_count != before.hand_count or "YOUR TURN" not in after.status or "SCORES" in new
+            or after.status != before.status or after.hand != before.hand)
 
 
-def status_line(screen: str) -> str:
-    lines = screen.splitlines()
-    index = next((i for i, line in enumerate(lines) if line.startswith(" hand ")), -1)
-    return lines[index + 1] if 0 <= index < len(lines) - 1 else ""
+def scores_open(screen: str) -> bool:
+    return "SCORES AFTER ROUND" in screen or "THE MATCH" in screen
 
 
 def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
     table_id = new_table(host.address, target_score=50)
     pane = open_client(host, table_id, tmp_path)
     try:
-        screen = pane.wait_for(lambda s: "YOUR TURN" in s, "our turn")
-        assert "ann" in screen and "basic-bot" in screen
-        hand = hand_line(screen)
-        count = int(hand.split(":")[0].split()[1])
-        assert count >= 7 and ">" in hand and "<" in hand, hand  # the dealt hand, a card chosen
+        screen = pane.wait_for(lambda s: "YOUR TURN" in Table(s).status, "our turn")
+        assert "ann (you)" in screen and "basic-bot" in screen
+        assert Table(screen).hand_count >= 7 and "┏━━━┓" in screen  # the dealt hand, a card chosen
         pane.keys("p" if "P keeps it" not in screen else "x")
         pane.wait_for(lambda s: "nothing to pass" in s or "does nothing here" in s, "a dead key's hint")
         played, seen_our_play = 0, False
         end = time.monotonic() + PLAY_DEADLINE
         while time.monotonic() < end:
             screen = pane.text()
-            if "FINAL SCORES" in screen or "SCORES AFTER ROUND" in screen:
+            if scores_open(screen):
                 break
             done = play_once(pane, screen)
             if done:
@@ -214,10 +150,10 @@ def test_play_a_round_in_a_real_terminal(host: Host, tmp_path: Path) -> None:
                 seen_our_play = seen_our_play or "ann plays" in screen
             else:
                 time.sleep(0.05)
-        screen = pane.wait_for(lambda s: "FINAL SCORES" in s or "SCORES AFTER ROUND" in s, "the scoreboard")
+        screen = pane.wait_for(scores_open, "the scoreboard")
         assert played >= 1 and seen_our_play
         assert "refused" not in screen
-        assert "total" in screen and "ann" in screen
+        assert "total" in screen and "you" in screen
         pane.keys("q")
         pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client to quit")
     finally:
@@ -228,7 +164,7 @@ def test_the_client_resumes_after_the_host_restarts_mid_round(host: Host, tmp_pa
     table_id = new_table(host.address, target_score=500)
     pane = open_client(host, table_id, tmp_path)
     try:
-        screen = pane.wait_for(lambda s: "YOUR TURN" in s, "our turn")
+        screen = pane.wait_for(lambda s: "YOUR TURN" in Table(s).status, "our turn")
         play_once(pane, screen)
         screen = pane.wait_for(lambda s, old=screen: moved_on(old, s), "our first move")
         if "name the colour" in screen:
@@ -236,11 +172,13 @@ def test_the_client_resumes_after_the_host_restarts_mid_round(host: Host, tmp_pa
             pane.wait_for(lambda s: "name the colour" not in s, "the colour named")
         host.stop()
         screen = pane.wait_for(lambda s: "RECONNECTING" in s and "reconnecting to the host" in s, "reconnecting")
-        assert "YOUR TURN" not in screen and "[" not in hand_line(screen)  # nothing stale offered as playable
+        assert "YOUR TURN" not in screen and not Table(screen).any_playable  # nothing stale offered as playable
         host.start()
-        pane.wait_for(lambda s: "RECONNECTING" not in s, "the reconnection")
+        screen = pane.wait_for(lambda s: "RECONNECTING" not in s, "the reconnection")
+        assert "reconnect" not in screen.lower() and "unreachable" not in screen  # no stale line outlives it
         # Resumed where it left off: the hand on screen is the one the restarted host holds for the seat.
-        pane.wait_for(lambda s: hand_count(s) == host_hand_size(host.address, table_id, 3), "the host's hand size")
+        pane.wait_for(lambda s: Table(s).hand_count == host_hand_size(host.address, table_id, 3),
+                      "the host's hand size")
         # And it plays on: the next thing the restarted host asks of us goes through.
         screen = pane.wait_for(asks_us, "our next turn after the restart")
         done = play_once(pane, screen)
@@ -254,13 +192,12 @@ def test_the_client_resumes_after_the_host_restarts_mid_round(host: Host, tmp_pa
 def test_unonet_local_seats_three_bots_and_you_and_quitting_stops_its_host(tmp_path: Path) -> None:
     """What `make play` runs: an embedded host on 127.0.0.1, three host bots and you; Q stops it all."""
     port = free_port()
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
-    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--port", str(port)], env)
+    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--port", str(port)], client_env(tmp_path))
     try:
-        # Before the start (a moment) the seats are empty; then three bots sit beside ann.
-        screen = pane.wait_for(lambda s: sum("bot" in line for line in s.splitlines()[1:5]) == 3, "the bots seated")
-        assert "ann" in "".join(screen.splitlines()[1:5])
-        pane.wait_for(lambda s: "fair ✓" in s, "the verified shuffle")
+        # Before the start (a moment) the seats are empty; then three bots sit around ann.
+        screen = pane.wait_for(lambda s: s.count(" cards bot") == 3, "the bots seated")
+        assert "ann (you)" in screen
+        pane.wait_for(lambda s: "✓ fair" in s, "the verified shuffle")
         # Q asks first, and says what quitting does; anything but y plays on.
         pane.keys("q")
         pane.wait_for(lambda s: "quit? This stops the game's host" in s, "Q asking first")
@@ -298,14 +235,20 @@ HELP_CHOICES = (
     ("P           keep the card you drew", "p"),
 )
 #: Status lines that ask nothing of the player: no need for help then.
-WAITING = ("to play", "shuffling", "waiting", "round over", "reconnecting")
+WAITING = ("to play", "shuffling", "waiting", "round over", "reconnecting", "sent")
 #: Hints a newcomer may see without having done anything wrong: a race another player won.
 RACE_HINTS = ("too late", "another player was faster", "race is lost")
 
 
+def overlay_text(line: str) -> str:
+    """What a line of an overlay box says, without the box's edges and the table showing beside it."""
+    parts = line.split("│")  # the box's edges, and the table's beside them where they show
+    return max(parts, key=lambda part: len(part.strip())).strip()
+
+
 def choose_from_help(help_screen: str, screen: str) -> str:
     """The key a newcomer presses, from the help overlay's lines (and, for Enter, the chosen card)."""
-    lines = [line.lstrip("▶ ").strip() for line in help_screen.splitlines()]  # the overlay covers a turn mark
+    lines = [overlay_text(line) for line in help_screen.splitlines()]
     seats = next((line for line in lines if line.startswith("0-9         the seat to")), None)
     if seats is not None:  # swap hands with, give a card to, catch: the first seat offered
         return seats.rsplit(":", 1)[1].split(",")[0].strip()
@@ -314,52 +257,51 @@ def choose_from_help(help_screen: str, screen: str) -> str:
             continue
         if start.startswith("U") and "with your next play" in next(x for x in lines if x.startswith(start)):
             continue  # arming UNO for the next play: a newcomer plays and calls when one card is left
-        if start.startswith("Enter       play") and ">[" not in hand_line(screen):
-            # The chosen card cannot be played: the help says Left/Right choose, so look for one that can.
-            return "Right" if "[" in hand_line(screen) else ""
+        if start.startswith("Enter       play") and not Table(screen).chosen_is_playable:
+            # The chosen card cannot be played: the help says Left/Right choose, so look for a raised one.
+            return "Right" if Table(screen).any_playable else ""
         return key
     return ""
 
 
 def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_only_guide(tmp_path: Path) -> None:
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
-    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--target-score", "40"], env, (80, 24))
+    pane = Pane([UNONET, "local", "--name", "ann", "--bot-delay", "0.02", "--target-score", "40", "--pace", "0.1"],
+                client_env(tmp_path), (80, 24))
     moves: list[str] = []
     try:
-        pane.wait_for(lambda s: "fair ✓" in s, "the dealt table")
+        pane.wait_for(lambda s: "✓ fair" in s, "the dealt table")
         end = time.monotonic() + PLAY_DEADLINE
         while time.monotonic() < end:
             screen = pane.text()
-            if "FINAL SCORES" in screen:
+            if "THE MATCH" in screen:
                 break
-            if "any key closes the scores" in screen:  # a round's scoreboard says how to go on
+            if "Space closes the scores" in screen:  # a round's scores say how to go on
                 pane.keys("Space")
-                pane.wait_for(lambda s: "any key closes the scores" not in s or "FINAL SCORES" in s,
-                              "the scores closed")
+                pane.wait_for(lambda s: "Space closes the scores" not in s or "THE MATCH" in s, "the scores closed")
                 continue
-            status = status_line(screen)
+            status = Table(screen).status
             if any(word in status for word in WAITING) or not status.strip():
                 time.sleep(0.05)
                 continue
             pane.keys("?")
             try:
-                help_screen = pane.wait_for(lambda s: " HELP" in s, "the help", deadline=5)
+                help_screen = pane.wait_for(lambda s: " KEYS " in s, "the help", deadline=5)
             except AssertionError:
                 continue  # the moment passed before the help opened (a scoreboard came up, say)
             key = choose_from_help(help_screen, screen)
             if not key:
                 pane.keys("Escape")
-                pane.wait_for(lambda s: " HELP" not in s, "the help closed", deadline=5)
+                pane.wait_for(lambda s: " KEYS " not in s, "the help closed", deadline=5)
                 continue
             pane.keys(key)
             moves.append(key)
-            after = pane.wait_for(lambda s, old=screen: " HELP" not in s and moved_on(old, s), f"{key} to go through")
-            hint = hint_line(after)
+            after = pane.wait_for(lambda s, old=screen: " KEYS " not in s and moved_on(old, s), f"{key} to go through")
+            hint = Table(after).hint
             # A refusal also leaves the turn where it was, so the wait above fails first; this names it.
             assert ("refused" not in hint and "does nothing" not in hint) or any(r in hint for r in RACE_HINTS), (
                 f"the help's {key} was refused:\n{after}")
-        screen = pane.wait_for(lambda s: "FINAL SCORES" in s, "the final scores")
-        assert "won the match" in screen and "ann" in screen
+        screen = pane.wait_for(lambda s: "THE MATCH" in s, "the match's end")
+        assert "N rematch" in screen and "total" in screen
         assert moves.count("Enter") >= 1, moves
         pane.keys("q")
         pane.wait_for(lambda s: "quit? This stops" in s, "Q asking first")
@@ -367,13 +309,6 @@ def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_onl
         pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
     finally:
         pane.close()
-
-
-def hint_line(screen: str) -> str:
-    """The line under the status line: a hint or a refusal, if any."""
-    lines = screen.splitlines()
-    index = next((i for i, line in enumerate(lines) if line.startswith(" hand ")), -1)
-    return lines[index + 2] if 0 <= index < len(lines) - 2 else ""
 
 
 # ------------------------------------------------------------------------- nothing lost by a stray key
@@ -398,20 +333,20 @@ def stored_tables(db: Path) -> list[str]:
         store.close()
 
 
-def our_turn_hand(pane: Pane) -> str:
+def our_turn_hand(pane: Pane) -> list[str]:
     """Wait for our turn (closing a round's scores on the way) and return the hand it shows."""
     end = time.monotonic() + PLAY_DEADLINE
     while time.monotonic() < end:
         screen = pane.text()
-        if "any key closes the scores" in screen:
+        if "Space closes the scores" in screen:
             pane.keys("Space")
-        elif "YOUR TURN" in screen:
-            return hand_line(screen)
+        elif "YOUR TURN" in Table(screen).status:
+            return Table(screen).hand
         time.sleep(0.05)
     raise AssertionError(f"our turn never came:\n{pane.text()}")
 
 
-def hand_at_our_turn_then_quit(command: list[str], env: dict[str, str], asked: str) -> str:
+def hand_at_our_turn_then_quit(command: list[str], env: dict[str, str], asked: str) -> list[str]:
     """Run `command` in a pane until our turn, and quit it with y: the hand our turn showed."""
     pane = Pane(command, env)
     try:
@@ -426,7 +361,7 @@ def test_make_play_keeps_its_match_and_resumes_it_after_q(tmp_path: Path) -> Non
     """`unonet local` on its database: quitting keeps the match, the next start offers it, and the
     resumed screen is where it was left (our turn, the same hand); answering n starts a new match."""
     db = tmp_path / "local.db"
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    env = client_env(tmp_path)
     command = [UNONET, "local", "--name", "ann", "--bot-delay", "0", "--db", str(db)]
     hand = hand_at_our_turn_then_quit(command, env, "quit? This stops the game's host")
     (table_id,) = stored_tables(db)
@@ -453,7 +388,7 @@ def test_make_play_keeps_its_match_and_resumes_it_after_q(tmp_path: Path) -> Non
 
 def test_unonet_host_restarted_on_its_database_reopens_its_seat_and_makes_no_second_table(tmp_path: Path) -> None:
     db, port = tmp_path / "lan.db", free_port()
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    env = client_env(tmp_path)
     command = [UNONET, "host", "--listen", f"127.0.0.1:{port}", "--db", str(db), "--seats", "2", "--bots", "1",
                "--player", "ann", "--name", f"pace-{uuid.uuid4().hex[:6]}", "--bot-delay", "0"]
     hand = hand_at_our_turn_then_quit(command, env, "quit? This stops the host: everyone at this table is disconnected")

@@ -13,9 +13,13 @@ from fair_games import TABLE_ID, drive, new_table, play_match, stream
 from unonet.cli import main
 from unonet.client.audit import write_jsonl
 from unonet.client.verify import verify_events
+from unonet.engine import Challenge, legal_actions
 from unonet.host import journal, shuffles
+from unonet.host.bots import choose_action
+from unonet.host.host import Host
+from unonet.host.table import TableSettings
 from unonet.v1 import events_pb2
-from unonet.verify_replay import ReplayMismatch, replay_log
+from unonet.verify_replay import ReplayMismatch, replay_league_log, replay_log
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +46,44 @@ def test_an_honest_log_of_every_preset_replays_through_the_engine(preset: str) -
         "cards_exchanged", "wrong_jump_in", "illegal_play", "penalty_points", "silence_started",
         "player_eliminated", "first_card_returned", "shuffle_revealed") or (
         e.HasField("deck_committed") and e.deck_committed.deck_number > 0))
+
+
+def test_a_log_from_a_host_before_window_card_commitments_replays() -> None:
+    """A table of event format 1 sent its windows' cards by face alone; its log still replays."""
+    host, table, clock = new_table(4, seats=3, preset="house", target_score=60)
+    table.event_format = 1
+    table.record(journal.Start(fill=True))
+    drive(host, table, clock)
+    public = stream(table, None)
+    windows = [e.reaction_window_opened.window for e in public if e.HasField("reaction_window_opened")]
+    assert any(w.HasField("card") for w in windows) and not any(w.card.commitment for w in windows)
+    replay_log(TABLE_ID, public)
+
+
+async def test_a_league_log_with_revealed_hands_replays_from_its_seed() -> None:
+    """A league-seeded table numbers each revealed hand's Wild Draw Four (played_event_number) as every
+    table does; its log still replays from the league's seed."""
+    seed = 4
+    host = Host(clock_ns=lambda: 1_700_000_000_000_000_000)
+    table = host.create_table(TableSettings(name="l", seat_count=3, preset="standard", league_seed=seed,
+                                            overrides={"bluffing": True, "target_score": 300}))
+    await host.stop()  # no driver: the test plays the table
+    for seat in range(3):
+        table.join(f"p{seat}", None, False)
+    rng = random.Random(seed)
+    for step in range(4000):
+        assert table.match is not None
+        game = table.match.game
+        if table.match.is_over or game.to_act is None:
+            break
+        options = legal_actions(game, game.to_act)
+        action = next((a for a in options if isinstance(a, Challenge)), None) or choose_action(
+            game, game.to_act, options, rng)
+        table.command(game.to_act, f"c{step}", (action,))
+    public = stream(table, None)
+    revealed = [e.hand_revealed for e in public if e.HasField("hand_revealed")]
+    assert revealed and all(hand.played_event_number for hand in revealed)
+    replay_league_log(table.table_id, public, seed)
 
 
 def test_a_log_with_timeouts_and_a_takeover_replays() -> None:

@@ -130,38 +130,54 @@ async def _resume(host: Host, table_id: str, token: str, after: int) -> list[eve
         await host.stop()
 
 
-def test_a_journal_row_altered_into_another_input_is_noticed_by_the_head(copy, caplog) -> None:
+def test_journal_rows_altered_into_other_inputs_are_named_event_by_event(copy, caplog) -> None:
     db, table_id, token, sent = copy
-    first = _chat_number(db, table_id, LINES[1])
-    _alter_chat(db, LINES[1], "an altered line")
+    first, between = _chat_number(db, table_id, LINES[0]), _chat_number(db, table_id, LINES[1])
+    assert (first, between) == (sent - 2, sent - 1)
+    _alter_chat(db, LINES[0], "an altered line")
+    _alter_chat(db, LINES[2], "another altered line")
+    named = [(first, first), (sent, sent)]  # the line between replays as it was sent: not named
 
     checked = Host(SqliteStore(db))  # `unonet serve --check-db` reports it, and writes nothing
     (report,) = checked.check_tables()
     checked.store.close()
-    assert report.diverged == (first, sent)
-    assert f"events {first} to {sent} are not the ones that were sent" in report.line()
+    assert report.diverged == named
+    assert f"events {first} and {sent} are not the ones that were sent" in report.line()
 
     host = _restore(db)
     table = host.tables[table_id]
-    assert table.diverged == [(first, sent)] and table.last_number == sent
-    assert f"DATA LOSS at table {table_id}: the journal the host restarted from gives back other events" in caplog.text
-    refused = asyncio.run(_resume(host, table_id, token, sent))  # a client that saw the line as it was sent
+    assert table.diverged == named and table.last_number == sent
+    assert (f"DATA LOSS at table {table_id}: the journal the host restarted from gives back other events"
+            in caplog.text)
+    assert f"events {first} and {sent} are not the ones clients were sent" in caplog.text
+    refused = asyncio.run(_resume(host, table_id, token, first))  # a client that saw the first line as sent
     assert isinstance(refused, grpc.aio.AioRpcError) and refused.code() == grpc.StatusCode.DATA_LOSS
     assert reason_of(refused) == "EVENTS_LOST"
     assert dict(refused.trailing_metadata() or ()).get("unonet-error-bin") is not None
     assert f"or from event {first - 1}" in (refused.details() or "")
 
-    host = _restore(db)  # the range is journalled: a later restart answers alike, and finds the head sound
+    host = _restore(db)  # the ranges are journalled: a later restart answers alike, and finds the head sound
     caplog.clear()
-    assert host.tables[table_id].diverged == [(first, sent)]
+    assert host.tables[table_id].diverged == named
     assert "DATA LOSS" not in caplog.text
-    resumed = asyncio.run(_resume(host, table_id, token, first - 1))  # before the range: the journal's events
+    refused = asyncio.run(_resume(host, table_id, token, sent))  # it saw the last line as sent
+    assert isinstance(refused, grpc.aio.AioRpcError) and refused.code() == grpc.StatusCode.DATA_LOSS
+    assert f"or from event {sent - 1}" in (refused.details() or "")
+    host = _restore(db)
+    resumed = asyncio.run(_resume(host, table_id, token, between))  # it never saw the last line: no loss
     assert isinstance(resumed, list)
-    assert [e.chat_message.text for e in resumed if e.HasField("chat_message")] == ["an altered line", LINES[2]]
+    assert [e.chat_message.text for e in resumed if e.HasField("chat_message")] == ["another altered line"]
+    host = _restore(db)
+    resumed = asyncio.run(_resume(host, table_id, token, first - 1))  # before the ranges: the journal's events
+    assert isinstance(resumed, list)
+    assert [e.chat_message.text for e in resumed if e.HasField("chat_message")] == [
+        "an altered line", LINES[1], "another altered line"]
     again = Host(SqliteStore(db))
     stored = again.store.table(table_id)
     assert stored is not None
-    assert [journal.decode(item.entry) for item in stored.journal].count(journal.Diverged(first, sent)) == 1
+    entries = [journal.decode(item.entry) for item in stored.journal]
+    assert [entry for entry in entries if isinstance(entry, journal.Diverged)] == [
+        journal.Diverged(first, first), journal.Diverged(sent, sent)]
     again.store.close()
 
 
@@ -201,7 +217,7 @@ def test_the_sdk_resumes_into_the_journal_s_history_with_a_snapshot(copy) -> Non
     first = _chat_number(db, table_id, LINES[1])
     _alter_chat(db, LINES[1], "an altered line")
     host = _restore(db)
-    event, position = asyncio.run(_sdk_resumes(host, table_id, token, sent))  # it saw the line as sent
+    event, position = asyncio.run(_sdk_resumes(host, table_id, token, first))  # it saw the line as sent
     assert event.WhichOneof("payload") == "snapshot", "DATA_LOSS made the SDK reopen with a snapshot"
     assert event.number == position == host.tables[table_id].last_number
-    assert first <= sent
+    assert first < sent

@@ -11,10 +11,10 @@ import logging
 import grpc
 import pytest
 from google.protobuf import timestamp_pb2
-from host_stubs import PLAYER, TIMEOUT, create, expect_error, join, two_player_table
+from host_stubs import PLAYER, TIMEOUT, create, expect_error, join, state, two_player_table, view
 
 from unonet.host.undecodable import BadInputLog, Undecodable
-from unonet.v1 import lobby_service_pb2, play_service_pb2, time_service_pb2, watch_service_pb2
+from unonet.v1 import cards_pb2, lobby_service_pb2, play_service_pb2, time_service_pb2, watch_service_pb2
 
 GARBAGE = b"\xff\xff\xff\xff\x0f"  # a field number 0 with an impossible wire type: no message parses it
 
@@ -85,3 +85,33 @@ async def test_a_ping_timestamp_out_of_range_is_invalid_field(stubs, seconds: in
     await expect_error(stubs.time.Ping(time_service_pb2.PingRequest(
         table_id=table_id, token=tokens[0], sequence=2, client_send_time=good, previous=previous), timeout=TIMEOUT),
         grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD")
+
+
+# ------------------------------------------------------------------ which refusal comes first
+
+async def test_a_malformed_commitment_outside_a_shuffle_is_invalid_field_not_no_shuffle_pending(stubs) -> None:
+    """The request's own form is checked before the table's state (docs/protocol.md, "Which refusal
+    comes first"): the length rule holds whatever the phase; a well-formed one is then out of phase."""
+    table_id, tokens = await two_player_table(stubs)  # dealt: no shuffle is pending
+    before = await state(stubs, table_id, tokens)
+
+    def commit(commitment: bytes, command_id: str):
+        return stubs.play.CommitEntropy(play_service_pb2.CommitEntropyRequest(
+            table_id=table_id, token=tokens[0], command_id=command_id, commitment=commitment), timeout=TIMEOUT)
+
+    error = await expect_error(commit(bytes(5), "short"), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD")
+    assert "32 bytes, not 5" in (error.details() or "")
+    await expect_error(commit(bytes(32), "whole"), grpc.StatusCode.FAILED_PRECONDITION, "NO_SHUFFLE_PENDING")
+    assert await state(stubs, table_id, tokens) == before
+
+
+async def test_a_command_id_of_the_wrong_form_is_refused_before_the_turn_is_judged(stubs) -> None:
+    table_id, tokens = await two_player_table(stubs)
+    waiting = 1 - (await view(stubs, table_id, tokens[0])).seat_to_act
+    card = (await view(stubs, table_id, tokens[waiting])).hand[0].card
+    for command_id, reason in (("", "COMMAND_ID_MISSING"), ("x" * 65, "COMMAND_ID_TOO_LONG"), ("é", "INVALID_FIELD")):
+        play = stubs.play.PlayCards(play_service_pb2.PlayCardsRequest(
+            table_id=table_id, token=tokens[waiting], command_id=command_id, cards=[card],
+            color=cards_pb2.COLOR_RED if card.color == cards_pb2.COLOR_BLACK else cards_pb2.COLOR_UNSPECIFIED),
+            timeout=TIMEOUT)
+        await expect_error(play, grpc.StatusCode.INVALID_ARGUMENT, reason)  # not NOT_YOUR_TURN

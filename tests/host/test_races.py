@@ -457,6 +457,8 @@ async def test_U4_a_catch_ruled_after_the_targets_own_call_costs_the_catcher_2(r
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await rpc(request, timeout=TIMEOUT)
         assert (refused.value.code(), reason(refused.value)) == (grpc.StatusCode.INVALID_ARGUMENT, why)
+        if why == "WRONG_WINDOW":  # said in words, not the engine's identifier (uno_catch)
+            assert f"window {race.window_id} is an UNO catch window" in (refused.value.details() or "")
     assert not race.answers
     call = asyncio.ensure_future(rig.play.CallUno(play_service_pb2.CallUnoRequest(
         table_id=table.table_id, token=tokens[target], command_id="call"), timeout=TIMEOUT))

@@ -215,12 +215,24 @@ def ping(table_id: str, token: str, sequence: int, *, sent_ns: int | None = None
 
 async def test_a_report_of_a_ping_never_sent_is_bad_ping_report(stubs: Any) -> None:
     table_id, tokens = await two_player_table(stubs)
-    error = await expect_error(stubs.time.Ping(ping(table_id, tokens[0], 1, previous=(5, time.time_ns())),
+    await stubs.time.Ping(ping(table_id, tokens[0], 1), timeout=TIMEOUT)
+    error = await expect_error(stubs.time.Ping(ping(table_id, tokens[0], 2, previous=(5, time.time_ns())),
                                                timeout=TIMEOUT), INVALID, "BAD_PING_REPORT")
     assert field_of(error) == "previous.sequence" and "ping 5" in error.details()
     # The refused ping changed nothing: it is not waiting for a report of its own either.
-    await expect_error(stubs.time.Ping(ping(table_id, tokens[0], 2, previous=(1, time.time_ns())),
+    await expect_error(stubs.time.Ping(ping(table_id, tokens[0], 3, previous=(2, time.time_ns())),
                                        timeout=TIMEOUT), INVALID, "BAD_PING_REPORT")
+
+
+async def test_a_report_of_a_ping_sent_before_the_host_started_is_ignored(stubs: Any) -> None:
+    """The host restarted between two pings: the first it takes from a seat reports one it never
+    took, and so may a later one whose sequence is below the first's. Neither is the client's fault."""
+    table_id, tokens = await two_player_table(stubs)
+    answer = await stubs.time.Ping(ping(table_id, tokens[0], 7, previous=(6, time.time_ns())), timeout=TIMEOUT)
+    assert answer.sequence == 7 and not answer.HasField("smoothed_round_trip")
+    await stubs.time.Ping(ping(table_id, tokens[0], 8, previous=(5, time.time_ns())), timeout=TIMEOUT)
+    answer = await stubs.time.Ping(ping(table_id, tokens[0], 9, previous=(8, time.time_ns())), timeout=TIMEOUT)
+    assert answer.HasField("smoothed_round_trip"), "ping 8 was remembered and measured"
 
 
 async def test_a_ping_reported_twice_is_bad_ping_report(stubs: Any) -> None:

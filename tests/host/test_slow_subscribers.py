@@ -57,10 +57,12 @@ class Served:
                 await asyncio.sleep(0)  # let the streams and the group commit run
 
 
-@pytest.fixture
-async def served(caplog: pytest.LogCaptureFixture) -> AsyncIterator[Served]:
-    caplog.set_level(logging.WARNING)
-    host = Host(write_timeout_s=1.0, limits=Limits.off())
+@pytest.fixture(params=[1.0])
+async def served(caplog: pytest.LogCaptureFixture, request: pytest.FixtureRequest) -> AsyncIterator[Served]:
+    """A host whose write timeout is 1 s, and whose hang-up time (how long a cut stream's status may wait
+    behind unread data) is the parameter: 1 s unless a test asks for longer."""
+    caplog.set_level(logging.INFO)
+    host = Host(write_timeout_s=1.0, limits=Limits.off(), hang_up_after_s=request.param)
     server, port, _ = await create_server("127.0.0.1:0", host=host)
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
@@ -90,6 +92,20 @@ async def eventually(predicate: Callable[[], bool], what: str) -> None:
         raise AssertionError(f"never happened: {what}") from None
 
 
+async def whole_log(served: Served, last: int) -> list[int]:
+    """The numbers a new stream from event 0 (64 events a message) reads up to event `last`."""
+    stream = served.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+        table_id=served.table.table_id, token=served.token, after_event_number=0, batch=64), timeout=TIMEOUT)
+    numbers: list[int] = []
+    async with asyncio.timeout(TIMEOUT):
+        async for response in stream:
+            numbers.extend(event.number for event in response.events)
+            if numbers[-1] >= last:
+                break
+    stream.cancel()
+    return numbers
+
+
 async def still_served(served: Served) -> None:
     """Another reader of the same table gets the latest event at once."""
     view = await served.watch.GetView(watch_service_pb2.GetViewRequest(
@@ -97,6 +113,7 @@ async def still_served(served: Served) -> None:
     assert view.view.event_number == served.table.last_number
 
 
+@pytest.mark.parametrize("served", [TIMEOUT], indirect=True)  # it reads again well before a hang-up
 async def test_a_stream_stalled_by_flow_control_is_cut_and_told_once_it_reads(served: Served) -> None:
     stream: RawStream = await open_stream(served.port, served.request(), window=1024)
     stream.start_reading()  # frames are read, pings answered: the window alone stays shut
@@ -111,6 +128,27 @@ async def test_a_stream_stalled_by_flow_control_is_cut_and_told_once_it_reads(se
             await stream.ended.wait()
         assert stream.trailers.get("grpc-status") == str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
         assert stream.reason == "SUBSCRIBER_TOO_SLOW"
+    finally:
+        await stream.close()
+
+
+async def test_a_stream_stalled_by_flow_control_that_never_reads_again_sees_its_connection_end(
+        served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    """Its status cannot pass the data it does not read: within the hang-up time its connection is hung
+    up, so the client sees its stream end (and not only when the host shuts down), and it resumes."""
+    stream: RawStream = await open_stream(served.port, served.request(), window=1024)
+    stream.start_reading()  # frames are read, pings answered: the window alone stays shut, for good
+    try:
+        await eventually(lambda: len(served.table.subscribers) == 1, "the stream subscribed")
+        await served.chat(400, "a")
+        await eventually(lambda: not served.table.subscribers, "the stalled stream was cut off")
+        async with asyncio.timeout(TIMEOUT):  # before: never, while the host ran
+            await stream.ended.wait()
+        assert not stream.trailers, "no status could pass the unread data: the connection ended instead"
+        assert "its connection was hung up" in caplog.text
+        await still_served(served)
+        last = served.table.last_number
+        assert await whole_log(served, last) == list(range(1, last + 1))  # it resumes, nothing lost
     finally:
         await stream.close()
 
@@ -134,6 +172,7 @@ async def test_a_stream_stalled_at_the_tcp_level_is_cut_cleanly(served: Served) 
         await stream.close()
 
 
+@pytest.mark.parametrize("served", [TIMEOUT], indirect=True)  # it drains what it has before a hang-up
 async def test_a_reader_slower_than_the_table_is_cut_with_the_status_in_band(served: Served) -> None:
     stream = await open_stream(served.port, served.request(), window=65_535)
     stream.acknowledge, stream.pause_s = True, 0.02  # reads and gives the window back, slowly
@@ -156,13 +195,4 @@ async def test_a_reader_slower_than_the_table_is_cut_with_the_status_in_band(ser
 async def test_a_backlog_longer_than_a_queue_is_not_falling_behind(served: Served) -> None:
     await served.chat(SUBSCRIBER_QUEUE + 500, "old")
     last = served.table.last_number
-    stream = served.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
-        table_id=served.table.table_id, token=served.token, after_event_number=0, batch=64), timeout=TIMEOUT)
-    numbers: list[int] = []
-    async with asyncio.timeout(TIMEOUT):
-        async for response in stream:
-            numbers.extend(event.number for event in response.events)
-            if numbers[-1] >= last:
-                break
-    assert numbers == list(range(1, last + 1))  # the whole backlog, and no SUBSCRIBER_TOO_SLOW
-    stream.cancel()
+    assert await whole_log(served, last) == list(range(1, last + 1))  # the whole backlog, and no SUBSCRIBER_TOO_SLOW

@@ -45,6 +45,20 @@ def drive(host: Host, table: Table, clock: list[int], *, max_steps: int = 200_00
     raise AssertionError("the match did not end")
 
 
+def turn_to_play(host: Host, table: Table, clock: list[int]) -> int | None:
+    """The seat whose turn a test may play now; else None, once the driver did one step of what is due
+    (the shuffle, a window's ruling, a timeout), the clock jumped to the deadline it waits for."""
+    match = table.match
+    assert match is not None
+    seat = match.game.to_act if match.round_no else None
+    if table.shuffle is None and seat is not None and not table.window_deadlines:
+        return seat
+    wait = host._step(table)
+    if wait:
+        clock[0] += int(wait * 1e9) + 1
+    return None
+
+
 def play_match(seed: int, *, seats: int = 4, preset: str = "standard", store: Store | None = None,
                **overrides: Any) -> Table:
     """A whole match of host bots from StartTable with fill_with_bots."""

@@ -150,7 +150,7 @@ class BotRunner:
         self._closes_scores = True  # the host takes CloseScores (see `_close_scores`)
         self.verify = verify
         #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
-        #: (`unonet.client.verify`); None when not verifying, or after a snapshot broke the record.
+        #: (`unonet.client.verify`); None when not verifying.
         self.verifier: Verifier | None = None
         self.reaction_delay: ReactionDelay = (
             fixed_delay(reaction_delay) if isinstance(reaction_delay, int | float) else reaction_delay
@@ -221,11 +221,8 @@ class BotRunner:
                 event = item
                 if _changes_options(event):
                     self._consumed += 1
-                if self.verifier is not None:
-                    if event.WhichOneof("payload") == "snapshot":
-                        self.verifier = None  # a snapshot carries no commitments: the record is lost
-                    else:
-                        self.verifier.feed(event)
+                if self.verifier is not None:  # a snapshot's own cards are checked; the record starts again
+                    self.verifier.feed(event)  # with the next round's shuffle
                 if event.number <= started_at:
                     continue  # replayed only for the verifier: the first view already covered it
                 ended = self._follow(event)

@@ -612,8 +612,8 @@ class TableClient:
         request = time_service_pb2.PingRequest(
             table_id=self.table_id, token=self.token, sequence=self._ping_sequence, client_send_time=_now()
         )
-        # The report goes once: should this ping be refused (a host that restarted has forgotten the
-        # earlier ping: BAD_PING_REPORT), the next goes without one instead of failing the same way.
+        # The report goes once: should this ping be refused (BAD_PING_REPORT; a host that restarted
+        # ignores a report of a ping it never took), the next goes without one instead of failing alike.
         previous, self._previous_ping = self._previous_ping, None
         if previous is not None:
             request.previous.CopyFrom(previous)

@@ -11,7 +11,11 @@ pile, the colour in force, the hand a Wild Draw Four was played from) and checks
   forfeit put its card back under the pile), the deal from the top of the deck and every draw from the
   top of the pile;
 - every opening it is shown (its own cards, played cards, the hands at the end of a round) against the
-  commitment it already holds for that seat; a played card must be one the seat holds;
+  commitment it already holds for that seat; a played card must be one the seat holds; a reaction
+  window's card must be the top of the discard pile;
+- a snapshot's cards (a stream resumed with one): each opening against its commitment, and against its
+  published slot where this copy saw the round's piles; from a snapshot on, the record starts again
+  with the next round's shuffle (the snapshot shows no other seat's hand);
 - as the challenger, the accused hand of a Wild Draw Four challenge: exactly the commitments that seat
   held when it played, each opened correctly, and the verdict recomputed from the cards;
 - after ShuffleRevealed, the host's seed against its commitment, then every pile of the round
@@ -89,6 +93,13 @@ BLUFF_EXTRA = 2
 """B3, B4: the two cards a lost challenge or `draw_six` adds to the obligation."""
 
 
+# What a verifier resumed from a snapshot still follows until the next round's shuffle starts a record
+# again: who is in the match, a bot, or connected (7.1 step 1 checks the next shuffle asks them all).
+_FOLLOWED_AFTER_SNAPSHOT = frozenset({
+    "match_started", "bot_seated", "seat_connection_changed", "seat_taken_over", "player_eliminated",
+    "shuffle_committed", "snapshot",
+})
+
 _ROUNDING_NS = 2
 """How far a published reaction time may sit from its parts: each is rounded to the nanosecond."""
 
@@ -117,6 +128,7 @@ class _Round:
     used: set[tuple[int, int]] = field(default_factory=set)
     openings: list[tuple[CardOpening, bytes]] = field(default_factory=list)
     revealed: bool = False
+    interrupted: bool = False  # a snapshot came mid-round: the rest of the round was not followed
     # Every challenge verdict of the round, to recompute once the seed opens every hand (9, 8.1).
     verdicts: list[_Verdict] = field(default_factory=list)
     # Every ruled race's window id and tie seed, to check against the round seed (10.5).
@@ -178,6 +190,7 @@ class Verifier:
         # acknowledged each with (`sent_reveal`) while the log has not shown it yet.
         self.my_reveals: dict[int, int] = {}
         self.acked_reveals: dict[int, int] = {}
+        self.resumed = False  # a snapshot broke the record: only public membership is followed until a shuffle
         self._reset_record()
 
     def _reset_record(self) -> None:
@@ -221,7 +234,7 @@ class Verifier:
                 error.args = (f"event {event.number} ({kind}): {error.args[0] if error.args else error}",)
                 raise
         handler = getattr(self, f"_on_{kind}", None)
-        if handler is None or kind is None:
+        if handler is None or kind is None or (self.resumed and kind not in _FOLLOWED_AFTER_SNAPSHOT):
             return
         try:
             handler(getattr(event, kind))
@@ -234,7 +247,7 @@ class Verifier:
     def finish(self) -> None:
         """The log is complete: every round that was dealt must have had its seed revealed."""
         for number, state in sorted(self.rounds.items()):
-            if state.piles and not state.revealed:
+            if state.piles and not state.revealed and not state.interrupted:
                 raise SeedMismatch(f"round {number}: the host never revealed its shuffle seed")
 
     @property
@@ -309,6 +322,7 @@ class Verifier:
         self._ok("every connected seat asked for entropy", len(due))
         self.schemes.add(msg.scheme)
         self.current = self.rounds[msg.round_number] = _Round(msg.round_number, msg.seed_commitment)
+        self.resumed = False
         self._reset_record()
 
     def _round(self) -> _Round:
@@ -522,7 +536,9 @@ class Verifier:
             raise UnknownCommitment(f"a public card at pile {deck} position {position} came without its face")
         return commitment
 
-    def _opening(self, ref: cards_pb2.CardRef, commitment: bytes) -> CardCode:
+    def _opening(self, ref: cards_pb2.CardRef, commitment: bytes, round_no: int | None = None) -> CardCode:
+        """Check that `ref`'s face and salt open `commitment` (in round `round_no`, else the current one)."""
+        number = self._round().number if round_no is None else round_no
         card = card_code(ref.card)
         if len(ref.salt) != 32:
             raise ChangedSalt(
@@ -530,18 +546,56 @@ class Verifier:
                 opening=CardOpening(card, bytes(32), ref.position, ref.deck_number),
             )
         opening = CardOpening(card, ref.salt, ref.position, ref.deck_number)
-        if not verify_opening(commitment, self.table_id, self._round().number, opening):
+        if not verify_opening(commitment, self.table_id, number, opening):
             for other in ALL_CARDS:
                 if other != card and commit(
-                    self.table_id, self._round().number, ref.position, other, ref.salt, deck_no=ref.deck_number
+                    self.table_id, number, ref.position, other, ref.salt, deck_no=ref.deck_number
                 ) == commitment:
                     raise WrongCard(f"{card} was shown, but its slot commits to {other}", opening=opening,
                                     committed_card=other)
             raise ChangedSalt(f"the opening of {card} at pile {ref.deck_number} position {ref.position} "
                               "opens nothing with any card", opening=opening)
-        self._round().openings.append((opening, commitment))
+        known = self.rounds.get(number)
+        if known is not None:
+            known.openings.append((opening, commitment))
         self._ok("opening matches its commitment")
         return card
+
+    def _on_snapshot(self, msg: events_pb2.Snapshot) -> None:
+        """A snapshot (a stream resumed with one, after lost events): every card it shows with its
+        commitment (this seat's hand, the top card, each open window's card, a five swap's card) must
+        open it, and where this copy saw the round's piles published, sit in the slot it names; a
+        hand card must not appear twice. The stream's record cannot go on from a snapshot, which shows no
+        other seat's hand: what follows is not checked (a client verifies again from the next round's
+        events, or reads the whole log from event 1)."""
+        view = msg.view
+        known = self.rounds.get(view.round_number)
+        shown = [*view.hand, view.top_card, *(window.card for window in view.open_windows), view.five_swap.card]
+        slots: set[tuple[int, int]] = set()
+        for ref in shown:
+            if not ref.commitment or not ref.HasField("card"):
+                continue
+            deck, position = ref.deck_number, ref.position
+            if known is not None and deck < len(known.piles):
+                if position >= len(known.piles[deck]) or known.piles[deck][position] != ref.commitment:
+                    raise UnknownCommitment(f"the snapshot's {card_code(ref.card)} commits to "
+                                            f"{ref.commitment.hex()[:16]}, not what pile {deck} published for "
+                                            f"position {position}", commitment=ref.commitment)
+                self._ok("snapshot card sits in its published slot")
+            self._opening(ref, ref.commitment, view.round_number)
+        for ref in view.hand:
+            if ref.commitment and (ref.deck_number, ref.position) in slots:
+                raise UnknownCommitment(f"the snapshot's hand holds pile {ref.deck_number} position "
+                                        f"{ref.position} twice", commitment=ref.commitment)
+            slots.add((ref.deck_number, ref.position))
+        for state in (known, self.current):
+            if state is not None and not state.revealed:
+                state.interrupted = True
+        self.bots = {state.seat for state in view.seats if state.is_bot}
+        self.connected = {state.seat for state in view.seats if state.connected and not state.is_bot}
+        self.eliminated = {state.seat for state in view.seats if state.eliminated}
+        self.current, self.resumed = None, True  # until the next shuffle, no event is checked against a record
+        self._reset_record()
 
     def _draw(self, ref: cards_pb2.CardRef, *, dealing: bool = False) -> bytes:
         commitment = self._ref(ref)
@@ -753,6 +807,18 @@ class Verifier:
                 self._held(msg.seat, ref, need_opening=True)
 
     # ---------------------------------------------------------------------------------- races
+
+    def _on_reaction_window_opened(self, msg: events_pb2.ReactionWindowOpened) -> None:
+        """A window about a card (a jump-in, a skip escape, a run cut, a Sound Wild) names the card that
+        just landed: with its commitment, the top of the discard pile, opened."""
+        ref = msg.window.card
+        if not ref.commitment or self.current is None:
+            return  # no commitments at this table, or from a host that did not send them
+        commitment = self._ref(ref, need_opening=True)
+        if not self.discard or self.discard[-1] != commitment:
+            raise UnknownCommitment(f"window {msg.window.id} is about card {commitment.hex()[:16]}, which is not "
+                                    "the top of the discard pile", commitment=commitment)
+        self._ok("window card is the top of the discard pile")
 
     def _on_reaction_window_closed(self, msg: events_pb2.ReactionWindowClosed) -> None:
         """10.6: a ruling published in full is checked against its own figures; the arrival and send

@@ -601,7 +601,7 @@ class Game(Swaps):
         assert pending is not None
         if action.color not in PLAYABLE_COLORS:
             raise MalformedAction(
-                f"{action.color!r} cannot be named; name red, yellow, green or blue", reason="BAD_COLOR"
+                f"{action.color.value} cannot be named; name red, yellow, green or blue", reason="BAD_COLOR"
             )
         self._pending_black = None
         self.phase = TURN

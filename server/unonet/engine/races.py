@@ -19,6 +19,7 @@ from unonet.engine.actions import CallUno, CatchUno, Play, React
 from unonet.engine.cards import Card
 from unonet.engine.errors import IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import DrawReason, Window
+from unonet.engine.phase import DUTIES
 from unonet.engine.round_state import Obligation, PendingRun
 from unonet.engine.ruleset import JumpInPenalty
 from unonet.engine.shared_events import called_uno, uno_called, window_closed
@@ -254,10 +255,11 @@ class Races(Turns):
                 return lambda: NotYourTurn(
                     f"it is seat {self.to_act}'s turn, not seat {seat}'s", metadata=self._turn_facts()
                 )
-            return lambda: IllegalAction(f"seat {seat} cannot play during {self.phase.value}", reason="WRONG_PHASE")
+            duty = DUTIES[self.phase]
+            return lambda: IllegalAction(f"seat {seat} cannot play now: it must {duty}", reason="WRONG_PHASE")
         if self.phase is not TURN and self.phase is not AFTER_DRAW:
             return lambda: IllegalAction(
-                f"wait until seat {self.current} finishes {self.phase.value}", reason="WAIT_FOR_EFFECT"
+                f"wait: seat {self.current} must {DUTIES[self.phase]} first", reason="WAIT_FOR_EFFECT"
             )
         if count != 1:
             return lambda: IllegalAction("a jump-in is one card", reason="ONE_CARD_ONLY")

@@ -41,7 +41,7 @@ from unonet.engine.cards import Card, Color, Rank
 from unonet.engine.draws import SeatDraws
 from unonet.engine.errors import IllegalAction, MalformedAction, NotYourTurn, Refusal
 from unonet.engine.events import Event, Window, WindowKind
-from unonet.engine.phase import Phase
+from unonet.engine.phase import DUTIES, Phase
 from unonet.engine.rules import is_wild_draw_four_fair
 from unonet.engine.ruleset import Ruleset
 from unonet.engine.shared_events import draw_obligation, window_closed
@@ -600,7 +600,7 @@ class RoundState:
             message = f"it is seat {self.to_act}'s turn, not seat {seat}'s"
             return lambda: NotYourTurn(message, metadata=self._turn_facts())
         if self.phase is not phase:
-            message = f"seat {seat} must {self.phase.value.replace('_', ' ')} now, not {phase.value.replace('_', ' ')}"
+            message = f"seat {seat} must {DUTIES[self.phase]} now, not {DUTIES[phase]}"
             return lambda: IllegalAction(message, reason="WRONG_PHASE")
         return None
 

@@ -175,7 +175,7 @@ class Turns(RoundState):
         if card.rank is WILD_DRAW_FOUR:
             return lambda: IllegalAction(
                 f"{card} is not allowed: seat {seat} holds a card it could play instead "
-                f"({self.ruleset.wild_draw_four.value}) and bluffing is off",
+                f"(the Wild Draw Four rule: {self.ruleset.wild_draw_four.value.replace('_', ' ')}) and bluffing is off",
                 reason="WILD_DRAW_FOUR_NOT_ALLOWED",
             )
         color = self.color.value if self.color else "any colour"

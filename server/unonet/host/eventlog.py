@@ -150,6 +150,12 @@ class EventLog:
         for entry in self.entries[max(0, after + 1 - first_kept):]:
             yield self.render(entry, seat)
 
+    def stored_public(self, number: int) -> events_pb2.Event | None:
+        """Event `number` as the store kept it when it was sent, publicly rendered; None if the store
+        has no rendering of it (a store written before renderings were)."""
+        stored = self._store.renderings(self._table_id, number, number, PUBLIC_VIEWER).get(number)
+        return None if stored is None else events_pb2.Event.FromString(stored)
+
     def _stored(self, first: int, last: int, seat: int | None) -> dict[int, bytes]:
         """Events `first` to `last` read back from the store; a missing one is a damaged store."""
         stored = self._store.renderings(self._table_id, first, last, PUBLIC_VIEWER if seat is None else seat)

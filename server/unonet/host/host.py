@@ -29,7 +29,7 @@ from unonet.host.limits import Guard, Limits
 from unonet.host.pace import INSTANT, Pace
 from unonet.host.seats import Seat
 from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoreClosed, StoredTable
-from unonet.host.table import Table, TableSettings
+from unonet.host.table import EVENT_FORMAT, Table, TableSettings
 from unonet.v1 import table_pb2
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,7 @@ class Host:
         fair_shuffle: bool = True,
         keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
         limits: Limits | None = None,
+        hang_up_after_s: float | None = None,
     ) -> None:
         """`pace`: how fast host bots act at a table with a person (pace.py; tables of bots only never
         wait). `compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
@@ -69,6 +70,9 @@ class Host:
         self.store: Store = store if store is not None else MemoryStore()
         self.pace = pace
         self.write_timeout_s = write_timeout_s
+        # How long the status of a stream cut off as too slow may wait behind data its client does not
+        # read before the host hangs up the client's connection (hangup.py); the write timeout by default.
+        self.hang_up_after_s = write_timeout_s if hang_up_after_s is None else hang_up_after_s
         self.clock_ns = clock_ns
         self.keep_finished_s = keep_finished_s
         self.guard = Guard(limits if limits is not None else Limits(), lambda: self.clock_ns() / 1e9)
@@ -127,6 +131,7 @@ class Host:
                 # Tables stored before window ids were unique per table numbered them per round: their
                 # journals name those ids, so they replay with the numbering they were played with.
                 window_ids_per_round=record.get("window_ids") != "table",
+                event_format=int(record.get("event_format", 1)),  # tables stored before it: what they sent
             )
         except Exception as error:  # a record altered into something no table was created with
             raise TableDamaged(stored.table_id, 0, f"{type(error).__name__}: {error}") from error
@@ -138,29 +143,31 @@ class Host:
         self._restored_end[table.table_id] = table.last_number
         return table
 
-    def _diverged(self, table: Table) -> tuple[loghead.ChainHead, tuple[int, int] | None]:
-        """The replayed table's log head, and the numbers (first, last) whose events are not the ones
-        the host sent (the head at its sent mark does not match: loghead.check), if any."""
+    def _diverged(self, table: Table) -> tuple[loghead.ChainHead, list[tuple[int, int]]]:
+        """The replayed table's log head, and the ranges of numbers (first, last) whose events are not
+        the ones the host sent (the head at its sent mark does not match: loghead.check), if any."""
         public = [(entry.number, table.events.render_bytes(entry, None, cache=False)) for entry in table.events.entries]
         return loghead.check(table.table_id, public, self.store.sent_head(table.table_id),
                              lambda last: self.store.renderings(table.table_id, 1, last, PUBLIC_VIEWER))
 
     def _check_head(self, table: Table) -> None:
         """Follow the replayed table's log head from its end on; if the journal gave back other events
-        than the host sent under numbers clients may have seen, say so loudly, keep the journal's
-        events (stored as the renderings from now on) and journal the range (journal.Diverged), so a
-        client that resumes inside it, now or after any later restart, gets DATA_LOSS."""
+        than the host sent under numbers clients may have seen, say so loudly, naming those events,
+        keep the journal's events (stored as the renderings from now on) and journal each range of
+        them (journal.Diverged), so a client that resumes inside one, now or after any later restart,
+        gets DATA_LOSS."""
         head, diverged = self._diverged(table)
         self.store.follow_chain(table.table_id, head)
-        if diverged is None:
+        if not diverged:
             return
-        first, last = diverged
         log.error("DATA LOSS at table %s: the journal the host restarted from gives back other events than the "
                   "host had sent: the log's head at event %d (the sent mark) does not match the journal's, and "
-                  "events %d to %d are not the ones clients were sent; the table goes on from its journal, and a "
-                  "client that resumes after one of those numbers gets DATA_LOSS", table.table_id, last, first, last)
-        self.store.drop_renderings(table.table_id, first - 1)  # the release stores the journal's renderings
-        table.record(journal.Diverged(first, last))
+                  "%s not the ones clients were sent; the table goes on from its journal, and a "
+                  "client that resumes after one of those numbers gets DATA_LOSS", table.table_id, diverged[-1][1],
+                  loghead.in_words(diverged))
+        self.store.drop_renderings(table.table_id, diverged[0][0] - 1)  # the release stores the journal's renderings
+        for first, last in diverged:
+            table.record(journal.Diverged(first, last))
         self.store.set_mark(table.table_id, head)  # the mark's head is the journal's log from now on
 
     def _mark_lost(self, table: Table) -> None:
@@ -306,7 +313,7 @@ class Host:
         fair_shuffle = self.fair_shuffle and settings.league_seed is None
         created = self.clock_ns()
         record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
-                  "fair_shuffle": fair_shuffle, "window_ids": "table"}
+                  "fair_shuffle": fair_shuffle, "window_ids": "table", "event_format": EVENT_FORMAT}
         self.store.create_table(table_id, record, created)
         table = Table(
             table_id, settings, owner_token=owner_token, seed=seed, created_ns=created, store=self.store,

@@ -9,8 +9,9 @@ same way without serving (`Host.check_tables`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from unonet.host.loghead import in_words
 from unonet.host.store import StoredTable
 
 
@@ -58,7 +59,8 @@ class TableReport:
     damage: str = ""  # why it is damaged (TableDamaged's message)
     archived: bool = False
     sent: int = 0  # the highest event number the host had sent (the store's sent mark), if above `events`
-    diverged: tuple[int, int] | None = None  # numbers whose replayed events are not the ones sent (loghead.py)
+    # The runs of numbers whose replayed events are not the ones that were sent (loghead.py).
+    diverged: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def is_damaged(self) -> bool:
@@ -71,9 +73,9 @@ class TableReport:
         line = f"{self.table_id}  ok ({place}, {self.status}): {self.entries} journal entries, {self.events} events"
         if self.sent > self.events:  # a serving host turns these numbers into EventsLost markers
             line += f"; events {self.events + 1} to {self.sent} were sent and then lost by the store"
-        if self.diverged is not None:  # a serving host journals the range, and resumes inside it get DATA_LOSS
-            line += (f"; events {self.diverged[0]} to {self.diverged[1]} are not the ones that were sent (the log's"
-                     f" head at event {self.diverged[1]}, the sent mark, does not match the journal's)")
+        if self.diverged:  # a serving host journals the ranges, and resumes inside them get DATA_LOSS
+            line += (f"; {in_words(self.diverged)} not the ones that were sent (the log's head at event"
+                     f" {self.diverged[-1][1]}, the sent mark, does not match the journal's)")
         return line
 
 

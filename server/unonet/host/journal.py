@@ -6,10 +6,13 @@ its JSON form (`encode`), and a restarted host rebuilds the table by applying ev
 gains is optional on decode, and the entries older hosts wrote (a ruling without "v", a chat without
 "cid") still decode to what they meant.
 
-Two parts of an entry are written while it is applied, before it is stored, and read back on replay:
-`fair`, the private part of a shuffle it starts (the host's seed and its bots' values, `shuffles.py`), and
-`races`, the latency figures of the race windows it opens (`racebook.py`). They are the only mutable
-parts of an otherwise frozen value.
+Every event a table emits must be a function of its journal alone, or a restarted host would give
+back other events than it sent. So whatever an entry's events show that comes from the world outside
+the journal is written into the entry while it is applied, before it is stored, and read back on
+replay, in three parts: `fair`, the private part of a shuffle it starts (the host's seed and its bots'
+values, `shuffles.py`), `races`, the latency figures of the race windows it opens (`racebook.py`), and
+`measured`, the seats' latency estimates (from their pings) the MatchStarted of a match it starts lists
+(`Table._starting_seats`). They are the only mutable parts of an otherwise frozen value.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class Entry:
     KIND: ClassVar[str] = ""
     fair: JsonDict = field(default_factory=dict, compare=False)
     races: JsonDict = field(default_factory=dict, compare=False)
+    measured: JsonDict = field(default_factory=dict, compare=False)
 
     def fields(self) -> JsonDict:
         """The entry's own keys in the journal (without "k" and the private parts)."""
@@ -133,10 +137,15 @@ class Leave(Entry):
 class Start(Entry):
     """The owner started the match (StartTable); with `fill`, empty seats get bots of `bot_kind`
     ("" for the default kind). `version` 2 announces each of those bots with a BotSeated event before
-    MatchStarted, as AddBots announces its bots, and MatchStarted shows each seat connected as its last
-    SeatConnectionChanged said (journalled, so a replay shows the same). Version 1 (starts journalled
-    without "v") seated the bots silently and showed the streams open at that instant (none on a
-    replay): such an entry replays to the events it produced then."""
+    MatchStarted, as AddBots announces its bots. Version 1 (starts journalled without "v") seated the
+    bots silently. A table also starts by itself, with no Start entry, when the last seat is filled
+    (a Join or SeatBot) and its start is not manual.
+
+    However it started, MatchStarted lists each seat connected as its last SeatConnectionChanged said
+    and with the latency journalled in the starting entry's `measured` part, so a replay gives back
+    the event that was sent. A start journalled before `measured` existed (an automatic start, or a
+    Start of either version) showed the values of that instant, which nothing journalled: a replay takes
+    them from the event as the host stored and sent it (`Table._starting_seats`)."""
 
     KIND: ClassVar[str] = "start"
     fill: bool = False
@@ -452,6 +461,8 @@ def encode(entry: AnyEntry) -> JsonDict:
         out["fair"] = entry.fair
     if entry.races:
         out["races"] = entry.races
+    if entry.measured:
+        out["measured"] = entry.measured
     return out
 
 
@@ -465,4 +476,6 @@ def decode(data: JsonDict) -> AnyEntry:
         entry.fair.update(data["fair"])
     if "races" in data:
         entry.races.update(data["races"])
+    if "measured" in data:
+        entry.measured.update(data["measured"])
     return entry

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 
 from unonet.fairness.encoding import exact_bytes, tagged_hash, text, u64
 
-__all__ = ["ChainHead", "check", "genesis", "head_over", "link"]
+__all__ = ["ChainHead", "check", "genesis", "head_over", "in_words", "link", "ranges"]
 
 GENESIS_TAG = "unonet/v1/host-log-genesis"
 LINK_TAG = "unonet/v1/host-log"
@@ -54,25 +54,46 @@ def head_over(table_id: str, events: Iterable[tuple[int, bytes]]) -> ChainHead:
 
 
 def check(table_id: str, replayed: Iterable[tuple[int, bytes]], mark: ChainHead | None,
-          stored: Callable[[int], dict[int, bytes]]) -> tuple[ChainHead, tuple[int, int] | None]:
+          stored: Callable[[int], dict[int, bytes]]) -> tuple[ChainHead, list[tuple[int, int]]]:
     """A replayed table's log against its sent mark's head: the head after its last event, and the
-    numbers whose events are not the ones the host sent, if any (first, last).
+    ranges (first, last) of numbers whose events are not the ones the host sent, if any.
 
     `replayed`: every event of the replayed log, from 1, as (number, public rendering). `mark`: the
     mark with its head (None: no head was stored, nothing to check). `stored(last)`: the public
     renderings stored for events 1 to `last`, by number (what the streams sent). When the heads differ,
-    the first number whose stored rendering is not the replayed one (or is missing) is where the
-    histories part; if every stored rendering agrees, nothing says where, and every number up to the
-    mark is suspect (a damaged mark, or renderings altered with the journal).
+    the numbers whose stored rendering is not the replayed one (or is missing) are the events that
+    differ, each run of them one range: an event replayed as sent between two that differ is not
+    named. If every stored rendering agrees, nothing says where, and every number up to the mark is
+    suspect (a damaged mark, or renderings altered with the journal).
     """
     events = list(replayed)
     end = len(events)
     if mark is None or mark[0] > end:  # nothing to check, or a journal short of the mark (EventsLost)
-        return head_over(table_id, events), None
+        return head_over(table_id, events), []
     at_mark = head_over(table_id, events[:mark[0]])
     head = link(at_mark, events[mark[0]:])
     if at_mark == mark:
-        return head, None
+        return head, []
     sent = stored(mark[0])
-    first = next((number for number, public in events[:mark[0]] if sent.get(number) != public), 1)
-    return head, (first, mark[0])
+    differing = [number for number, public in events[:mark[0]] if sent.get(number) != public]
+    return head, ranges(differing) if differing else [(1, mark[0])]
+
+
+def ranges(numbers: Iterable[int]) -> list[tuple[int, int]]:
+    """Ascending numbers as runs of consecutive ones, (first, last) each."""
+    runs: list[tuple[int, int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
+
+
+def in_words(runs: list[tuple[int, int]]) -> str:
+    """Runs of event numbers as the subject of a sentence: "event 5 is", "events 5 to 9 are",
+    "events 5, 7 to 9 and 12 are"."""
+    words = [str(first) if first == last else f"{first} to {last}" for first, last in runs]
+    if len(words) == 1:
+        return f"event {words[0]} is" if runs[0][0] == runs[0][1] else f"events {words[0]} are"
+    return f"events {', '.join(words[:-1])} and {words[-1]} are"

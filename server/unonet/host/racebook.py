@@ -81,6 +81,10 @@ ones replay to the events they produced then."""
 EXCLUSIVE = frozenset({WindowKind.UNO_CATCH, WindowKind.JUMP_IN, WindowKind.RUN_CUT, WindowKind.SKIP_ESCAPE})
 FIRST_ANSWER_STARTS_CLOCK = frozenset({WindowKind.JUMP_IN, WindowKind.SKIP_ESCAPE})
 REACTED_TO = frozenset({WindowKind.UNO_SLAP, WindowKind.SOUND_WILD})  # the windows a React answers
+WINDOW_NAMES = {  # each kind of window in words, with its article, for messages
+    WindowKind.UNO_CATCH: "an UNO catch", WindowKind.JUMP_IN: "a jump-in", WindowKind.RUN_CUT: "a run-cut",
+    WindowKind.UNO_SLAP: "an UNO slap", WindowKind.SOUND_WILD: "a Sound Wild", WindowKind.SKIP_ESCAPE: "a skip-escape",
+}
 
 
 @dataclass
@@ -203,6 +207,7 @@ class RaceBook:
         self.latency: dict[int, LatencyEstimator] = {}
         self.races: dict[int, Race] = {}
         self._pings: dict[int, OrderedDict[int, tuple[int, int, int]]] = {}
+        self._first_ping: dict[int, int] = {}  # each seat's first ping sequence this host process took
         self._ruled: OrderedDict[tuple[int, int], None] = OrderedDict()
         self._opened_at_number: dict[int, int] = {}
 
@@ -214,12 +219,18 @@ class RaceBook:
     ) -> float | None:
         """Remember a ping from `seat`; complete the earlier one `previous` = (sequence, client receive ns).
 
-        Returns the seat's median round trip in seconds, or None before its first measurement. Raises
-        INVALID_ARGUMENT (BAD_PING_REPORT), changing nothing, for a report of a ping this seat has no
-        report outstanding for (never sent, already reported, or among the older ones forgotten) and for
-        one that makes an impossible ping.
+        Returns the seat's median round trip in seconds, or None before its first measurement. A report
+        of a ping sent before this host process took any from the seat (in the seat's first ping to it,
+        or of a sequence below that first one's) is ignored: that ping reached a host that has since
+        restarted, which a client cannot know, so it is no fault. Raises INVALID_ARGUMENT
+        (BAD_PING_REPORT), changing nothing, for a report of any other ping this seat has no report
+        outstanding for (never sent, already reported, or among the older ones forgotten) and for one
+        that makes an impossible ping.
         """
         pending = self._pings.setdefault(seat, OrderedDict())
+        first = self._first_ping.get(seat)
+        if previous is not None and (first is None or previous[0] < first):
+            previous = None  # a ping to the host before it restarted: nothing to measure, nothing wrong
         if previous is not None:
             earlier = pending.get(previous[0])
             if earlier is None:
@@ -235,6 +246,7 @@ class RaceBook:
             del pending[previous[0]]
             self._estimator(seat).add(sample)
         pending[sequence] = (client_send_ns, received_ns, sent_ns)
+        self._first_ping.setdefault(seat, sequence)
         while len(pending) > PINGS_KEPT:
             pending.popitem(last=False)
         return self._estimator(seat).rtt()
@@ -547,8 +559,9 @@ class RaceBook:
     # ------------------------------------------------------------------------------------- protobuf
 
     def _opened_pb(self, table: RaceTable, race: Race) -> events_pb2.Event:
+        card = table.cards.window_card(race.window_id) if table.cards is not None else None
         return convert.window_opened_pb(race.window, opened_ns=race.opened_ns, deadline_ns=race.deadline_ns,
-                                        allowance_ns=race.allowance_ns)
+                                        allowance_ns=race.allowance_ns, card=card)
 
     def window_timing(self, window_id: int) -> tuple[int, int | None, int] | None:
         """(open time, deadline or None, allowance) of an open race, for views."""
@@ -654,8 +667,8 @@ def _check_named_window(game: Game, seat: int, action: Action, named: int) -> No
         return  # the seat's own turn came: a play on the card it names is a play on its turn
     window = answered_window(game, seat, action)
     if window is None or window.id != named:
-        kind = game.windows[named].kind.value
-        raise invalid("WRONG_WINDOW", f"window {named} is a {kind} window, which this command does not answer")
+        kind = WINDOW_NAMES[game.windows[named].kind]
+        raise invalid("WRONG_WINDOW", f"window {named} is {kind} window, which this command does not answer")
 
 
 def _outcome(seat: int, lost: set[int], penalized: set[int]) -> actions_pb2.CommandOutcome.ValueType:

@@ -15,7 +15,9 @@ from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
-from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+
+from unonet.host.undecodable import Registering
 
 V1ALPHA_SERVICE_NAME: str = reflection.SERVICE_NAME
 V1_PACKAGE = "grpc.reflection.v1"
@@ -51,10 +53,14 @@ def _add_v1_file(pool: descriptor_pool.DescriptorPool) -> None:
 
 
 def enable_server_reflection(service_names: Iterable[str], server: grpc.aio.Server) -> None:
-    """Offer reflection v1 and v1alpha on `server`, listing `service_names` and both reflection services."""
+    """Offer reflection v1 and v1alpha on `server`, listing `service_names` and both reflection services.
+    Both are registered through `undecodable.Registering`, as the host's own services are: a request
+    whose bytes do not parse ends the stream with INVALID_ARGUMENT (MALFORMED_REQUEST), not UNKNOWN."""
     _add_v1_file(descriptor_pool.Default())
     names = [*service_names, V1_SERVICE_NAME, V1ALPHA_SERVICE_NAME]
-    reflection.enable_server_reflection(names, server)
+    registering = Registering(server)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(  # type: ignore[no-untyped-call]
+        reflection.aio.ReflectionServicer(names), registering)
     servicer = reflection.aio.ReflectionServicer(names)  # v1's: the same servicer class, on v1's path
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
@@ -63,5 +69,4 @@ def enable_server_reflection(service_names: Iterable[str], server: grpc.aio.Serv
             response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
         ),
     }
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(V1_SERVICE_NAME, handlers),))
-    server.add_registered_method_handlers(V1_SERVICE_NAME, handlers)
+    registering.add_registered_method_handlers(V1_SERVICE_NAME, handlers)

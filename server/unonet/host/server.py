@@ -20,6 +20,7 @@ from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
 from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SERVE_SYNCHRONOUS, SqliteStore, Store
 from unonet.host.threads import HelperThreads
+from unonet.host.undecodable import Registering
 
 log = logging.getLogger(__name__)
 # What the transport accepts: well above the 64 KiB the handlers allow (service.MAX_REQUEST_BYTES),
@@ -48,7 +49,8 @@ async def create_server(
     )
     names = add_services(server, host)
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    # Registered as ours are: unparsable request bytes get INVALID_ARGUMENT, not UNKNOWN and a traceback.
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, Registering(server))  # type: ignore[arg-type]
     for name in [*names, ""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     enable_server_reflection([*names, health.SERVICE_NAME], server)  # v1 and v1alpha

@@ -26,11 +26,12 @@ from unonet.host.errors import REFUSALS, HostError, abort, denied, exhausted, ex
 from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
+from unonet.host.hangup import hang_up
 from unonet.host.holds import DEFAULT_ROUND_START_HOLD_S
 from unonet.host.host import Host
 from unonet.host.store import StoreClosed
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
-from unonet.host.undecodable import BadInputLog, Undecodable, tolerant
+from unonet.host.undecodable import Registering, Undecodable, refusal, tolerant
 from unonet.v1 import (
     chat_service_pb2,
     chat_service_pb2_grpc,
@@ -66,7 +67,8 @@ SUBSCRIBER_TOO_SLOW_MESSAGE = "the event stream fell too far behind; resume from
 STORE_FAILED_MESSAGE = "the host could not store the table's latest inputs; resume from your last event number"
 # The most events one WatchEventsResponse carries, whatever WatchEventsRequest.batch asks for.
 MAX_BATCH = 64
-_bad_input = BadInputLog()
+# Once a cut-off stream's connection is hung up, how long gRPC may take to fail its pending status.
+HUNG_UP_STATUS_S = 5.0
 
 
 def _refusals(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -125,9 +127,7 @@ def _check_size(request: Any) -> None:
     if request.ByteSize() > MAX_REQUEST_BYTES:
         raise exhausted("MESSAGE_TOO_LARGE", f"requests are at most {MAX_REQUEST_BYTES} bytes")
     if isinstance(request, Undecodable):
-        _bad_input.note(request)
-        raise invalid("MALFORMED_REQUEST", f"the request's bytes do not parse as a {request.message_type} "
-                      f"({request.error})")
+        raise refusal(request)
 
 
 # The range google.protobuf.Timestamp documents: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
@@ -640,8 +640,37 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             self._writers.pop(id(subscriber), None)
             table.unsubscribe(subscriber)
         if subscriber.store_failed:
-            await _end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED", STORE_FAILED_MESSAGE))
-        await _end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
+            await self._end_stream(context, HostError(grpc.StatusCode.UNAVAILABLE, "STORE_FAILED",
+                                                      STORE_FAILED_MESSAGE))
+        await self._end_stream(context, exhausted("SUBSCRIBER_TOO_SLOW", SUBSCRIBER_TOO_SLOW_MESSAGE))
+
+    async def _end_stream(self, context: Context, error: HostError) -> None:
+        """End a stream the host cut off with its status, which waits behind whatever the client has not
+        read yet and reaches it once it reads. A client that does not read within the host's
+        `hang_up_after_s` (its HTTP/2 window stays shut) would never see it, nor any end: its connection
+        is hung up instead (hangup.py), so it sees the stream fail and resumes. Where the transport cannot
+        carry a status any more (a connection stalled at the TCP level, or hung up), the call is ended as
+        cancelled, with one log line, not gRPC's ExecuteBatchError traceback."""
+        ending = asyncio.ensure_future(abort(context, error))
+        try:
+            done, _ = await asyncio.wait({ending}, timeout=self.host.hang_up_after_s)
+            if not done:
+                hung = hang_up(context.peer())
+                log.info("a cut-off stream's %s status did not reach %s within %g s: %s", error.reason,
+                         context.peer(), self.host.hang_up_after_s,
+                         "its connection was hung up" if hung else "it waits until the client reads")
+                await asyncio.wait({ending}, timeout=HUNG_UP_STATUS_S if hung else None)
+        finally:
+            if not ending.done():
+                ending.cancel()
+        try:
+            await ending
+        except grpc.aio.AbortError:
+            raise
+        except BaseException as failed:  # ExecuteBatchError: core takes no status on this call any more
+            log.info("a cut-off stream could not be sent %s (%s): ended as cancelled", error.reason,
+                     type(failed).__name__)
+            raise asyncio.CancelledError from None
 
     async def _due(self, log: EventLog, pending: collections.deque[int], count: int, delay_ns: int) -> int:
         """A delayed spectator: wait until the first pending event is due; how many are due by then."""
@@ -677,20 +706,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 table.cut_off(subscriber)
         if self._writers:
             self._arm_watchdog()
-
-
-async def _end_stream(context: Context, error: HostError) -> None:
-    """End a stream the host cut off with its status, which waits behind whatever the client has not
-    read yet and reaches it once it reads. Where the transport cannot carry it any more (a connection
-    stalled at the TCP level, whose last write is still stuck in gRPC core), the call is ended as
-    cancelled instead, with one log line, not gRPC's ExecuteBatchError traceback."""
-    try:
-        await abort(context, error)
-    except grpc.aio.AbortError:
-        raise
-    except Exception as failed:  # ExecuteBatchError: core takes no status on this call any more
-        log.info("a cut-off stream could not be sent %s (%s): ended as cancelled", error.reason, type(failed).__name__)
-        raise asyncio.CancelledError from None
 
 
 def _serialized(message: Any) -> bytes:
@@ -741,19 +756,19 @@ class TimeService(time_service_pb2_grpc.TimeServiceServicer):
 def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     """Register every service through its generated `add_..._to_server`, so every RPC the protocol
     defines is served (one a servicer lacks answers UNIMPLEMENTED); returns the services' full names
-    (for health checking and reflection). Each registration goes through `_Registering`: request bytes
-    that do not parse reach the handler as an `Undecodable` (refused with MALFORMED_REQUEST)."""
+    (for health checking and reflection). Each registration goes through `undecodable.Registering`:
+    request bytes that do not parse reach the handler as an `Undecodable` (refused with MALFORMED_REQUEST)."""
     lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(
-        LobbyService(host), _Registering(server))  # type: ignore[arg-type]
+        LobbyService(host), Registering(server, _own()))  # type: ignore[arg-type]
     play_service_pb2_grpc.add_PlayServiceServicer_to_server(
-        PlayService(host), _Registering(server))  # type: ignore[arg-type]
+        PlayService(host), Registering(server, _own()))  # type: ignore[arg-type]
     chat_service_pb2_grpc.add_ChatServiceServicer_to_server(
-        ChatService(host), _Registering(server))  # type: ignore[arg-type]
+        ChatService(host), Registering(server, _own()))  # type: ignore[arg-type]
     # WatchEvents writes the bytes it serialized itself (the table's cached renderings).
     watch_service_pb2_grpc.add_WatchServiceServicer_to_server(
-        WatchService(host), _Registering(server, frozenset({"WatchEvents"})))  # type: ignore[arg-type]
+        WatchService(host), Registering(server, _own(frozenset({"WatchEvents"}))))  # type: ignore[arg-type]
     time_service_pb2_grpc.add_TimeServiceServicer_to_server(
-        TimeService(host), _Registering(server))  # type: ignore[arg-type]
+        TimeService(host), Registering(server, _own()))  # type: ignore[arg-type]
     return [
         lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
         play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,
@@ -763,33 +778,16 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
     ]
 
 
-class _Registering:
-    """The server as a generated `add_..._to_server` sees it: it registers every method the generated
-    code hands it with a request deserializer that turns unparsable bytes into an `Undecodable`
-    (`undecodable.tolerant`), and, for the methods in `pre_serialized`, which send responses they
-    serialized themselves, a serializer that passes bytes through (`_serialized`).
+def _own(pre_serialized: frozenset[str] = frozenset()) -> Callable[[str, Any], Any]:
+    """How this module's servicers are registered (`undecodable.Registering`): a request deserializer
+    that turns unparsable bytes into an `Undecodable`, which their handlers refuse (`_check_size`), and,
+    for the methods in `pre_serialized`, which send responses they serialized themselves, a serializer
+    that passes bytes through (`_serialized`)."""
 
-    The generated code registers each service twice, as a generic handler and as registered method
-    handlers; both are built here from the registered handlers, the only call that names the methods.
-    """
+    def adapt(method: str, handler: Any) -> Any:
+        handler = handler._replace(request_deserializer=tolerant(method, handler.request_deserializer))
+        if method.rpartition("/")[2] in pre_serialized:
+            handler = handler._replace(response_serializer=_serialized)
+        return handler
 
-    def __init__(self, server: grpc.aio.Server, pre_serialized: frozenset[str] = frozenset()) -> None:
-        self._server = server
-        self._pre_serialized = pre_serialized
-
-    def add_generic_rpc_handlers(self, handlers: object) -> None:
-        """Ignored: `add_registered_method_handlers` registers the same methods, with the serializer."""
-
-    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
-        missing = self._pre_serialized - handlers.keys()
-        if missing:
-            raise ValueError(f"{service} has no method {sorted(missing)} to send pre-serialized responses")
-        served = {}
-        for name, handler in handlers.items():
-            handler = handler._replace(
-                request_deserializer=tolerant(f"/{service}/{name}", handler.request_deserializer))
-            if name in self._pre_serialized:
-                handler = handler._replace(response_serializer=_serialized)
-            served[name] = handler
-        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, served),))
-        self._server.add_registered_method_handlers(service, served)
+    return adapt

@@ -41,7 +41,7 @@ from unonet.fairness import (
 from unonet.host.errors import IllegalEntropy, MalformedEntropy
 from unonet.v1 import actions_pb2, events_pb2
 from unonet.wire import convert
-from unonet.wire.refs import EventRefs, Ref
+from unonet.wire.refs import EventRefs, Ref, ViewRefs
 
 SCHEME = "unonet/v1/fair-shuffle"
 """The scheme name ShuffleCommitted announces: docs/fairness.md sections 2 to 7, version 1."""
@@ -201,16 +201,14 @@ class ShuffleRound:
     # ------------------------------------------------------------------------------ seat commands
 
     def check_commit(self, seat: int, commitment: bytes) -> None:
-        """Raises ShuffleRefused unless `seat` may commit `commitment` now. A seat that committed to this
-        shuffle is told so (ALREADY_COMMITTED) also once the reveals began: that is why it may not."""
+        """Raises ShuffleRefused unless `seat` may commit `commitment` now: a malformed commitment first
+        (`check_commitment_form`), whatever the phase. A seat that committed to this shuffle is told so
+        (ALREADY_COMMITTED) also once the reveals began: that is why it may not."""
+        check_commitment_form(commitment)
         if seat in self.asked and seat in self.commitments:
             raise IllegalEntropy(f"seat {seat} has already committed", reason="ALREADY_COMMITTED")
         if self.phase != "commit" or seat not in self.asked:
             raise IllegalEntropy(f"seat {seat} has no shuffle contribution to commit now", reason="NO_SHUFFLE_PENDING")
-        if len(commitment) != ENTROPY_BYTES:
-            raise MalformedEntropy(
-                f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD"
-            )
 
     def commit(self, seat: int, commitment: bytes, now: int) -> list[events_pb2.Event]:
         self.check_commit(seat, commitment)
@@ -292,6 +290,14 @@ class ShuffleRound:
         self.deadline_ns = now + self.reaction_ns if self.waiting_for() else None
 
 
+def check_commitment_form(commitment: bytes) -> None:
+    """Raises MalformedEntropy (INVALID_FIELD) for a commitment that is not 32 bytes: a request's own
+    form is checked before the table's state, so this wins over NO_SHUFFLE_PENDING (docs/protocol.md,
+    "Which refusal comes first")."""
+    if len(commitment) != ENTROPY_BYTES:
+        raise MalformedEntropy(f"a commitment is {ENTROPY_BYTES} bytes, not {len(commitment)}", reason="INVALID_FIELD")
+
+
 def _committed(seat: int, commitment: bytes) -> events_pb2.Event:
     return convert.seat_entropy_committed(seat, commitment)
 
@@ -326,8 +332,12 @@ class RoundCards:
     """One dealt round's committed piles and where each committed card is now (the public record)."""
 
     def __init__(
-        self, table_id: str, round_no: int, round_seed: bytes, host_seed: bytes, contents: Sequence[Card]
+        self, table_id: str, round_no: int, round_seed: bytes, host_seed: bytes, contents: Sequence[Card],
+        *, window_cards: bool = True,
     ) -> None:
+        """`window_cards`: follow each open window's card (the card on top of the discard pile when it
+        opened), so its ReactionWindowOpened and the views show its commitment; off for a table whose
+        events did not (table.EVENT_FORMAT 1)."""
         self.table_id = table_id
         self.round_no = round_no
         self.round_seed = round_seed
@@ -342,6 +352,7 @@ class RoundCards:
         self.bluff: tuple[int, tuple[Ref, ...], int] | None = None
         self.deal_order: list[int] = []
         self.is_over = False
+        self._window_cards: dict[int, Ref] | None = {} if window_cards else None
         first = self._derive(list(contents), "deal")
         self.piles.append(first)
         self.draw = list(reversed(first.refs))
@@ -511,6 +522,35 @@ class RoundCards:
         _, refs, played = self.bluff
         self._check(refs, event.cards, event)
         return EventRefs((refs,), played_event=played), []
+
+    def _on_WindowOpened(self, event: ev.WindowOpened, number: int) -> _Out:  # noqa: N802
+        """A window about a card (a jump-in, a skip escape, a run cut, a Sound Wild) opens when that card
+        lands: it is the top of the discard pile."""
+        window, followed = event.window, self._window_cards
+        if followed is None or window.card is None:
+            return None, []
+        if not self.discard or self.discard[-1].card is not window.card:
+            raise MirrorError(f"window {window.id} is about a {window.card} that is not on the discard pile")
+        ref = followed[window.id] = self.discard[-1]
+        return EventRefs(((ref,),)), []
+
+    def _on_WindowClosed(self, event: ev.WindowClosed, number: int) -> _Out:  # noqa: N802
+        if self._window_cards is not None:
+            self._window_cards.pop(event.window, None)
+        return None, []
+
+    def window_card(self, window_id: int) -> Ref | None:
+        """The committed card an open window is about, if it has one (and the table follows them)."""
+        return None if self._window_cards is None else self._window_cards.get(window_id)
+
+    def view_refs(self, seat: int | None, hand: Sequence[Card], top: Card | None,
+                  windows: Sequence[ev.Window]) -> ViewRefs:
+        """The committed cards of a seat's view (None: a spectator's): `hand` (the view's order) and
+        `top` as the engine shows them, the card held aside, and the open `windows`' cards."""
+        held = self.hands.get(seat, _NO_HAND).find(hand) if seat is not None and hand else None
+        top_ref = self.discard[-1] if self.discard and top is not None and self.discard[-1].card is top else None
+        cards = {window.id: ref for window in windows if (ref := self.window_card(window.id)) is not None}
+        return ViewRefs(tuple(held or ()), top_ref, self.aside, cards)
 
     def _on_RoundEnded(self, event: ev.RoundEnded, number: int) -> _Out:  # noqa: N802
         groups = self._hand_groups(len(event.hands))

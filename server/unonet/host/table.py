@@ -28,6 +28,7 @@ from unonet.engine import (
     Event,
     Match,
     Pass,
+    Rank,
     React,
     Ruleset,
     WindowKind,
@@ -51,13 +52,20 @@ from unonet.host.holds import RoundHolds
 from unonet.host.integrity import ReplayFailed
 from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
-from unonet.host.shuffles import RoundCards, ShuffleRound, deck_committed
+from unonet.host.shuffles import RoundCards, ShuffleRound, check_commitment_form, deck_committed
 from unonet.host.store import JournalEntry, Store
 from unonet.host.uno_calls import UnoCalls
 from unonet.v1 import actions_pb2, events_pb2, table_pb2, views_pb2
 from unonet.wire import convert
+from unonet.wire.refs import EventRefs
 
 MAX_COMMAND_ID = 64  # characters
+EVENT_FORMAT = 2
+"""What a table's events and command results show, by the host that created the table (its stored
+record's "event_format"; a table stored without one is 1), so that a table replays after an upgrade to
+what it sent before it. From 2: a ReactionWindowOpened's card carries its commitment (with fair
+shuffles), a HandRevealed its `played_event_number` also without them (league-seeded tables), and a
+command's CommandResult.event_number is its own first event, after the windows its arrival closed."""
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
 # A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
@@ -108,12 +116,13 @@ class Table:
         clock_ns: Callable[[], int],
         fair_shuffle: bool = True,
         window_ids_per_round: bool = False,
+        event_format: int = EVENT_FORMAT,
     ) -> None:
         """`fair_shuffle` off deals every round with the engine's own shuffle, seeded from `seed`, and
         publishes no commitments or openings (for measuring what they cost, bench/fairness.py); it is
         part of the table's stored record, so a restart replays the table the way it was played.
         `window_ids_per_round` numbers reaction windows from 1 each round, as tables stored before
-        ids were unique per table did (their journals name those ids)."""
+        ids were unique per table did (their journals name those ids). `event_format`: see EVENT_FORMAT."""
         self.table_id = table_id
         self.settings = settings
         self.ruleset = settings.ruleset()
@@ -122,6 +131,8 @@ class Table:
         self.seed = seed
         self.fair_shuffle = fair_shuffle
         self.window_ids_per_round = window_ids_per_round
+        self.event_format = event_format
+        self._wild_draw_fours: dict[int, int] = {}  # each seat's latest Wild Draw Four's CardsPlayed number
         self.created_ns = created_ns
         self.store = store
         self.clock_ns = clock_ns
@@ -188,11 +199,14 @@ class Table:
         return self.places.player_seat(token)
 
     def acting_seat(self, token: str, command_id: str | None = None) -> int:
-        """The seat a player's command acts for. Refuses spectators, and a seat taken over (by a bot or
-        forfeited): its player may still watch it, not act. A retry of a command applied before the
-        takeover is let through, to get its first result, and so is anything once the match is over, to
-        be told GAME_OVER."""
+        """The seat a player's command acts for. Refuses spectators, then a `command_id` of the wrong
+        form (the request's own form comes before the table's state: docs/protocol.md, "Which refusal
+        comes first"), then a seat taken over (by a bot or forfeited): its player may still watch it,
+        not act. A retry of a command applied before the takeover is let through, to get its first
+        result, and so is anything once the match is over, to be told GAME_OVER."""
         seat = self.player_seat(token)
+        if command_id is not None:
+            check_command_id(command_id, required=True)
         over = self.match is not None and self.match.is_over
         worker = self.seats[seat].worker_token == token  # a bot seat's own worker process (bot_workers.py)
         if (self.seats[seat].taken_over and not over and not worker
@@ -296,9 +310,12 @@ class Table:
             view.view_time.FromNanoseconds(self.clock_ns())
             self._shuffle_view(view, seat)
             return view
+        engine_view = self.match.view_for(seat)
+        refs = None if self.cards is None else self.cards.view_refs(
+            seat, engine_view.hand, engine_view.top, engine_view.windows)
         pb = convert.view_to_pb(
-            self.match.view_for(seat), table_id=self.table_id, event_number=self.last_number,
-            seats=self.seat_states(), settings=self.settings_pb(), status=self.status,
+            engine_view, table_id=self.table_id, event_number=self.last_number,
+            seats=self.seat_states(), settings=self.settings_pb(), status=self.status, refs=refs,
         )
         pb.view_time.FromNanoseconds(self.clock_ns())
         if self.turn_deadline_ns is not None:
@@ -491,11 +508,22 @@ class Table:
                 self.turn_began = entry.number
             if isinstance(event, Event):
                 self.uno_calls.follow(event)
+                self._note_wild_draw_four(entry)
             if self.cards is not None and not isinstance(event, events_pb2.Event):
                 entry.refs, follow = self.cards.on_event(event, entry.number)
                 produced += [log.add(extra, now) for extra in follow]
         log.trim(len(produced))
         return produced
+
+    def _note_wild_draw_four(self, entry: LogEntry) -> None:
+        """Remember where each seat's latest Wild Draw Four was played, for the HandRevealed a challenge of
+        it brings (B2): with fair shuffles the committed record gives its number with the hand's cards
+        (`RoundCards`); without them (a league-seeded table) this does (from EVENT_FORMAT 2)."""
+        event = entry.event
+        if type(event) is ev.Played and event.cards[0].rank is Rank.WILD_DRAW_FOUR:
+            self._wild_draw_fours[event.seat] = entry.number
+        elif type(event) is ev.HandRevealed and self.cards is None and self.event_format >= 2:
+            entry.refs = EventRefs((), played_event=self._wild_draw_fours.get(event.seat, 0))
 
     def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
         assert self.match is not None
@@ -540,7 +568,7 @@ class Table:
         seat.name, seat.token, seat.connected = entry.name, entry.token, 0
         seat.bank_s = self.settings.time_bank_s
         produced = self._append([convert.player_joined(seat.index, seat.name)], now)
-        return produced + self._maybe_autostart(now)
+        return produced + self._maybe_autostart(entry, now)
 
     def _apply_conn(self, entry: journal.Connection, now: int) -> list[LogEntry]:
         """A player's seat opened its first event stream, or closed its last (`sync_connections`)."""
@@ -552,7 +580,7 @@ class Table:
         seat = self.seats[entry.seat]
         seat.is_bot, seat.bot_kind, seat.name = True, entry.kind, entry.name
         produced = self._append([convert.bot_seated(seat.index, seat.name, seat.bot_kind)], now)
-        return produced + self._maybe_autostart(now)
+        return produced + self._maybe_autostart(entry, now)
 
     def _apply_leave(self, entry: journal.Leave, now: int) -> list[LogEntry]:
         seat = self.seats[entry.seat]
@@ -581,7 +609,9 @@ class Table:
             events += self.match.forfeit(seat.index)  # out of the match: the others play on
         return events
 
-    def _apply_start(self, entry: journal.Start, now: int) -> list[LogEntry]:
+    def _apply_start(self, entry: journal.Start, now: int, *, by: journal.AnyEntry | None = None) -> list[LogEntry]:
+        """Start the match: `entry` says how, `by` is the journalled entry that starts it (the Start
+        itself, or the Join or SeatBot that filled the last seat), which keeps what MatchStarted shows."""
         if self.match is not None:
             raise precondition("ALREADY_STARTED", "the table has already started")
         seated: list[Event | events_pb2.Event] = []
@@ -598,7 +628,8 @@ class Table:
             self.ruleset, len(self.seats), random.Random(self.seed), auto_deal=not self.fair_shuffle,
             window_ids_per_round=self.window_ids_per_round, draws=self._seat_draws(),
         )
-        started = convert.match_started(self.settings_pb(), self.seat_states(as_announced=entry.version >= 2))
+        number = self.last_number + len(seated) + 1
+        started = convert.match_started(self.settings_pb(), self._starting_seats(entry, by or entry, number))
         produced = self._append([*seated, started, *self.match.start()], now)
         self._after_change(now)  # arm the first turn's clock (and any window the first card opens)
         return produced
@@ -608,11 +639,36 @@ class Table:
         league_seed = self.settings.league_seed
         return SeatDraws(league_seed) if league_seed is not None and self.settings.league_seat_draws else None
 
-    def _maybe_autostart(self, now: int) -> list[LogEntry]:
+    def _starting_seats(self, start: journal.Start, by: journal.AnyEntry, number: int) -> list[table_pb2.SeatState]:
+        """The seats as MatchStarted (event `number`) lists them: a function of the journal alone.
+
+        Each seat is connected as its last SeatConnectionChanged said, and its latency is the estimate
+        its pings gave when the match started, written into the starting entry `by` (its `measured`
+        part) and read back from it on a replay. A start journalled before that part existed showed the
+        streams open at that instant (a version 1 start) and the estimates of the instant, neither
+        journalled: its replay takes both from the MatchStarted the host stored as it sent it, and only
+        a store older than stored events gives the values of the replay's instant."""
+        recorded = by.measured.get("start")
+        if not self._replaying or recorded is not None:
+            states = self.seat_states()
+            if recorded is None:
+                by.measured["start"] = {"latency_ms": [state.latency_ms for state in states]}
+            else:
+                for state, latency_ms in zip(states, recorded["latency_ms"], strict=True):
+                    state.latency_ms = latency_ms
+            return states
+        states = self.seat_states(as_announced=start.version >= 2)
+        sent = self.events.stored_public(number)
+        if sent is not None and sent.HasField("match_started") and len(sent.match_started.seats) == len(states):
+            for state, was in zip(states, sent.match_started.seats, strict=True):
+                state.connected, state.latency_ms = was.connected, was.latency_ms
+        return states
+
+    def _maybe_autostart(self, by: journal.AnyEntry, now: int) -> list[LogEntry]:
         if self.settings.manual_start or self.match is not None:
             return []
         if all(seat.is_occupied for seat in self.seats):
-            return self._apply_start(journal.Start(), now)
+            return self._apply_start(journal.Start(), now, by=by)
         return []
 
     def _apply_cmd(self, entry: journal.Command, now: int) -> list[LogEntry]:
@@ -631,12 +687,24 @@ class Table:
             outcome = actions_pb2.COMMAND_OUTCOME_PENALIZED
         if any(isinstance(e, ev.RaceLost) for e in events):
             outcome = actions_pb2.COMMAND_OUTCOME_RACE_LOST
-        first = produced[0].number if produced else self.last_number
+        first = self._own_first(produced)
         self.commands[key] = CommandRecord(
             {"actions": canonical(entry.actions)},
             actions_pb2.CommandResult(event_number=first, last_event_number=self.last_number, outcome=outcome),
         )
         return produced
+
+    def _own_first(self, produced: list[LogEntry]) -> int:
+        """A command's CommandResult.event_number: its own first event. Its arrival may first close the
+        windows a turn's start ends (a jump-in or skip-escape window: H6, H8), whose ReactionWindowClosed
+        comes before the command's own events; those are not its own (from EVENT_FORMAT 2)."""
+        if not produced:
+            return self.last_number
+        if self.event_format >= 2:
+            own = next((entry for entry in produced if type(entry.event) is not ev.WindowClosed), None)
+            if own is not None:
+                return own.number
+        return produced[0].number
 
     def _apply_actions(self, actions: list[Action]) -> list[Event]:
         """Apply a command's engine actions all-or-nothing (a play with its colour is two)."""
@@ -800,7 +868,8 @@ class Table:
         contents = standard_deck(
             blank_cards=ruleset.blank_cards, sound_wilds=ruleset.sound_wilds, h2o_wilds=ruleset.h2o_wilds
         )
-        cards = RoundCards(self.table_id, shuffle.round_no, shuffle.round_seed(), shuffle.host_seed, contents)
+        cards = RoundCards(self.table_id, shuffle.round_no, shuffle.round_seed(), shuffle.host_seed, contents,
+                           window_cards=self.event_format >= 2)
         self.shuffle = None
         produced = self._append([deck_committed(cards.piles[0], cards.round_no, list(shuffle.contributions()))], now)
         self.cards = cards
@@ -837,8 +906,11 @@ class Table:
 
     def entropy(self, seat: int, command_id: str, *, commitment: bytes | None = None,
                 value: bytes | None = None) -> actions_pb2.CommandResult:
-        """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id."""
-        _check_command_id(command_id, required=True)
+        """Apply a seat's CommitEntropy (`commitment`) or RevealEntropy (`value`) once per command id. The
+        request's own form (its command id, a commitment's length) is checked before the shuffle's state."""
+        check_command_id(command_id, required=True)
+        if commitment is not None:
+            check_commitment_form(commitment)
         entry = journal.Entropy(seat, command_id, commitment=commitment,
                                 value=None if commitment is not None else value or b"")
         previous = self.commands.get((seat, command_id))
@@ -918,7 +990,7 @@ class Table:
     def close_scores(self, seat: int, command_id: str, round_no: int) -> actions_pb2.CommandResult:
         """CloseScores: `seat`'s player read the scores of `round_no` (journalled when it may matter to a
         hold: the last round ended, not closed before; anything else changes nothing)."""
-        _check_command_id(command_id, required=True)
+        check_command_id(command_id, required=True)
         if round_no <= 0:
             raise invalid("MISSING_FIELD", "round_number names the round whose scores were read, from 1",
                           field="round_number")
@@ -948,7 +1020,7 @@ class Table:
 
     def command(self, seat: int, command_id: str, actions: tuple[Action, ...]) -> actions_pb2.CommandResult:
         """Apply a seat's command once: a retried command id returns the first result unchanged."""
-        _check_command_id(command_id, required=True)
+        check_command_id(command_id, required=True)
         request = {"actions": [dump_action(a) for a in actions]}
         previous = self.commands.get((seat, command_id))
         if previous is not None:
@@ -963,7 +1035,7 @@ class Table:
     def chat(self, token: str, command_id: str, text: str) -> actions_pb2.CommandResult:
         """A chat message from a seat or a spectator, shown once per command id (a retry gets the first
         result). Under silent_two (H14) a seat's message may draw a penalty."""
-        _check_command_id(command_id, required=False)  # a chat message may go without one
+        check_command_id(command_id, required=False)  # a chat message may go without one
         seat = self.seat_for(token)
         by = token if seat is None else None  # a spectator's retries are told apart by its token
         if command_id:
@@ -1035,7 +1107,10 @@ class Table:
         return self.fanout.subscribers
 
 
-def _check_command_id(command_id: str, *, required: bool) -> None:
+def check_command_id(command_id: str, *, required: bool) -> None:
+    """Refuse a command id of the wrong form (INVALID_ARGUMENT): missing where `required`, too long, or
+    not printable ASCII. A request's own form is checked before the table's state (docs/protocol.md,
+    "Which refusal comes first"): `Table.acting_seat` checks it before a command is routed to a race."""
     if required and not command_id:
         raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
     if len(command_id) > MAX_COMMAND_ID:

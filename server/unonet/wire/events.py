@@ -116,6 +116,12 @@ def _refs_swapped(msg: events_pb2.HandsSwapped, refs: EventRefs) -> None:
     _fill_refs(msg.target_hand.cards, refs.groups[1])
 
 
+def _refs_revealed(msg: events_pb2.HandRevealed, refs: EventRefs) -> None:
+    """The accused hand's commitments (for its challenger), where the table has them."""
+    if refs.groups:
+        _fill_refs(msg.hand.cards, refs.groups[0], hidden_too=False)
+
+
 _REF_ATTACHERS: dict[type[ev.Event], Callable[[events_pb2.Event, EventRefs], None]] = {
     ev.Dealt: lambda m, r: _fill_refs(m.cards_dealt.hands[0].cards, r.groups[0]),
     ev.Drew: lambda m, r: _fill_refs(m.cards_drawn.cards, r.groups[0]),
@@ -130,8 +136,9 @@ _REF_ATTACHERS: dict[type[ev.Event], Callable[[events_pb2.Event, EventRefs], Non
     ev.HandsSwapped: lambda m, r: _refs_swapped(m.hands_swapped, r),
     ev.HandsRotated: lambda m, r: _refs_hands(m.hands_rotated.hands, r.groups),
     ev.RoundEnded: lambda m, r: _refs_hands(m.round_ended.hands, r.groups),
-    ev.HandRevealed: lambda m, r: _fill_refs(m.hand_revealed.hand.cards, r.groups[0], hidden_too=False),
+    ev.HandRevealed: lambda m, r: _refs_revealed(m.hand_revealed, r),
     ev.PlayerEliminated: lambda m, r: _fill_refs(m.player_eliminated.returned_cards, r.groups[0]),
+    ev.WindowOpened: lambda m, r: _fill_ref(m.reaction_window_opened.window.card, r.groups[0], show=True),
 }
 
 

@@ -17,6 +17,7 @@ from unonet.v1 import (
     views_pb2,
 )
 from unonet.wire.events import event_to_pb
+from unonet.wire.refs import EventRefs, Ref
 
 
 def host_event(**payload: Any) -> events_pb2.Event:
@@ -103,9 +104,11 @@ def round_released(round_no: int, *, time_up: bool, turn_deadline_ns: int | None
     return host_event(round_released=released)
 
 
-def window_opened_pb(window: Window, *, opened_ns: int, deadline_ns: int | None, allowance_ns: int) -> events_pb2.Event:
-    """A race window as the host opens it: the engine's window with the host's timing."""
-    out = event_to_pb(ev.WindowOpened(window), None)
+def window_opened_pb(window: Window, *, opened_ns: int, deadline_ns: int | None, allowance_ns: int,
+                     card: Ref | None = None) -> events_pb2.Event:
+    """A race window as the host opens it: the engine's window with the host's timing, and the committed
+    `card` it is about when the host runs provably fair shuffles."""
+    out = event_to_pb(ev.WindowOpened(window), None, refs=None if card is None else EventRefs(((card,),)))
     sent = out.reaction_window_opened.window
     sent.open_time.FromNanoseconds(opened_ns)
     if deadline_ns is not None:

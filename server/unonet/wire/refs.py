@@ -7,7 +7,7 @@ the other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from unonet.engine.cards import Card
 
@@ -31,9 +31,21 @@ class EventRefs:
     SwapOffered: one group (the event's cards). CardTakenBack: the card, then the top card again.
     CardsExchanged: given, then received. HandsSwapped: `seat`'s new hand, then `target`'s.
     HandsRotated and RoundEnded: one group per seat. HandRevealed: the accused hand, with
-    `played_event`, the number of the CardsPlayed event of the Wild Draw Four. PlayerEliminated (a
+    `played_event`, the number of the CardsPlayed event of the Wild Draw Four (at a table without
+    commitments, no group: the number alone). PlayerEliminated (a
     forfeit mid-round): the hand put under the draw pile, in the order it will be drawn.
     """
 
     groups: tuple[tuple[Ref, ...], ...]
     played_event: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRefs:
+    """The committed cards of one seat's view (GetView, a snapshot): its hand in the view's order, the
+    top card, the card a five swap holds aside, and the card of each open window that has one, by id."""
+
+    hand: tuple[Ref, ...] = ()
+    top: Ref | None = None
+    aside: Ref | None = None
+    windows: dict[int, Ref] = field(default_factory=dict)

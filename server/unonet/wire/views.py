@@ -17,9 +17,10 @@ from unonet.v1 import (
     table_pb2,
     views_pb2,
 )
-from unonet.wire.cards import card_ref, color_to_pb
+from unonet.wire.cards import card_ref, color_to_pb, ref_to_pb
 from unonet.wire.enums import direction_to_pb, obligation_pb, phase_to_pb, window_to_pb
 from unonet.wire.legal import legal_actions_to_pb
+from unonet.wire.refs import ViewRefs
 
 
 def view_to_pb(
@@ -30,6 +31,7 @@ def view_to_pb(
     seats: Sequence[table_pb2.SeatState],
     settings: table_pb2.TableSettings,
     status: table_pb2.TableStatus.ValueType,
+    refs: ViewRefs | None = None,
 ) -> views_pb2.SeatView:
     """One seat's (or a spectator's) view of the table, as GetView and Snapshot send it.
 
@@ -37,7 +39,9 @@ def view_to_pb(
     (`table_id`, `event_number`, `seats`, `settings`, `status`). Each seat's `hand_size` is taken from
     the engine, which is authoritative; the rest of each SeatState is the caller's. A spectator
     (`view.seat is None`) gets `is_spectator`, no hand and no legal actions. The host's clocks (view
-    time, deadlines) are left for the caller.
+    time, deadlines) are left for the caller. With `refs` (the host runs provably fair shuffles), the
+    hand, the top card, the card a five swap holds aside and each open window's card carry their
+    commitment, pile and position, and their salt wherever their face is shown, as in events.
     """
     is_spectator = view.seat is None
     msg = views_pb2.SeatView(
@@ -91,7 +95,25 @@ def view_to_pb(
     if view.seat is not None:
         msg.hand.extend(card_ref(card) for card in view.hand)
         msg.legal_actions.CopyFrom(_view_legal_actions(view, view.seat, settings))
+    if refs is not None:
+        _attach_refs(msg, refs)
     return msg
+
+
+def _attach_refs(msg: views_pb2.SeatView, refs: ViewRefs) -> None:
+    """Each committed card of the view becomes its reference: the commitment, pile and position for the
+    viewer, the salt too where the face is shown."""
+    if len(refs.hand) == len(msg.hand):
+        for index, ref in enumerate(refs.hand):
+            msg.hand[index].CopyFrom(ref_to_pb(ref, show=True))
+    if refs.top is not None and msg.HasField("top_card"):
+        msg.top_card.CopyFrom(ref_to_pb(refs.top, show=True))
+    if refs.aside is not None and msg.HasField("five_swap"):
+        msg.five_swap.card.CopyFrom(ref_to_pb(refs.aside, show=msg.five_swap.card.HasField("card")))
+    for window in msg.open_windows:
+        about = refs.windows.get(window.id)
+        if about is not None and window.HasField("card"):
+            window.card.CopyFrom(ref_to_pb(about, show=True))
 
 
 def _view_legal_actions(view: SeatView, seat: int, settings: table_pb2.TableSettings) -> actions_pb2.LegalActions:

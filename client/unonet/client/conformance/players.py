@@ -5,8 +5,9 @@ observed), pings the host so its latency is measured, and answers its legal acti
 few deliberate mistakes (`careless`) so the punishable ones are produced too: a card that does not match,
 a wrong jump-in, a false catch, chat during a silence, a late reaction. Each says it read a round's
 scores (CloseScores): at once, or, careless, only once the host holds the next round for it. An `idle`
-seat watches and never acts (its clock runs out), a `leaver` leaves the running match. Every message received is handed to the
-shared `FieldCoverage`; every refusal's ErrorDetail reason is recorded there as well.
+seat watches and never acts (its clock runs out), a `leaver` leaves the running match. Every message
+received is handed to the shared `FieldCoverage`; every refusal's ErrorDetail reason is recorded there
+as well.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ sets `UiState.hint` to one line saying why (and what would work), never silence.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +30,10 @@ __all__ = [
     "LeaveSeat",
     "Prompt",
     "QuitApp",
+    "Rematch",
+    "SaveReplay",
     "SendChat",
+    "SettingsChanged",
     "StartMatch",
     "UiState",
     "board_is_open",
@@ -79,7 +83,26 @@ class AddBot:
     """Seat one bot in the lowest empty seat (AddBots; the table's creator only)."""
 
 
-Effect = cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot | CloseScores
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """After the match: play again at a new table with the same settings and seats (see `rematch.py`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SaveReplay:
+    """After the match: write the table's public log to a file `unonet replay` opens."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged:
+    """A setting of the settings overlay (or K) changed: the owner writes the config file."""
+
+
+Effect = (cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot | Rematch | SaveReplay | SettingsChanged
+          | CloseScores)
+
+#: The overlays a key opens, by key (`render.PANELS`); Esc or the same key closes one.
+PANEL_KEYS: Final = {"?": "help", "i": "rules", "d": "details", "h": "log", "o": "settings"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +113,9 @@ class Prompt:
     `cards[0]`), "catch" (a digit names whom to catch; C challenges when `challenge`), "chat" (a line
     of text), "confirm_chat" (y sends `text` although the silence costs cards), "confirm_leave" (y
     leaves), "confirm_quit" (y quits, though the game stops with this client: `text` says what happens),
-    "help" (Esc or ? closes it; any other key closes it and does what it does; `under` is the
-    question it was opened over, asked again when it closes).
+    or an overlay of `PANEL_KEYS` ("help", "rules", "details", "log", "settings": Esc or its
+    own key closes it, the arrows and PgUp/PgDn scroll it, any other key closes it and does what it
+    does; `under` is the question it was opened over, asked again when it closes).
     """
 
     kind: str
@@ -115,9 +139,10 @@ class UiState:
     hint: str = ""
     uno_armed: bool = False
     colour_blind: bool = False
-    log_scroll: int = 0
     #: The legal-actions event number the cursor last jumped for (a new turn puts it on a playable card).
     cursor_for: int = -1
+    #: Whose turn it was when the hint was given: a hint about a turn goes when the turn does.
+    hint_turn: int | None = None
     #: The round whose scoreboard the player closed (any key closes a round's scores; the final stay).
     board_closed_for: int = 0
     #: Help lines for keys the screen's owner added (a replay's stepping keys).
@@ -131,6 +156,20 @@ class UiState:
     #: What quitting does to a game that ends with this client (its host runs in this process: `unonet
     #: local`, `unonet host`): Q then asks first, in these words. Empty: Q quits at once (the seat stays).
     quit_warning: str = ""
+    #: What the status line says instead of the moment's words, when the screen's owner sets it (a
+    #: replay's step and point of view).
+    status: str = ""
+    #: Where S saved this match's replay ("" before): the match's end screen shows it whole.
+    saved_replay: str = ""
+    #: How far the open overlay is scrolled (for the log: lines back from its end).
+    panel_scroll: int = 0
+    #: A bell when this seat's turn starts.
+    bell: bool = True
+    #: The terminal's title says "your turn — unonet" while it is.
+    title: bool = True
+    #: The least time between two moves of other seats as the screen shows them (seconds; 0 shows each
+    #: as it comes): `unonet.client.tui.pace`.
+    pace: float = 0.6
 
 
 def board_is_open(model: GameModel, ui: UiState) -> bool:
@@ -157,11 +196,13 @@ class Controller:
         """Handle one key: a printable character, or a name such as "enter", "left", "escape"."""
         key = key if len(key) != 1 else key.lower()
         self.ui.hint = ""
+        self.ui.hint_turn = self.model.seat_to_act
         prompt = self.ui.prompt
         if prompt is not None:
             return self._in_prompt(prompt, key)
         board = self.model.scoreboard
-        if board_is_open(self.model, self.ui) and board is not None and key not in ("q", "?"):
+        if board_is_open(self.model, self.ui) and board is not None and not board.final \
+                and key not in ("q", *PANEL_KEYS):
             self.ui.board_closed_for = board.round_number
             if self.ui.read_only or self.model.is_spectator or board.final:
                 return []
@@ -175,8 +216,11 @@ class Controller:
         return handler(self)
 
     def follow_model(self) -> None:
-        """Keep the cursor in the hand, and put it on a playable card when new options arrive."""
+        """Keep the cursor in the hand, put it on a playable card when new options arrive, and let a
+        hint go once the turn it was about has passed."""
         hand = sorted_hand(self.model)
+        if self.ui.hint and self.ui.hint_turn != self.model.seat_to_act:
+            self.ui.hint = ""
         self.ui.marks = [i for i in self.ui.marks if i < len(hand)]
         if self.model.legal_number != self.ui.cursor_for:
             if self.ui.cursor_for >= 0:
@@ -313,7 +357,7 @@ class Controller:
             return f"not your turn: {self.model.name_of(self.model.seat_to_act)} plays now"
         if len(chosen) > 1:
             return "those marked cards cannot be played together (Esc clears the marks)"
-        return "that card cannot be played now: the highlighted [bracketed] cards can"
+        return "that card cannot be played now: the raised cards can"
 
     def _names_colour(self, chosen: tuple[CardFace, ...], option: actions_pb2.PlayOption) -> bool:
         if len(chosen) == len(option.cards):
@@ -410,14 +454,14 @@ class Controller:
         self.ui.prompt = Prompt("chat")
         return []
 
-    def _help(self) -> list[Effect]:
-        self.ui.prompt = Prompt("help")
+    def _panel(self, kind: str) -> list[Effect]:
+        self._open_panel(kind)
         return []
 
     def asked(self) -> Prompt | None:
-        """The question open now, the help aside (the one the help was opened over)."""
+        """The question open now, an overlay aside (the one the overlay was opened over)."""
         prompt = self.ui.prompt
-        return prompt.under if prompt is not None and prompt.kind == "help" else prompt
+        return prompt.under if prompt is not None and prompt.kind in PANEL_KEYS.values() else prompt
 
     def _quit(self) -> list[Effect]:
         if self.ui.quit_warning and not self.ui.read_only:
@@ -435,7 +479,16 @@ class Controller:
         self.ui.colour_blind = not self.ui.colour_blind
         state = "on: each card shows its colour's letter" if self.ui.colour_blind else "off"
         self.ui.hint = f"colour-blind mode {state}"
-        return []
+        return [SettingsChanged()]
+
+    def _rematch(self) -> list[Effect]:
+        if not self.model.match_over:
+            self.ui.hint = "N offers a rematch once the match is over"
+            return []
+        if self.ui.read_only or self.model.is_spectator:
+            self.ui.hint = "only a player of this table can ask for a rematch"
+            return []
+        return [Rematch()]
 
     def _lobby_refusal(self) -> str:
         """Why S and A (start early, add a bot) cannot be used now, or "" when they can."""
@@ -448,6 +501,8 @@ class Controller:
         return ""
 
     def _start(self) -> list[Effect]:
+        if self.model.match_over and not self.ui.read_only:
+            return [SaveReplay()]
         why = self._lobby_refusal()
         if why:
             self.ui.hint = why
@@ -466,7 +521,8 @@ class Controller:
         return [AddBot()]
 
     def _scroll(self, step: int) -> list[Effect]:
-        self.ui.log_scroll = max(0, self.ui.log_scroll + step)
+        self._open_panel("log")  # PgUp opens the whole log at its end, a page back
+        self.ui.panel_scroll = max(0, step)
         return []
 
     def _turn_note(self) -> str:
@@ -491,11 +547,10 @@ class Controller:
         return [SendChat(text)]
 
     def _in_prompt(self, prompt: Prompt, key: str) -> list[Effect]:
-        if prompt.kind == "help":  # read the help, press the key it named: it closes and does its thing
-            self.ui.prompt = prompt.under
-            return [] if key in ("escape", "?") else self.press(key)
-        if key == "?":  # help over a question: it lists the question's keys, and the question stays
-            self.ui.prompt = Prompt("help", under=prompt)
+        if prompt.kind in PANEL_KEYS.values():
+            return self._in_panel(prompt, key)
+        if key in PANEL_KEYS:  # an overlay over a question: the question stays, asked again when it closes
+            self._open_panel(PANEL_KEYS[key], under=prompt)
             return []
         if key == "escape":
             self.ui.prompt = None
@@ -538,6 +593,43 @@ class Controller:
                 self.ui.hint = "you play on"
         return []
 
+    def _open_panel(self, kind: str, under: Prompt | None = None) -> None:
+        self.ui.prompt = Prompt(kind, under=under)
+        self.ui.panel_scroll = 0
+
+    def _in_panel(self, prompt: Prompt, key: str) -> list[Effect]:
+        """A key while an overlay is open: scroll it, close it, change a setting, or close it and act."""
+        kind = prompt.kind
+        scrolls = {"up": -1, "down": 1, "pageup": -10, "pagedown": 10}
+        if key in scrolls:
+            step = scrolls[key] * (-1 if kind == "log" else 1)  # the log counts back from its end
+            self.ui.panel_scroll = max(0, self.ui.panel_scroll + step)
+            return []
+        if kind == "settings" and key in ("k", "b", "t", "left", "right"):
+            return self._setting(key)
+        self.ui.prompt = prompt.under
+        if key == "escape" or PANEL_KEYS.get(key) == kind:
+            return []
+        if key in PANEL_KEYS:  # another overlay's key: that one opens instead
+            self._open_panel(PANEL_KEYS[key], under=prompt.under)
+            return []
+        return self.press(key)  # read the help, press the key it named: it closes and does its thing
+
+    def _setting(self, key: str) -> list[Effect]:
+        ui = self.ui
+        match key:
+            case "k":
+                ui.colour_blind = not ui.colour_blind
+            case "b":
+                ui.bell = not ui.bell
+            case "t":
+                ui.title = not ui.title
+            case "left":
+                ui.pace = round(max(0.0, ui.pace - 0.2), 1)
+            case "right":
+                ui.pace = round(min(3.0, ui.pace + 0.2), 1)
+        return [SettingsChanged()]
+
     def _prompt_still_valid(self, prompt: Prompt) -> bool:
         legal = self.model.legal
         match prompt.kind:
@@ -559,15 +651,16 @@ _KEYS: Final[dict[str, Callable[[Controller], list[Effect]]]] = {
     "enter": Controller._enter, " ": Controller._draw, "m": Controller._mark, "escape": Controller._escape,
     "p": Controller._pass, "u": Controller._uno, "c": Controller._catch_or_challenge,
     "r": lambda c: c._color("r"), "g": lambda c: c._color("g"), "b": lambda c: c._color("b"),
-    "y": lambda c: c._color("y"), "t": Controller._chat, "?": Controller._help, "q": Controller._quit,
+    "y": lambda c: c._color("y"), "t": Controller._chat, "q": Controller._quit,
     "l": Controller._leave, "k": Controller._colour_blind, "s": Controller._start, "a": Controller._add_bot,
-    "pageup": lambda c: c._scroll(5), "pagedown": lambda c: c._scroll(-5),
+    "n": Controller._rematch, "pageup": lambda c: c._scroll(10), "pagedown": lambda c: c._scroll(0),
+    **{key: functools.partial(Controller._panel, kind=kind) for key, kind in PANEL_KEYS.items()},
 }
 
 
 #: The keys of each question the screen asks ({} is the seats it offers).
 _QUESTION_KEYS: Final = {
-    "color": ["  R G B Y     name the colour of the card you play: red, green, blue, yellow"],
+    "color": ["  R G B Y     name the colour: red, green, blue, yellow"],
     "five_target": ["  0-9         the seat to give the card to: {}"],
     "catch": ["  0-9         the seat to catch: {}"],
     "confirm_chat": ["  Y           send it anyway (a silence is on: it costs you 2 cards)",
@@ -582,8 +675,8 @@ _QUESTION_KEYS: Final = {
 def help_lines(model: GameModel, ui: UiState) -> list[str]:
     """Every key of the current moment, each with what it does now (the ? overlay)."""
     legal = model.legal
-    lines = ["Keys now (not case-sensitive; Esc closes this help, a key below also acts):"]
-    asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
+    lines = ["Keys now (Esc closes this help; a key below also does what it says):"]
+    asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind in PANEL_KEYS.values() else ui.prompt
     if asked is not None and asked.kind in _QUESTION_KEYS:
         targets = ", ".join(map(str, asked.targets))
         lines += [line.format(targets, text=asked.text) for line in _QUESTION_KEYS[asked.kind]]
@@ -592,15 +685,16 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
         lines += ["  Esc         cancel", "  ?           this help"]
         return lines
     if ui.read_only:
-        return [*lines, *ui.extra_help, "  K           colour-blind mode (letters on cards)", "  ?           this help",
-                "  Q           quit"]
+        return [*lines, *ui.extra_help, "  I           the rules of this table", "  D           details: the table "
+                "id, fairness checks", "  H           the whole log (PgUp too)", "  K           colour-blind mode "
+                "(letters on cards)", "  ?           this help", "  Q           quit"]
     if model.is_spectator:
         lines.append("  you are watching this table as a spectator")
     if legal.plays:
-        lines.append("  Left/Right  choose a card (the highlighted [bracketed] ones can be played)")
+        lines.append("  Left/Right  choose a card (the raised ones can be played)")
         lines.append("  Enter       play the chosen card" + (" (or the marked cards)" if ui.marks else ""))
         if legal.plays and any(p.kind != actions_pb2.PLAY_KIND_TURN for p in legal.plays):
-            lines.append("  Enter       on a [bracketed] card out of turn: jump in / cut the run / escape")
+            lines.append("  Enter       on a raised card out of turn: jump in / cut the run / escape")
         if model.settings.ruleset.multi_play or model.settings.ruleset.runs:
             lines.append("  M           mark a card for a group or a run, then Enter plays them in order")
     if legal.choose_color:
@@ -630,13 +724,19 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
         waiting = model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number
         lines.append("  (nothing to play now: wait for the match to start)" if waiting
                      else "  (nothing to play now: wait for your turn)")
+    if model.match_over and not model.is_spectator:
+        lines.append("  N           a rematch: a new table with the same rules and seats")
+        lines.append("  S           save this match's replay to a file (`unonet replay FILE`)")
     if ui.is_owner and model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
         lines.append("  S           start the match now: bots take the empty seats")
         lines.append("  A           seat one bot in an empty seat")
     lines += ui.extra_help
     lines += [
         "  T           write in the chat" + (" (a silence is on: it costs 2 cards)" if model.is_silenced else ""),
-        "  PgUp/PgDn   scroll the log",
+        "  H           the whole log (PgUp too; ↑↓ scroll it)",
+        "  I           the rules of this table, in plain words",
+        "  D           details: table id, fairness checks, latencies, strikes",
+        "  O           settings: colour-blind, bell, title, pace",
         "  K           colour-blind mode (letters on cards)",
         "  ?           this help",
         "  Q           quit (asks first: this game stops with it)" if ui.quit_warning

@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -30,7 +31,9 @@ from unonet.client.bot_kinds import by_strength
 from unonet.client.discovery import HostBrowser
 from unonet.client.errors import UnonetError
 from unonet.client.table_client import TableClient
+from unonet.client.tui import config
 from unonet.client.tui.render import STYLE
+from unonet.client.tui.rules_text import clock_lines, rules_lines, stakes
 from unonet.client.tui.seats import SeatStore
 from unonet.client.tui.table_form import NewTable, render_form
 from unonet.v1 import rules_pb2, table_pb2
@@ -65,6 +68,11 @@ class LobbyState:
     form: NewTable | None = None
     message: str = ""
     mine: set[str] = field(default_factory=set)
+    #: I shows the selected table's details and rules (scrolled by `details_scroll` lines).
+    details: bool = False
+    details_scroll: int = 0
+    #: The last new-table form's values, from the config file (`NewTable.restore`).
+    last_form: dict[str, object] = field(default_factory=dict)
 
     @property
     def address(self) -> str:
@@ -76,6 +84,8 @@ class LobbyState:
     def move(self, step: int) -> None:
         if self.form is not None:
             self.form.move(step)
+        elif self.details:
+            self.details_scroll = max(0, self.details_scroll + step)
         else:
             self.selected = max(0, min(len(self.tables) - 1, self.selected + step))
 
@@ -100,10 +110,39 @@ def render_lobby(state: LobbyState, height: int = 24) -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:header", f" unonet lobby · host {hosts} \n")]
     if state.form is not None:
         out += render_form(state.form, height - 1 - (2 if state.message else 0))
+    elif state.details and state.table() is not None:
+        out += render_details(state, height - 1 - (2 if state.message else 0))
     else:
         out += _render_tables(state)
     if state.message:
         out.append(("class:hint", "\n " + state.message))
+    return out
+
+
+def render_details(state: LobbyState, height: int) -> StyleAndTextTuples:
+    """The selected table in full: its seats, status, id, what is at stake, its clock and every rule in
+    plain words (the same words as the game screen's I), scrolled to fit `height` lines."""
+    table = state.table()
+    assert table is not None
+    settings = table.settings
+    lines: list[StyleAndTextTuples] = [
+        [("class:score", f" {settings.name or table.table_id}")],
+        [("", f"  {_STATUS.get(table.status, '?')} · round {table.round_number} · {stakes(settings.ruleset)} · "
+              f"preset {settings.ruleset.preset or 'standard'}")],
+        [("class:dim", f"  table id {table.table_id}")],
+        [("", "  seats: " + ", ".join(f"{s.seat} {s.name or '(empty)'}" + (" (bot)" if s.is_bot else "")
+                                      for s in table.seats))],
+    ]
+    lines += [[("class:dim", "  clock: " + line)] for line in clock_lines(settings.clock)]
+    lines.append([])
+    lines += [[("", " "), *line] for line in rules_lines(settings.ruleset)]
+    room = max(1, height - 2)
+    state.details_scroll = min(state.details_scroll, max(0, len(lines) - room))
+    out: StyleAndTextTuples = []
+    for line in lines[state.details_scroll:state.details_scroll + room]:
+        out += [*line, ("", "\n")]
+    more = " · ↓ more" if state.details_scroll + room < len(lines) else ""
+    out.append(("class:dim", f" ↑↓ scroll{more} · Enter join · W watch · I or Esc back to the list"))
     return out
 
 
@@ -119,16 +158,18 @@ def _render_tables(state: LobbyState) -> StyleAndTextTuples:
         status = _STATUS.get(table.status, "?")
         line = f" {mark} {name:<22}{status:<10}{taken}/{len(table.seats):<6}{table.round_number:<7}"
         out.append(("class:turn" if i == state.selected else "", line + table.settings.ruleset.preset + mine + "\n"))
-    out.append(("class:dim", "\n ↑↓ choose · Enter join (or rejoin your seat) · W watch · N new table · "
-                             "R refresh · Tab next host · A add a host · Q quit"))
+    out.append(("class:dim", "\n ↑↓ choose · Enter join (or rejoin your seat) · W watch · I rules and details · "
+                             "N new table · R refresh · Tab next host · A add a host · Q quit"))
     return out
 
 
 class _LobbyApp:
     """The lobby application: `LobbyState` on screen, the SDK behind it."""
 
-    def __init__(self, state: LobbyState, *, name: str, tls: bool, store: SeatStore) -> None:
+    def __init__(self, state: LobbyState, *, name: str, tls: bool, store: SeatStore,
+                 on_form: Callable[[dict[str, object]], None] | None = None) -> None:
         self.state, self.name, self.tls, self.store = state, name, tls, store
+        self.on_form = on_form
         self.choice: LobbyChoice | None = None
         self.address_input = TextArea(height=1, prompt=" host:port ", multiline=False, accept_handler=self._added)
         self.typing = False
@@ -180,6 +221,9 @@ class _LobbyApp:
             self._spawn(self.refresh())
         elif key == "n":
             state.form, state.message = NewTable(presets=list(state.presets), bot_kinds=list(state.bot_kinds)), ""
+            state.form.restore(state.last_form)
+        elif key == "i":
+            state.details, state.details_scroll = not state.details, 0
         elif key == "w":
             self._go(state.choose(watch=True))
         elif key == "a":
@@ -196,7 +240,7 @@ class _LobbyApp:
             self._go(self.state.choose(watch=False))
 
     def _escape(self) -> None:
-        self.typing, self.state.form = False, None
+        self.typing, self.state.form, self.state.details = False, None, False
         self.app.invalidate()
 
     def _next_host(self) -> None:
@@ -267,20 +311,35 @@ class _LobbyApp:
             state.message = f"the host refused the table: {error}"
             self.app.invalidate()
             return
+        state.last_form = form.remember()
+        if self.on_form is not None:
+            self.on_form(state.last_form)
         state.form = None
         self._go(LobbyChoice(state.address, created.table_id, owner_token=created.owner_token))
 
 
 async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colour_blind: bool = False,
-                    store: SeatStore | None = None, browse: bool = False) -> None:
+                    store: SeatStore | None = None, browse: bool = False,
+                    session_args: dict[str, Any] | None = None, config_path: Path | None = None) -> None:
     """Show the lobby of `hosts`; play each table chosen, back to the lobby after; return on Q.
 
     With `browse`, the hosts announced on the LAN join the list as they are found (zeroconf).
+    `session_args` go to each game screen (the player's settings); the new-table form starts from the
+    last one created, kept in the config file (`config_path`, default the user's).
     """
     store = store if store is not None else SeatStore()
-    state = LobbyState(list(hosts))
+    state = LobbyState(list(hosts), last_form=dict(config.load(config_path).new_table))
+    session_args = {"colour_blind": colour_blind, **(session_args or {})}
+
+    def keep_form(values: dict[str, object]) -> None:
+        kept = config.load(config_path)
+        kept.new_table = values
+        with contextlib.suppress(OSError):
+            config.save(kept, config_path)
+
+    on_form = keep_form
     if not browse:
-        await _lobby_loop(state, name=name, tls=tls, colour_blind=colour_blind, store=store)
+        await _lobby_loop(state, name=name, tls=tls, store=store, session_args=session_args, on_form=on_form)
         return
     state.message = "looking for unonet hosts on the LAN… (A adds an address)"
     current: list[_LobbyApp] = []
@@ -297,18 +356,20 @@ async def run_lobby(hosts: Sequence[str], *, name: str, tls: bool = False, colou
     try:
         browser = HostBrowser(on_change=found)
         async with browser:
-            await _lobby_loop(state, name=name, tls=tls, colour_blind=colour_blind, store=store, current=current)
+            await _lobby_loop(state, name=name, tls=tls, store=store, session_args=session_args, on_form=on_form,
+                              current=current)
     except OSError as error:  # no interface to browse on: typed addresses still work
         state.message = f"LAN discovery is not available ({error}): A adds an address"
-        await _lobby_loop(state, name=name, tls=tls, colour_blind=colour_blind, store=store)
+        await _lobby_loop(state, name=name, tls=tls, store=store, session_args=session_args, on_form=on_form)
 
 
-async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, colour_blind: bool, store: SeatStore,
+async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, store: SeatStore, session_args: dict[str, Any],
+                      on_form: Callable[[dict[str, object]], None] | None = None,
                       current: list[_LobbyApp] | None = None) -> None:
     from unonet.client.tui.play import play_table
 
     while True:
-        lobby = _LobbyApp(state, name=name, tls=tls, store=store)
+        lobby = _LobbyApp(state, name=name, tls=tls, store=store, on_form=on_form)
         if current is not None:
             current.append(lobby)
         refresh = asyncio.ensure_future(lobby.refresh() if state.hosts else asyncio.sleep(0))
@@ -320,7 +381,7 @@ async def _lobby_loop(state: LobbyState, *, name: str, tls: bool, colour_blind: 
             return
         try:
             await play_table(lobby.choice.address, lobby.choice.table_id, name=name, watch=lobby.choice.watch,
-                             tls=tls, colour_blind=colour_blind, store=store, owner_token=lobby.choice.owner_token)
+                             tls=tls, store=store, owner_token=lobby.choice.owner_token, **session_args)
             state.message = "back in the lobby"
         except UnonetError as error:
             state.message = f"could not sit there: {error}"

@@ -12,20 +12,27 @@ derives what it can from what it already knows (the count before minus the cards
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from unonet.client.narrate import describe
+from unonet.client.tui.banners import PILE, Banner, banners_for
+from unonet.client.tui.rematch import parse_invitation
 from unonet.v1 import actions_pb2, cards_pb2, events_pb2, table_pb2, views_pb2
 
 __all__ = [
+    "PILE",
+    "Banner",
     "CardFace",
     "ConnectionState",
     "GameModel",
+    "LastPlay",
     "LogLine",
     "RaceResult",
+    "RoundResult",
     "ScoreLine",
     "Scoreboard",
     "SeatModel",
@@ -34,6 +41,7 @@ __all__ = [
 
 LOG_LINES: Final = 300
 CHAT_LINES: Final = 100
+BANNERS: Final = 24
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -79,6 +87,8 @@ class SeatModel:
     name: str = ""
     occupied: bool = False
     is_bot: bool = False
+    #: The kind of host bot playing the seat (BotSeated.bot_kind, SeatState.bot_kind); "" for a person.
+    bot_kind: str = ""
     connected: bool = True
     hand_size: int = 0
     called_uno: bool = False
@@ -121,6 +131,24 @@ class ScoreLine:
     round_points: int
     total: int
     eliminated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LastPlay:
+    """The last cards played onto the pile and who played them (the pile shows it until the next play)."""
+
+    seat: int
+    cards: tuple[CardFace, ...]
+    kind: int = actions_pb2.PLAY_KIND_TURN
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """One finished round, for the match's end: its number, who went out, and every seat's score line."""
+
+    round_number: int
+    winner: int
+    lines: tuple[ScoreLine, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +237,24 @@ class GameModel:
     shuffle_contributors: tuple[int, ...] = ()
     #: The seat's measured round trip to the host (seconds), from its own pings; None until measured.
     round_trip: float | None = None
+    #: The last play, shown at the pile with who made it; None before the round's first play.
+    last_play: LastPlay | None = None
+    #: The latest banners (what just happened, on a seat or at the pile), each stamped with when it was shown.
+    banners: deque[Banner] = field(default_factory=lambda: deque(maxlen=BANNERS))
+    #: The hand a Wild Draw Four's accused held, shown to this seat as its challenger (B2): (seat, cards,
+    #: shown at); None when there is none to show.
+    revealed: tuple[int, tuple[CardFace, ...], float] | None = None
+    #: Every round finished while this copy watched, for the match's end screen.
+    rounds: list[RoundResult] = field(default_factory=list)
+    #: A line for the players before the match starts (the address friends dial): it goes with the start.
+    invite: str = ""
+    #: What the link to the host is doing when it is not connected ("the host is unreachable..."); it goes
+    #: as soon as the link is back, so no "reconnecting" outlives the reconnection.
+    connection_note: str = ""
+    #: A rematch a player of this table invited to in its chat (`rematch.py`): (their seat, the table id).
+    rematch: tuple[int, str] | None = None
+    #: When the event applied last was shown (host seconds): what its banners are stamped with.
+    shown_at: float = 0.0
 
     # ------------------------------------------------------------------------------------ queries
 
@@ -259,6 +305,7 @@ class GameModel:
         for state in info.seats:
             seat = self.seats[state.seat]
             seat.name, seat.occupied, seat.is_bot = state.name, state.occupied, state.is_bot
+            seat.bot_kind = state.bot_kind
             seat.connected, seat.latency_ms = state.connected or state.is_bot, state.latency_ms
             seat.strikes, seat.taken_over, seat.eliminated = state.strikes, state.taken_over, state.eliminated
         if info.status == table_pb2.TABLE_STATUS_FINISHED:
@@ -295,9 +342,13 @@ class GameModel:
             self.legal_number = view.event_number
         self.event_number = max(self.event_number, view.event_number)
 
-    def apply(self, event: events_pb2.Event) -> None:
-        """Apply one event (in number order). Unknown payloads only move the number on."""
+    def apply(self, event: events_pb2.Event, at: float | None = None) -> None:
+        """Apply one event (in number order). Unknown payloads only move the number on.
+
+        `at` is when the screen shows it (host seconds; default: the event's own time): the banners it
+        puts on the table stay from then for their life, however late a paced screen shows it."""
         kind = event.WhichOneof("payload")
+        self.shown_at = at if at is not None else event.time.seconds + event.time.nanos / 1e9
         if kind == "snapshot":
             self.apply_view(event.snapshot.view)
             self._say(event.number, "(caught up from a snapshot of the table)", "dim")
@@ -312,12 +363,23 @@ class GameModel:
         if handler is not None:
             handler(self, event, getattr(event, kind))
         self._narrate(event, kind)
+        shown = banners_for(event, self.name_of, self.settings.clock.strikes_before_takeover)
+        if shown:
+            self.banners.extend(dataclasses.replace(banner, at=self.shown_at) for banner in shown)
 
-    def set_connection(self, state: str, notice: str = "") -> None:
-        """Say how the link to the host stands; while it is down the legal actions are not trusted."""
+    def banner_at(self, place: int, now: float) -> Banner | None:
+        """The newest banner on `place` (a seat, or `PILE`) still shown at host time `now`, or None."""
+        for banner in reversed(self.banners):
+            if banner.place == place and banner.is_shown(now):
+                return banner
+        return None
+
+    def set_connection(self, state: str, note: str = "") -> None:
+        """Say how the link to the host stands; while it is down the legal actions are not trusted.
+
+        `note` says why (shown while the link is not connected); CONNECTED forgets it."""
         self.connection = state
-        if notice or state == ConnectionState.CONNECTED:
-            self.notice = notice if notice else ("" if self.notice.startswith("reconnect") else self.notice)
+        self.connection_note = "" if state == ConnectionState.CONNECTED else (note or self.connection_note)
 
     # ------------------------------------------------------------------------------- internals
 
@@ -369,7 +431,7 @@ def _copy(message: _M) -> _M:
 def _seat_from_state(state: table_pb2.SeatState, view_time: float) -> SeatModel:
     remaining = _duration_seconds(state.clock_remaining)
     return SeatModel(
-        seat=state.seat, name=state.name, occupied=state.occupied, is_bot=state.is_bot,
+        seat=state.seat, name=state.name, occupied=state.occupied, is_bot=state.is_bot, bot_kind=state.bot_kind,
         connected=state.connected or state.is_bot, hand_size=state.hand_size, called_uno=state.called_uno,
         score=state.score, strikes=state.strikes, latency_ms=state.latency_ms, eliminated=state.eliminated,
         taken_over=state.taken_over, deadline=view_time + remaining if remaining > 0 else None,
@@ -388,6 +450,7 @@ def _player_joined(m: GameModel, e: events_pb2.Event, p: events_pb2.PlayerJoined
 def _bot_seated(m: GameModel, e: events_pb2.Event, p: events_pb2.BotSeated) -> None:
     seat = m._seat(p.seat)
     seat.name, seat.occupied, seat.is_bot, seat.connected = p.name, True, True, True
+    seat.bot_kind = p.bot_kind
 
 
 def _player_left(m: GameModel, e: events_pb2.Event, p: events_pb2.PlayerLeft) -> None:
@@ -414,6 +477,7 @@ def _taken_over(m: GameModel, e: events_pb2.Event, p: events_pb2.SeatTakenOver) 
 
 
 def _match_started(m: GameModel, e: events_pb2.Event, p: events_pb2.MatchStarted) -> None:
+    m.invite = ""  # "friends join with..." says nothing once the match is under way
     m.settings = p.settings
     m.table_name = p.settings.name
     m._ensure_seats(len(p.seats))
@@ -430,6 +494,7 @@ def _round_started(m: GameModel, e: events_pb2.Event, p: events_pb2.RoundStarted
     m.direction, m.obligation, m.windows = views_pb2.DIRECTION_CLOCKWISE, None, {}
     # The last round's scoreboard stays: the screen shows it until the player closed it.
     m.silence_seat, m.seat_to_act, m.last_race = None, None, None
+    m.last_play, m.revealed, m.invite = None, None, ""
     for seat in m.seats:
         seat.hand_size, seat.called_uno, seat.deadline = 0, False, None
     m.phase = views_pb2.PHASE_TURN
@@ -483,6 +548,7 @@ def _cards_played(m: GameModel, e: events_pb2.Event, p: events_pb2.CardsPlayed) 
     if faces:
         m.top_card = faces[-1]
         m.current_color = 0 if m.top_card.is_black else m.top_card.color
+        m.last_play = LastPlay(p.seat, tuple(faces), p.kind)
     if m.silence_seat == p.seat:
         m.silence_seat = None
 
@@ -537,6 +603,14 @@ def _taken_back(m: GameModel, e: events_pb2.Event, p: events_pb2.CardTakenBack) 
     if p.top_card.HasField("card"):
         m.top_card = face_of(p.top_card.card)
     m.current_color = p.color
+    m.last_play = None  # the card taken back was the last play; who played the one under it is not known
+
+
+def _hand_revealed(m: GameModel, e: events_pb2.Event, p: events_pb2.HandRevealed) -> None:
+    if p.challenger_seat == m.seat or m.seat is None:
+        faces = tuple(sorted(_faces(p.hand.cards)))
+        if faces:  # only the challenger's copy (or an every-hand-open replay) holds the faces
+            m.revealed = (p.hand.seat, faces, m.shown_at)
 
 
 def _hands_rotated(m: GameModel, e: events_pb2.Event, p: events_pb2.HandsRotated) -> None:
@@ -598,6 +672,9 @@ def race_words(m: GameModel, race: RaceResult) -> str:
 
 def _chat(m: GameModel, e: events_pb2.Event, p: events_pb2.ChatMessage) -> None:
     m.chat.append(LogLine(e.number, f"<{p.name}> {p.text}", "chat"))
+    invited = parse_invitation(p.text)
+    if invited is not None and p.HasField("seat") and invited != m.table_id:
+        m.rematch = (p.seat, invited)
 
 
 def _penalty_points(m: GameModel, e: events_pb2.Event, p: events_pb2.PenaltyPoints) -> None:
@@ -620,6 +697,8 @@ def _scores(m: GameModel, scores: object) -> tuple[ScoreLine, ...]:
 def _round_ended(m: GameModel, e: events_pb2.Event, p: events_pb2.RoundEnded) -> None:
     hands = tuple((h.seat, tuple(_faces(h.cards))) for h in p.hands)
     m.scoreboard = Scoreboard(p.round_number, (p.winner_seat,), _scores(m, p.scores), False, hands)
+    m.rounds = [r for r in m.rounds if r.round_number != p.round_number]
+    m.rounds.append(RoundResult(p.round_number, p.winner_seat, m.scoreboard.lines))
     m.seat_to_act, m.windows, m.obligation = None, {}, None
     for seat in m.seats:
         seat.deadline = None
@@ -644,7 +723,7 @@ def _match_ended(m: GameModel, e: events_pb2.Event, p: events_pb2.MatchEnded) ->
     m.match_over, m.winners, m.seat_to_act = True, tuple(p.winner_seats), None
     m.phase = views_pb2.PHASE_MATCH_OVER
     m.legal = actions_pb2.LegalActions()
-    m.notice = "The match is over: " + " and ".join(m.name_of(s) for s in p.winner_seats) + " won. Q quits."
+    m.invite = ""
 
 
 def _shuffle_committed(m: GameModel, e: events_pb2.Event, p: events_pb2.ShuffleCommitted) -> None:
@@ -685,6 +764,7 @@ _HANDLERS: Final[dict[str, Callable[[GameModel, events_pb2.Event, Any], None]]] 
     "silence_started": _silence,
     "uno_called": _uno_called,
     "card_taken_back": _taken_back,
+    "hand_revealed": _hand_revealed,
     "hands_rotated": _hands_rotated,
     "hands_swapped": _hands_swapped,
     "five_swap_offered": _five_swap_offered,

@@ -18,6 +18,7 @@ from typing import Any
 from unonet.client.discovery import discover_hosts
 from unonet.client.errors import PermissionDenied, UnonetError
 from unonet.client.table_client import TableClient
+from unonet.client.tui.config import player_settings
 from unonet.client.tui.seats import SavedSeat, SeatStore, state_dir
 from unonet.client.tui.session import Session
 
@@ -53,19 +54,22 @@ async def play_joined(client: TableClient, *, colour_blind: bool = False, store:
     pipe input and dummy output).
     """
 
-    table_id = client.table_id
-
+    # The table is read at each call: a rematch moves the client to a new table on the same screen.
     def forget() -> None:
         if store is not None:
-            store.forget(address, table_id)
+            store.forget(address, client.table_id)
 
     def keep(round_no: int, value: bytes) -> None:
         if store is not None:
-            store.keep_entropy(address, table_id, round_no, value)
+            store.keep_entropy(address, client.table_id, round_no, value)
 
-    saved = store.entropy(address, table_id) if store is not None else {}
+    def seated(table_id: str, token: str, seat: int | None, owner_token: str) -> None:
+        if store is not None and seat is not None:
+            store.put(address, table_id, SavedSeat(token, seat, "", owner_token))
+
+    saved = store.entropy(address, client.table_id) if store is not None else {}
     await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open,
-                  entropy=saved, keep_entropy=keep, quit_warning=quit_warning, **screen_args).run()
+                  entropy=saved, keep_entropy=keep, on_seat=seated, quit_warning=quit_warning, **screen_args).run()
 
 
 async def play_table(
@@ -79,8 +83,10 @@ async def play_table(
     colour_blind: bool = False,
     store: SeatStore | None = None,
     owner_token: str = "",
+    **session_args: Any,
 ) -> None:
-    """Join `table_id` at `address` (or rejoin the saved seat) and play it on the game screen.
+    """Join `table_id` at `address` (or rejoin the saved seat) and play it on the game screen
+    (`session_args`: the player's settings, `config.PlayerSettings.session_args`).
 
     `owner_token` (the table was just created by this user) is saved with the seat, so this client,
     restarted or not, can start the match early and add bots from the game screen.
@@ -93,7 +99,7 @@ async def play_table(
     try:
         await _take_place(client, store, address, table_id, name=name, seat=seat, watch=watch,
                           owner_token=owner_token)
-        await play_joined(client, colour_blind=colour_blind, store=store, address=address)
+        await play_joined(client, colour_blind=colour_blind, store=store, address=address, **session_args)
     finally:
         await client.close()
 
@@ -119,18 +125,18 @@ async def _take_place(client: TableClient, store: SeatStore, address: str, table
 
 async def play_token(address: str, table_id: str, token: str, seat: int | None, *, tls: bool = False,
                      colour_blind: bool = False, notice: str = "", owner_token: str = "",
-                     quit_warning: str = "") -> None:
+                     quit_warning: str = "", **session_args: Any) -> None:
     """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`).
 
-    `notice` is shown on the screen until something more urgent is (the address friends dial, say);
+    `notice` is shown in the middle of the table until the match starts (the address friends dial);
     `owner_token` lets the screen start the match early and add bots; `quit_warning`: the host stops
     with this client, and Q asks first in these words.
     """
     async with await TableClient.connect(address, tls=tls) as client:
         client.attach(table_id, token, seat)
         client.owner_token = owner_token
-        session = Session(client, colour_blind=colour_blind, quit_warning=quit_warning)
-        session.model.notice = notice
+        session = Session(client, colour_blind=colour_blind, quit_warning=quit_warning, **session_args)
+        session.model.invite = notice
         await session.run()
 
 
@@ -143,24 +149,28 @@ async def lan_hosts(timeout: float = 2.0) -> list[str]:
     return [host.target for host in found]
 
 
-def main(address: str | None, *, table_id: str | None, name: str, seat: int | None, watch: bool, tls: bool,
-         colour_blind: bool, hosts: Sequence[str] = ()) -> int:
+def main(address: str | None, *, table_id: str | None, name: str | None, seat: int | None, watch: bool, tls: bool,
+         colour_blind: bool | None, hosts: Sequence[str] = (), bell: bool | None = None,
+         pace: float | None = None, default_name: str = "player") -> int:
     """The `unonet play` command: the lobby of `address` (or of `hosts`, or of the hosts announced on the
-    LAN when neither is given), or straight to `table_id`."""
+    LAN when neither is given), or straight to `table_id`. A flag left None takes the config file's
+    value (`unonet.client.tui.config`)."""
     log_to_file()
     calm_garbage_collector()
+    settings = player_settings(name=name, colour_blind=colour_blind, bell=bell, pace=pace, default_name=default_name)
     try:
         if table_id:
             if not address:
                 print("--table needs the host's address: unonet play HOST:PORT --table ID")
                 return 2
-            asyncio.run(play_table(address, table_id, name=name, seat=seat, watch=watch, tls=tls,
-                                   colour_blind=colour_blind))
+            asyncio.run(play_table(address, table_id, name=settings.name, seat=seat, watch=watch, tls=tls,
+                                   **settings.session_args()))
             return 0
         from unonet.client.tui.lobby import run_lobby
 
         addresses = [address] if address else list(hosts)
-        asyncio.run(run_lobby(addresses, name=name, tls=tls, colour_blind=colour_blind, browse=not addresses))
+        asyncio.run(run_lobby(addresses, name=settings.name, tls=tls, browse=not addresses,
+                              session_args=settings.session_args()))
         return 0
     except UnonetError as error:
         print(f"unonet play: {error}")

@@ -1,40 +1,46 @@
-"""What each part of the game screen shows, as pure functions of the model, the screen state and a time.
+"""The words of the game screen, as pure functions of the model, the screen state and a time.
 
-Each function returns prompt-toolkit formatted text (a list of ``(style, text)`` pairs) for one region
-of the layout (`unonet.client.tui.app`), so a test reads what the screen would say without a
-terminal, and a replayed model renders exactly as a live one. `now` is the host's clock in seconds
-(the local clock corrected by the offset the client's pings measured): every countdown is the host's
-deadline minus it.
+The layout (`unonet.client.tui.layout`) places them: the status line (what this moment asks, and the
+keys that answer it), the hint line, a race's call, the log's lines, and the overlays (help, rules,
+details, the log, the settings, a round's scores), each as prompt-toolkit formatted text (``(style,
+text)`` pairs), so a test reads what the screen would say without a terminal and a replayed model
+renders exactly as a live one. `now` is the host's clock in seconds (the local clock corrected by the
+offset the client's pings measured): every countdown is the host's deadline minus it.
 
-Cards are drawn as ``[R5]``: brackets mark a card that can be played now, ``>`` and ``<`` the chosen
-one, ``*`` a marked one; the colour is the card's background, and with the colour-blind mode on (or
-no colour at all) a letter R, G, B or Y says it too.
+A card's words: `card_glyph` (at most three columns, for a card in the hand: ``5``, ``⊘`` a Skip,
+``⇄`` a Reverse, ``+2``, ``W``, ``+4``; with the colour-blind mode, its colour's letter first,
+``R5``), `card_label` (the log's and the open hands' ``R5``, ``Skip``), `rank_word` (the top card's
+``SKIP``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from unonet.client.tui.controller import UiState, help_lines, sorted_hand
-from unonet.client.tui.model import CardFace, ConnectionState, GameModel, Scoreboard, race_words, window_words
+from unonet.client.tui.controller import UiState, board_is_open, help_lines
+from unonet.client.tui.model import CardFace, ConnectionState, GameModel, LogLine, Scoreboard, window_words
+from unonet.client.tui.rules_text import clock_lines, rules_lines, stakes, strikes_words
 from unonet.v1 import cards_pb2, views_pb2
 
 __all__ = [
+    "COLOR_STYLE",
+    "COLOR_WORD",
+    "PANELS",
     "STYLE",
+    "card_glyph",
     "card_label",
+    "details_lines",
+    "log_lines",
+    "panel",
+    "rank_word",
     "render_card",
-    "render_hand",
-    "render_header",
-    "render_help",
     "render_hint",
-    "render_log",
-    "render_players",
-    "render_scoreboard",
     "render_status",
-    "render_table",
     "render_windows",
+    "scoreboard_panel",
 ]
 
 STYLE: Final = {
@@ -61,14 +67,14 @@ STYLE: Final = {
     "overlay": "bg:#202030 #ffffff",
 }
 
-_COLOR_STYLE: Final[dict[int, str]] = {
+COLOR_STYLE: Final[dict[int, str]] = {
     cards_pb2.COLOR_RED: "card.red", cards_pb2.COLOR_YELLOW: "card.yellow", cards_pb2.COLOR_GREEN: "card.green",
     cards_pb2.COLOR_BLUE: "card.blue", cards_pb2.COLOR_BLACK: "card.black",
 }
 _COLOR_LETTER: Final[dict[int, str]] = {
     cards_pb2.COLOR_RED: "R", cards_pb2.COLOR_YELLOW: "Y", cards_pb2.COLOR_GREEN: "G", cards_pb2.COLOR_BLUE: "B",
 }
-_COLOR_WORD: Final[dict[int, str]] = {
+COLOR_WORD: Final[dict[int, str]] = {
     cards_pb2.COLOR_RED: "red", cards_pb2.COLOR_YELLOW: "yellow", cards_pb2.COLOR_GREEN: "green",
     cards_pb2.COLOR_BLUE: "blue",
 }
@@ -79,115 +85,45 @@ _RANK_LABEL: Final[dict[int, str]] = {
 }
 
 
+_GLYPH: Final[dict[int, str]] = {
+    cards_pb2.RANK_SKIP: "⊘", cards_pb2.RANK_REVERSE: "⇄", cards_pb2.RANK_DRAW_TWO: "+2",
+    cards_pb2.RANK_WILD: "W", cards_pb2.RANK_WILD_DRAW_FOUR: "+4", cards_pb2.RANK_BLANK: "□",
+    cards_pb2.RANK_SOUND_WILD: "♪", cards_pb2.RANK_PLUS_ONE: "W+1", cards_pb2.RANK_PLUS_TWO: "W+2",
+}
+_RANK_WORD: Final[dict[int, str]] = {
+    cards_pb2.RANK_SKIP: "SKIP", cards_pb2.RANK_REVERSE: "REVERSE", cards_pb2.RANK_DRAW_TWO: "DRAW 2",
+    cards_pb2.RANK_WILD: "WILD", cards_pb2.RANK_WILD_DRAW_FOUR: "WILD +4", cards_pb2.RANK_BLANK: "BLANK",
+    cards_pb2.RANK_SOUND_WILD: "SOUND", cards_pb2.RANK_PLUS_ONE: "WILD +1", cards_pb2.RANK_PLUS_TWO: "WILD +2",
+}
+
+
+def card_glyph(face: CardFace, *, letters: bool) -> str:
+    """A card in at most three columns, for a card drawn in the hand: ``5``, ``⊘``, ``+2``, ``W``; with
+    `letters`, its colour's letter first (``R5``, ``R+2``; a black card has none)."""
+    rank = str(face.rank - 1) if face.rank <= cards_pb2.RANK_NINE else _GLYPH.get(face.rank, "?")
+    return (_COLOR_LETTER.get(face.color, "") + rank)[:3] if letters else rank
+
+
+def rank_word(face: CardFace) -> str:
+    """The rank as the top card spells it: ``5``, ``SKIP``, ``WILD +4``."""
+    return str(face.rank - 1) if face.rank <= cards_pb2.RANK_NINE else _RANK_WORD.get(face.rank, "?")
+
+
 def card_label(face: CardFace, *, letters: bool) -> str:
     """A card's short text: ``5``, ``Skip``, ``W+4``; with `letters`, its colour's letter first (``R5``)."""
     rank = str(face.rank - 1) if face.rank <= cards_pb2.RANK_NINE else _RANK_LABEL.get(face.rank, "?")
     return _COLOR_LETTER.get(face.color, "") + rank if letters else rank
 
 
-def _card(face: CardFace, ui: UiState, *, legal: bool = False, chosen: bool = False,
-          marked: bool = False) -> StyleAndTextTuples:
-    label = card_label(face, letters=ui.colour_blind)
-    body = f"[{label}]" if legal else f" {label} "
-    style = _COLOR_STYLE.get(face.color, "")
-    if legal:
-        style += " class:card.legal"
-    left, right = (">", "<") if chosen else ("*" if marked else " ", " ")
-    return [("class:cursor" if chosen else "", left), (f"class:{style}" if style else "", body),
-            ("class:cursor" if chosen else "", right)]
-
-
 def render_card(face: CardFace, ui: UiState) -> StyleAndTextTuples:
-    """One card as the hand draws an unplayable one (a replay's open hands use it)."""
-    return _card(face, ui)
-
-
-def _seconds_left(deadline: float | None, now: float) -> str:
-    if deadline is None:
-        return ""
-    return f"{max(0.0, deadline - now):4.0f}s"
-
-
-def render_header(model: GameModel, now: float) -> StyleAndTextTuples:
-    """One line: the connection (first, so no width hides it), table, round, direction, seat, fairness."""
-    parts: StyleAndTextTuples = []
-    if model.connection != ConnectionState.CONNECTED:
-        parts.append(("class:alert", f" {model.connection.upper()}… "))
-    arrow = "↺ anticlockwise" if model.direction == views_pb2.DIRECTION_COUNTERCLOCKWISE else "↻ clockwise"
-    who = "watching" if model.is_spectator else f"seat {model.seat}"
-    parts.append(("class:header", f" {(model.table_name or model.table_id)[:16]} · round {model.round_number} · "
-                                  f"{arrow} · {who} "))
-    if model.fairness_failure:
-        parts.append(("class:alert", f" FAIRNESS CHECK FAILED: {model.fairness_failure} "))
-    elif model.fairness_on:
-        parts.append(("class:ok", f" fair ✓{model.fairness_checks} "))
-    elif model.settings.league_seeded:  # dealt from a league's seed, on purpose: nothing to verify
-        parts.append(("class:dim", " league-seeded deal "))
-    elif model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number:
-        parts.append(("class:dim", " not started "))  # whether the deal will be verifiable is not known yet
-    else:
-        parts.append(("class:dim", " shuffle not verifiable "))
-    if model.connection == ConnectionState.CONNECTED and model.round_trip is not None:
-        parts.append(("class:dim", f" {model.round_trip * 1000:.0f} ms "))
-    return parts
-
-
-def render_players(model: GameModel, now: float) -> StyleAndTextTuples:
-    """One line per seat: turn marker, name, cards, UNO, score, latency, clock, state."""
-    out: StyleAndTextTuples = []
-    for seat in model.seats:
-        to_act = seat.seat == model.seat_to_act
-        mark = "▶" if to_act else " "
-        name = (seat.name or "(empty)")[:14]
-        tags = []
-        if seat.is_bot:
-            tags.append("bot")
-        if not seat.connected and not seat.is_bot and seat.occupied:
-            tags.append("offline")
-        if seat.taken_over:
-            tags.append("taken over")
-        if seat.eliminated:
-            tags.append("out")
-        if seat.time_bank >= 1 and to_act:
-            tags.append(f"bank {seat.time_bank:.0f}s")
-        if seat.strikes:
-            tags.append(f"{seat.strikes} strike{'s' if seat.strikes > 1 else ''}")
-        style = "class:turn" if to_act else ("class:you" if seat.seat == model.seat else "")
-        out.append((style, f"{mark}{seat.seat:>2} {name:<14} {seat.hand_size:>3} cards "))
-        out.append(("class:uno" if seat.called_uno else "", "UNO " if seat.called_uno else "    "))
-        out.append(("", f"{seat.score:>5} pts "))
-        out.append(("class:dim", f"{seat.latency_ms:>4}ms " if seat.latency_ms else "   -   "))
-        out.append(("class:turn" if to_act else "", f"{_seconds_left(seat.deadline, now):>5} "))
-        out.append(("class:dim", " ".join(tags)))
-        out.append(("", "\n"))
-    if out:
-        out.pop()
-    return out
-
-
-def render_table(model: GameModel, ui: UiState) -> StyleAndTextTuples:
-    """The top card, the colour in force, the piles and the open draw obligation."""
-    out: StyleAndTextTuples = [("", " top: ")]
-    if model.top_card is None:
-        out.append(("class:dim", "(none yet)"))
-    else:
-        out += _card(model.top_card, ui)
-    colour = _COLOR_WORD.get(model.current_color, "none")
-    colour_style = _COLOR_STYLE.get(model.current_color, "")
-    out += [("", "  colour: "), (f"class:{colour_style}" if colour_style else "", f" {colour} "),
-            ("", f"  draw pile: {model.draw_pile_size}")]
-    if model.obligation is not None:
-        ob = model.obligation
-        out.append(("class:alert", f"   {model.name_of(ob.target_seat)} must draw {ob.amount}"
-                    + (" (or stack)" if model.settings.ruleset.stacking else "")
-                    + (" — challengeable" if ob.challengeable else "")))
-    if model.is_silenced:
-        out.append(("class:alert", f"   SILENCE ({model.name_of(model.silence_seat)}'s 2): chat costs 2 cards"))
-    return out
+    """One card as a chip of fixed width in its colour (a replay's open hands, aligned in columns)."""
+    style = COLOR_STYLE.get(face.color, "")
+    return [(f"class:{style}" if style else "", f"{card_label(face, letters=True):^5}"), ("", " ")]
 
 
 def render_windows(model: GameModel, now: float) -> StyleAndTextTuples:
-    """Every open reaction window, loud, with its countdown; else the last race's result."""
+    """Every open reaction window, loud, with its countdown and this seat's key (nothing while the link
+    is down: what a window offers may be stale)."""
     out: StyleAndTextTuples = []
     if model.connection != ConnectionState.CONNECTED:
         return out
@@ -197,10 +133,8 @@ def render_windows(model: GameModel, now: float) -> StyleAndTextTuples:
         if window.HasField("deadline"):
             left = f" {max(0.0, window.deadline.seconds + window.deadline.nanos / 1e9 - now):.1f}s"
         action = _window_key(model, window)
-        out.append(("class:window", f" ⚡ {window_words(window.kind).upper()} {about}{left} {action} "))
+        out.append(("class:window", f" {window_words(window.kind).upper()} {about}{left} {action} "))
         out.append(("", " "))
-    if not out and model.last_race is not None:
-        out.append(("class:race", " last race: " + race_words(model, model.last_race)))
     return out
 
 
@@ -212,52 +146,34 @@ def _window_key(model: GameModel, window: views_pb2.ReactionWindow) -> str:
         return "— press B!"
     if kind == views_pb2.REACTION_WINDOW_KIND_UNO_CATCH:
         return "— U to call!" if window.subject_seat == model.seat else "— C to catch!"
-    return "— Enter on a [card] to play it"
+    return "— Enter on a raised card"
 
 
-def render_hand(model: GameModel, ui: UiState, width: int) -> StyleAndTextTuples:
-    """The seat's hand, scrolled to keep the chosen card in view (``‹``/``›`` say more cards hide)."""
-    if model.is_spectator:
-        return [("class:dim", " (watching: no hand)")]
-    hand = sorted_hand(model)
-    if not hand:
-        return [("class:dim", " (no cards)")]
-    # While the host is out of reach nothing is offered as playable: the options may be stale.
-    playable = model.playable_faces() if model.connection == ConnectionState.CONNECTED else set()
-    cells = [_card(face, ui, legal=face in playable, chosen=i == ui.cursor, marked=i in ui.marks)
-             for i, face in enumerate(hand)]
-    widths = [sum(len(text) for _, text, *_ in cell) for cell in cells]
-    first, room = 0, max(10, width - 12)
-    while sum(widths[first:ui.cursor + 1]) > room and first < ui.cursor:
-        first += 1
-    last = first
-    while last < len(cells) and sum(widths[first:last + 1]) <= room:
-        last += 1
-    out: StyleAndTextTuples = [("class:dim", f" hand {len(hand):>2}:" + (" " if first == 0 else "‹"))]
-    for cell in cells[first:last]:
-        out += cell
-    if last < len(cells):
-        out.append(("class:dim", " ›"))
-    return out
+_QUESTIONS: Final = {
+    "color": "name the colour: R red, G green, B blue, Y yellow (Esc cancels)",
+    "confirm_chat": "a silence is on: writing now costs you 2 cards. Send anyway? y/n",
+    "confirm_leave": "leave the table for good? Your seat goes to a bot or is forfeited. y/n",
+    "chat": "chat: type, Enter sends, Esc cancels",
+}
 
 
 def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTuples:
-    """One line saying what this moment (or the open prompt) asks of the player."""
-    prompt = ui.prompt.under if ui.prompt is not None and ui.prompt.kind == "help" else ui.prompt
+    """One line saying what this moment (or the open question) asks of the player, and its keys."""
+    if ui.status:  # the screen's owner says what the line is for (a replay's step)
+        return [("class:you", " " + ui.status)]
+    prompt = ui.prompt.under if ui.prompt is not None and ui.prompt.kind in PANELS else ui.prompt
     asks = prompt is not None and prompt.kind in ("chat", "confirm_quit")  # typing, or about to quit: shown
     if model.connection != ConnectionState.CONNECTED and not asks:
         return [("class:alert", " " + _moment(model, ui, now))]  # what the link's state allows comes first
     if prompt is not None:
-        text = {
-            "color": "name the colour: R red, G green, B blue, Y yellow (Esc cancels)",
-            "five_target": "give it to which seat? " + ", ".join(map(str, prompt.targets)) + " (Esc cancels)",
-            "catch": "catch which seat? " + ", ".join(map(str, prompt.targets))
-                     + (" — or C to challenge" if prompt.challenge else ""),
-            "confirm_chat": "a silence is on: writing now costs you 2 cards. Send anyway? y/n",
-            "confirm_leave": "leave the table for good? Your seat goes to a bot or is forfeited. y/n",
-            "confirm_quit": f"quit? {prompt.text} y/n",
-            "chat": "chat: type, Enter sends, Esc cancels",
-        }.get(prompt.kind, "")
+        text = _QUESTIONS.get(prompt.kind, "")
+        if prompt.kind == "five_target":
+            text = "give it to which seat? " + _seats(model, prompt.targets) + " (Esc cancels)"
+        elif prompt.kind == "confirm_quit":
+            text = f"quit? {prompt.text} y/n"
+        elif prompt.kind == "catch":
+            text = "catch which seat? " + _seats(model, prompt.targets) + (" — or C to challenge" if prompt.challenge
+                                                                            else "")
         if text:
             return [("class:turn", " " + text)]
     if ui.pending:  # the options on screen may be the ones the command just used up
@@ -265,13 +181,28 @@ def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTupl
     return [("class:turn" if model.is_my_turn else "", " " + _moment(model, ui, now))]
 
 
+def _seats(model: GameModel, seats: Sequence[int]) -> str:
+    return ", ".join(f"{seat} ({model.name_of(seat)})" for seat in seats)
+
+
 def render_hint(model: GameModel, ui: UiState) -> StyleAndTextTuples:
-    """One line: the hint or refusal the last key got, else what the screen must say loudly."""
+    """One line: the hint or refusal the last key got, else what the screen must say loudly (a notice,
+    why the link is down)."""
     if ui.hint:
         return [("class:hint", " " + ui.hint)]
     if model.notice:
         return [("class:alert", " " + model.notice)]
+    if model.connection != ConnectionState.CONNECTED and model.connection_note:
+        return [("class:alert", " " + model.connection_note)]
     return []
+
+
+def _my_clock(model: GameModel, ui: UiState, now: float) -> str:
+    """The turn clock, on the status line only while the scores cover this seat's own (one clock on screen)."""
+    if not board_is_open(model, ui) or model.seat is None or model.seat >= len(model.seats):
+        return ""
+    deadline = model.seats[model.seat].deadline
+    return "" if deadline is None else f" ({max(0.0, deadline - now):.0f}s)"
 
 
 def _moment(model: GameModel, ui: UiState, now: float) -> str:
@@ -280,14 +211,19 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
         return "no connection to this table any more — Q quits"
     if model.connection != ConnectionState.CONNECTED:
         return "reconnecting to the host… nothing can be played until it answers"
-    if model.is_spectator:
-        return f"watching — {model.name_of(model.seat_to_act)} to play"
     if model.match_over:
-        return "the match is over — Q quits"
+        if model.is_spectator or ui.read_only:
+            return "the match is over — Q quits"
+        if model.rematch is not None and model.rematch[0] != model.seat:
+            return f"{model.name_of(model.rematch[0])} invites you to a rematch: N joins · S saves the replay · Q quits"
+        return "N rematch · S saves the replay · Q quits"
+    if model.is_spectator:
+        return f"watching — {model.name_of(model.seat_to_act)} to play" if model.seat_to_act is not None \
+            else "watching · ? keys"
     if legal.choose_color:
         return "name the colour: R red, G green, B blue, Y yellow"
     if legal.swap_target_seats:
-        return "swap hands with which seat? " + ", ".join(map(str, legal.swap_target_seats))
+        return "swap hands with which seat? " + _seats(model, legal.swap_target_seats)
     if legal.give_cards:
         return "five swap: choose a card to give back, Enter gives it"
     if legal.HasField("five_swap") and legal.five_swap.target_seats:
@@ -297,79 +233,154 @@ def _moment(model: GameModel, ui: UiState, now: float) -> str:
     if legal.catch_uno_targets and not model.is_my_turn:
         who = " and ".join(model.name_of(s) for s in legal.catch_uno_targets)
         return f"{who} did not call UNO: C catches!"
+    clock = _my_clock(model, ui, now)
     if model.is_my_turn and not (legal.plays or legal.HasField("draw") or legal.pass_turn):
         # The turn is ours but nothing is offered yet: a race blocks play, or the options are on their way.
         if any(window.blocks_play for window in model.windows.values()):
-            return "your turn comes once the race above is decided"
+            return "your turn comes once the race in the middle is decided"
         return "your turn: waiting for the host's options…"
     if model.is_my_turn:
-        left = ""
-        if legal.HasField("deadline"):
-            left = f" ({max(0.0, legal.deadline.seconds + legal.deadline.nanos / 1e9 - now):.0f}s)"
         if legal.pass_turn:
-            return f"YOUR TURN{left}: Enter plays the drawn card, P keeps it"
+            return f"YOUR TURN{clock}: Enter plays the drawn card, P keeps it"
         if legal.HasField("draw") and legal.draw.accepts_obligation:
             extra = ", C challenges" if legal.challenge else ""
             plays = ", Enter answers with a card" if legal.plays else ""
-            return f"YOUR TURN{left}: Space takes the {legal.draw.count} cards{plays}{extra}"
-        uno = " · UNO armed" if ui.uno_armed else ""
-        return f"YOUR TURN{left}: Enter plays, Space draws, ? help{uno}"
+            return f"YOUR TURN{clock}: Space takes the {legal.draw.count} cards{plays}{extra}"
+        text = f"YOUR TURN{clock}: Enter plays, Space draws"
+        if legal.call_uno:
+            return text + " · 1 card: U calls UNO now"
+        if len(model.hand) == 2 and legal.plays:
+            return text + (" · UNO goes with your play (U cancels)" if ui.uno_armed
+                           else " · 2 cards: U calls UNO with your play")
+        if legal.catch_uno_targets:
+            return text + " · C catches " + " and ".join(model.name_of(s) for s in legal.catch_uno_targets)
+        return text + " · ? keys"
     if legal.call_uno:
-        return "one card left: U calls UNO before someone catches you!"
+        return "1 card: U calls UNO before someone catches you!"
     if model.phase == views_pb2.PHASE_SHUFFLE:
         return "shuffling (your share of the shuffle is sent for you)…"
     if model.phase == views_pb2.PHASE_ROUND_OVER:
         return "round over — the next one starts shortly"
     if model.seat_to_act is not None:
-        return f"{model.name_of(model.seat_to_act)} to play · ? help"
+        return f"{model.name_of(model.seat_to_act)} to play · ? keys"
     if model.phase == views_pb2.PHASE_WAITING_FOR_PLAYERS and not model.round_number and model.seats:
         seated = f"waiting for players ({sum(s.occupied for s in model.seats)}/{len(model.seats)})"
         if ui.is_owner:
             return f"{seated} · S starts now with bots · A adds a bot"
-        return f"{seated}: the match starts when every seat is taken · ? help"
-    return "waiting · ? help"
+        return f"{seated}: the match starts when every seat is taken · ? keys"
+    return "waiting · ? keys"
 
 
-def render_log(model: GameModel, height: int, scroll: int, *, with_chat: bool) -> StyleAndTextTuples:
-    """The last `height` lines of the log (chat mixed in when `with_chat`), `scroll` lines back."""
+# ------------------------------------------------------------------------------------------ the log
+
+
+def log_lines(model: GameModel, *, with_chat: bool) -> list[LogLine]:
+    """The log's lines, oldest first (the chat's mixed in by event number when `with_chat`)."""
     lines = list(model.log)
-    if with_chat:
+    if with_chat and model.chat:
         lines = sorted(lines + list(model.chat), key=lambda line: line.number)
-    end = max(0, len(lines) - scroll)
-    shown = lines[max(0, end - height):end]
-    out: StyleAndTextTuples = []
-    for line in shown:
-        out.append((f"class:{line.style}" if line.style else "", line.text + "\n"))
-    return out
+    return lines
 
 
-def render_chat(model: GameModel, height: int) -> StyleAndTextTuples:
-    """The last `height` chat lines."""
-    return [("class:chat", line.text + "\n") for line in list(model.chat)[-height:]]
+# ----------------------------------------------------------------------------------------- overlays
+
+#: The overlays a key opens (their question, if any, stays under them): ? help, I rules, D details,
+#: H the whole log, O settings.
+PANELS: Final = ("help", "rules", "details", "log", "settings")
+
+Lines = list[StyleAndTextTuples]
 
 
-def render_scoreboard(model: GameModel, board: Scoreboard) -> StyleAndTextTuples:
-    """The scores after a round, or the final ones."""
-    title = "FINAL SCORES" if board.final else f"SCORES AFTER ROUND {board.round_number}"
-    winners = " and ".join(model.name_of(s) for s in board.winners)
-    verb = "won the match" if board.final else "went out"
-    out: StyleAndTextTuples = [("class:score", f" {title} — {winners} {verb}\n")]
-    out.append(("", f" {'seat':<18}{'hand':>6}{'round':>7}{'total':>7}\n"))
-    for line in board.lines:
-        name = f"{line.seat} {model.name_of(line.seat)}"
-        out.append(("class:you" if line.seat == model.seat else "",
-                    f" {name:<18}{line.hand_points:>6}{line.round_points:>7}{line.total:>7}"
-                    f"{'  out' if line.eliminated else ''}\n"))
-    out.append(("class:dim", " Q quits" if board.final else " any key closes the scores (the next round goes on)"))
-    return out
+def panel(kind: str, model: GameModel, ui: UiState) -> tuple[str, Lines, str]:
+    """An overlay's title, lines and footer."""
+    if kind == "rules":
+        return "RULES OF THIS TABLE", rules_panel(model), "↑↓ scroll · Esc or I closes"
+    if kind == "details":
+        return "DETAILS", details_lines(model), "Esc or D closes"
+    if kind == "log":
+        lines: Lines = [[(f"class:{line.style}" if line.style else "", line.text)]
+                        for line in log_lines(model, with_chat=True)]
+        return "LOG", lines or [[("class:dim", "(nothing yet)")]], "↑↓ PgUp PgDn scroll · Esc or H closes"
+    if kind == "settings":
+        return "SETTINGS", settings_lines(ui), "Esc or O closes (kept in the config file)"
+    return "KEYS", [[("", line)] for line in help_lines(model, ui)], "Esc or ? closes"
 
 
-def render_help(model: GameModel, ui: UiState) -> StyleAndTextTuples:
-    """The ? overlay: every key of this moment."""
-    out: StyleAndTextTuples = [("class:score", " HELP\n")]
-    out.extend(("", line + "\n") for line in help_lines(model, ui))
+def rules_panel(model: GameModel) -> Lines:
+    """The rules overlay: the preset, the clock in words, then every option."""
+    ruleset = model.settings.ruleset
+    out: Lines = [[("class:you", f"preset: {ruleset.preset or 'standard'} · {stakes(ruleset)}")]]
+    out += [[("class:dim", "clock: " + line)] for line in clock_lines(model.settings.clock)]
+    out.append([])
+    return out + rules_lines(ruleset)
+
+
+def details_lines(model: GameModel) -> Lines:
+    """What a calm screen keeps behind D: the table id, the fairness checks, latencies, the log head."""
+    out: Lines = [[("", f"table id: {model.table_id or '?'}")]]
+    where = "watching" if model.seat is None else f"seat {model.seat}"
+    out.append([("", f"you: {where}" + (f" · round trip {model.round_trip * 1000:.0f} ms"
+                                         if model.round_trip is not None else ""))])
+    if model.fairness_failure:
+        out.append([("class:fail", f"FAIRNESS CHECK FAILED: {model.fairness_failure}")])
+    elif model.fairness_on:
+        out.append([("class:ok", f"fair: {model.fairness_checks} checks passed (every commitment, opening, "
+                                 "pile and seed so far)")])
+        if model.shuffle_contributors:
+            out.append([("class:dim", "  this round's shuffle mixed in the entropy of seats "
+                                      + ", ".join(map(str, model.shuffle_contributors)))])
+    elif model.settings.league_seeded:
+        out.append([("class:dim", "dealt from a league's seed on purpose: nothing to verify")])
+    else:
+        out.append([("class:dim", "this table's shuffle is not verifiable (a plain seeded shuffle)")])
     if model.log_head:  # docs/fairness.md 8.2: the same head at the same number means the same history
-        out.append(("class:dim", f" log head at event {model.log_head.replace(':', ': ', 1)}\n"
-                                 " (compare it with the other players': a different one at the same event means "
-                                 "the host showed you different games)\n"))
+        number, _, head = model.log_head.partition(":")
+        out.append([("", f"log head at event {number}:")])
+        out.append([("class:dim", f"  {head}")])
+        out.append([("class:dim", "  (the same at the same event as another player's means you both saw the same "
+                                  "game; `unonet verify --expect-head` checks it)")])
+    out.append([])
+    out.append([("class:you", "seats")])
+    for seat in model.seats:
+        state = "bot" if seat.is_bot else ("offline" if not seat.connected and seat.occupied else "")
+        latency = f"{seat.latency_ms} ms" if seat.latency_ms else "-"
+        line: StyleAndTextTuples = [("", f"  {seat.seat:>2} {(seat.name or '(empty)')[:16]:<16} {latency:>7}  "
+                                         f"{seat.score:>5} pts  {state}")]
+        if seat.strikes:
+            line.append(("class:alert", "  " + strikes_words(seat.strikes, model.settings.clock)))
+        out.append(line)
     return out
+
+
+def settings_lines(ui: UiState) -> Lines:
+    """The settings overlay: each setting, its key and its value."""
+    def on(value: bool) -> str:
+        return "on" if value else "off"
+
+    return [
+        [("", "K  colour-blind mode (letters on cards)  "), ("class:you", on(ui.colour_blind))],
+        [("", "B  a bell when your turn starts          "), ("class:you", on(ui.bell))],
+        [("", "T  the terminal's title says your turn   "), ("class:you", on(ui.title))],
+        [("", "←→ the pace others' moves are shown at    "), ("class:you", f"{ui.pace:.1f} s a move")],
+    ]
+
+
+def scoreboard_panel(model: GameModel, board: Scoreboard) -> tuple[str, Lines, str]:
+    """A round's scores: who went out, every seat's hand, round and total points, and each hand's cards
+    where the room allows (the layout wraps nothing here: a hand too long is cut with …)."""
+    winners = " and ".join(model.name_of(s) for s in board.winners)
+    lines: Lines = [[("class:score", f"{winners} went out")],
+                    [("class:dim", f"{'seat':<18}{'hand':>6}{'round':>7}{'total':>7}")]]
+    hands = dict(board.hands)
+    for line in board.lines:
+        name = f"{line.seat} {model.name_of(line.seat)}"[:17]
+        row: StyleAndTextTuples = [("class:you" if line.seat == model.seat else "",
+                                    f"{name:<18}{line.hand_points:>6}{line.round_points:>7}{line.total:>7}"
+                                    + ("  out" if line.eliminated else ""))]
+        cards = hands.get(line.seat, ())
+        if cards:
+            shown = " ".join(card_label(face, letters=True) for face in cards)
+            row.append(("class:dim", "  " + (shown if len(shown) <= 30 else shown[:29] + "…")))
+        lines.append(row)
+    lines.append([("class:dim", stakes(model.settings.ruleset))])
+    return f"SCORES AFTER ROUND {board.round_number}", lines, "Space closes the scores"

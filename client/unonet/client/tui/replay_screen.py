@@ -7,6 +7,12 @@ one event, PgUp/PgDn ten, Home/End to the first and the last, and V switches the
 (public, each seat in turn, every hand open) at the same step. Countdowns show what was left at the
 step's own time.
 
+A step is a move: each one the log tells in words (a play, a draw, a call, a round's end), shown with
+the events that follow it up to the next move (the next turn starting, a window opening), so the turn
+marker always points at whoever acts next, as the log's last line leaves the table. The replay opens
+at the first play, the set-up (seats, shuffle, deal) behind it (Home goes back to it). The status line
+keeps the step counter and the point of view whatever else is said.
+
 Every point of view has one event per step, so switching keeps the step. The every-hand-open view
 shows each seat's cards in a panel above the log, from `Replay.snapshots(OPEN)`: the hands rebuilt
 from the revealed seeds' openings and checked by the `Verifier` when the replay was built. A table
@@ -16,16 +22,20 @@ and a round whose seed never came says so in the panel.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+from collections.abc import Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from unonet.client.narrate import describe
 from unonet.client.replay import OPEN, PointOfView, Replay, Snapshot
 from unonet.client.tui.model import ConnectionState, GameModel, face_of
 from unonet.client.tui.render import render_card
 from unonet.client.tui.screen import GameScreen
+from unonet.v1 import events_pb2
 
 __all__ = ["ReplayScreen", "pov_words"]
 
@@ -33,6 +43,14 @@ _HELP = [
     "  Left/Right  step back / forward one event (PgUp/PgDn: ten; Home/End: first / last)",
     "  V           switch the point of view: public, each seat, every hand open",
 ]
+
+
+def _stops(events: Sequence[events_pb2.Event]) -> list[int]:
+    """The steps each move ends at: a move is an event the log tells (`narrate.describe`); it ends just
+    before the next one, or the round's end, so its following turn start and windows come with it."""
+    told = [i for i, event in enumerate(events, start=1) if describe(event)]
+    stops = [later - 1 for later in told[1:]] + ([len(events)] if told else [])
+    return sorted({stop for stop in stops if stop >= 1})
 
 
 def pov_words(pov: PointOfView, names: list[str]) -> str:
@@ -66,15 +84,31 @@ class ReplayScreen:
         self.refused_pov = self.pov != pov  # asked for hands a plain shuffle cannot show
         self.model = GameModel(seat=self._seat(), connection=ConnectionState.CONNECTED)
         self.step = 0
+        #: The steps a move ends at (1-based event numbers): each told in words, with what follows it.
+        self.stops = _stops(replay.events)
         self.screen = GameScreen(
             self.model, host_clock=self._time_of_step, colour_blind=colour_blind, input=input, output=output,
-            extra_keys={"left": lambda: self.go(self.step - 1), "right": lambda: self.go(self.step + 1),
-                        "pageup": lambda: self.go(self.step - 10), "pagedown": lambda: self.go(self.step + 10),
+            extra_keys={"left": lambda: self.move(-1), "right": lambda: self.move(1),
+                        "pageup": lambda: self.move(-10), "pagedown": lambda: self.move(10),
                         "home": lambda: self.go(1), "end": lambda: self.go(len(self.replay)),
                         "v": self.next_view},
             extra_help=_HELP, extra_panel=self.render_panel,
         )
-        self.go(1)
+        self.go(self.first_play)
+
+    @property
+    def first_play(self) -> int:
+        """The step the replay opens at: the first turn of the first round (the set-up behind it)."""
+        first = next((i for i, e in enumerate(self.replay.events, start=1) if e.HasField("turn_started")), 1)
+        return next((stop for stop in self.stops if stop >= first), first)
+
+    def move(self, moves: int) -> None:
+        """Step `moves` moves forwards (backwards when negative), from the move shown now."""
+        at = bisect.bisect_right(self.stops, self.step) - 1  # the last stop at or before the step shown
+        if moves < 0 and (at < 0 or self.stops[at] < self.step):
+            at += 1  # between stops (Home's first event): the previous move is the one before it
+        target = max(0, min(len(self.stops) - 1, at + moves))
+        self.go(self.stops[target] if self.stops else self.step + moves)
 
     def _seat(self) -> int | None:
         return self.pov if isinstance(self.pov, int) else None
@@ -102,8 +136,9 @@ class ReplayScreen:
         self.model.fairness_on = self.replay.is_fair
         self.model.fairness_checks = sum(self.replay.verifier.checks.values())
         self.model.table_name = self.model.table_name or self.title
-        self.model.notice = (f"replay step {self.step}/{len(received)} · {pov_words(self.pov, self.replay.names)}"
-                             " · ←→ step · V view · ? keys · Q quits")
+        move = bisect.bisect_right(self.stops, self.step)
+        self.screen.ui.status = (f"move {move}/{len(self.stops)} · {pov_words(self.pov, self.replay.names)} · "
+                                 f"event {self.step}/{len(received)} · ←→ V ? Q")
 
     def snapshot(self) -> Snapshot:
         """The replay's own fold of the current step for the current point of view."""
@@ -114,14 +149,17 @@ class ReplayScreen:
         lines: list[StyleAndTextTuples] = []
         snapshot = self.snapshot()
         if self.pov is OPEN:
+            width = max((len(seat.name[:14]) for seat in snapshot.seats), default=0)
+            turn = self.model.seat_to_act  # the table's marker, so both say the same
             for seat in snapshot.seats:
-                line: StyleAndTextTuples = [("class:turn" if seat.is_turn else "",
-                                             f" {'▶' if seat.is_turn else ' '}{seat.seat:>2} {seat.name[:12]:<12} ")]
-                known = [card for card in seat.cards if card is not None]
+                line: StyleAndTextTuples = [("class:turn" if seat.seat == turn else "",
+                                             f" {'▶' if seat.seat == turn else ' '}{seat.seat:>2} "
+                                             f"{seat.name[:14]:<{width}} {seat.count:>2} ")]
+                known = sorted(face_of(card) for card in seat.cards if card is not None)
                 if not known:
                     line.append(("class:dim", f"{seat.count} hidden card(s)" if seat.count else "(no cards)"))
-                for card in known:
-                    line += render_card(face_of(card), self.screen.ui)
+                for face in known:
+                    line += render_card(face, self.screen.ui)
                 if 0 < len(known) < seat.count:
                     line.append(("class:dim", f" +{seat.count - len(known)} hidden"))
                 lines.append(line)

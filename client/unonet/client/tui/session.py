@@ -10,7 +10,15 @@
 - pings, about once a second, so the host measures this seat's latency fairly in races, plus a
   GetTable for every seat's latency and connection; a failed round says "reconnecting" at once, so
   nothing stale is offered as playable;
-- a one-second tick that redraws the countdowns.
+- a half-second tick that redraws the countdowns and lets banners go.
+
+Events reach the screen through a `Pacer` (`pace.py`): other seats' moves land at a pace a person can
+follow, while anything that asks this seat for something is shown at once. The fairness checks and the
+link's state follow the stream as it arrives, never the pace. When this seat's turn starts the screen
+rings the bell and sets the terminal's title, as the settings say.
+
+At the match's end N sets up a rematch (`rematch.py`): the session moves to the new table on the same
+screen (`switch_table`), and S writes the table's public log to a file `unonet replay` opens.
 
 The seat's shares of each fair shuffle (commit, then reveal) are sent for the player as soon as the
 legal actions ask for them; each share is handed to `keep_entropy` (the seat store on disk) before its
@@ -23,13 +31,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Final
 
 from unonet.client import commands as cmd
+from unonet.client.audit import write_jsonl
 from unonet.client.bot_kinds import best_bot_kind
 from unonet.client.errors import (
     Cancelled,
@@ -41,9 +53,24 @@ from unonet.client.errors import (
     UnonetError,
 )
 from unonet.client.table_client import TableClient
-from unonet.client.tui.controller import AddBot, CloseScores, Effect, LeaveSeat, QuitApp, SendChat, StartMatch
+from unonet.client.tui import rematch
+from unonet.client.tui.controller import (
+    AddBot,
+    CloseScores,
+    Effect,
+    LeaveSeat,
+    QuitApp,
+    Rematch,
+    SaveReplay,
+    SendChat,
+    SettingsChanged,
+    StartMatch,
+    UiState,
+)
 from unonet.client.tui.model import ConnectionState, GameModel
+from unonet.client.tui.pace import Pacer
 from unonet.client.tui.screen import GameScreen
+from unonet.client.tui.seats import state_dir
 from unonet.client.verify import Verifier
 from unonet.fairness import DroppedReveal, FairnessError, commit_seat_entropy
 from unonet.v1 import events_pb2
@@ -108,6 +135,11 @@ class Session:
         keep_entropy: called with (round, share) before a share's commitment is sent, to save it.
         quit_warning: what quitting does to a game that stops with this client (its host runs in this
             process): Q asks first, in these words (`UiState.quit_warning`); empty, Q quits at once.
+        settings: the player's settings (bell, title, pace, colour-blind) to start the screen with.
+        on_settings: called with the screen's state when a setting changed there (to write the config).
+        on_seat: called with (table id, token, seat, owner token) when a rematch seated this player at
+            a new table (to save the seat, as a join does).
+        replays: the folder S writes a finished match's replay to (default: `replays` in the state dir).
     """
 
     def __init__(
@@ -124,6 +156,10 @@ class Session:
         entropy: dict[int, bytes] | None = None,
         keep_entropy: Callable[[int, bytes], None] | None = None,
         quit_warning: str = "",
+        settings: UiState | None = None,
+        on_settings: Callable[[UiState], None] | None = None,
+        on_seat: Callable[[str, str, int | None, str], None] | None = None,
+        replays: Path | None = None,
         **screen_args: object,
     ) -> None:
         self.client = client
@@ -139,6 +175,18 @@ class Session:
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
         self.screen.ui.is_owner = bool(client.owner_token)
         self.screen.ui.quit_warning = quit_warning
+        if settings is not None:
+            ui = self.screen.ui
+            ui.colour_blind, ui.bell, ui.title, ui.pace = settings.colour_blind, settings.bell, settings.title, \
+                settings.pace
+        self.on_settings = on_settings
+        self.on_seat = on_seat
+        self.replays = replays if replays is not None else state_dir() / "replays"
+        self.pacer = Pacer(client.seat, self.screen.ui.pace)
+        self.screen.before_key = self._catch_up
+        self._release_at: asyncio.TimerHandle | None = None
+        self._rematch_bot_kind = ""
+        self._my_turn = False
         self._bot_kind: str | None = None
         self._in_flight = 0  # the player's commands sent and not answered yet
         self._entropy: dict[int, bytes] = dict(entropy or {})
@@ -158,8 +206,8 @@ class Session:
             self.model.set_connection(ConnectionState.CONNECTED)
         except UnonetError as error:
             self.model.set_connection(ConnectionState.RECONNECTING, f"the host did not answer ({error})")
+        self._stream = asyncio.create_task(self._stream_forever(), name="unonet-events")
         workers = [
-            asyncio.create_task(self._stream_forever(), name="unonet-events"),
             asyncio.create_task(self._ping_forever(), name="unonet-pings"),
             asyncio.create_task(self._tick_forever(), name="unonet-tick"),
         ]
@@ -170,11 +218,15 @@ class Session:
             await self.screen.application.run_async(set_exception_handler=False)
         finally:
             loop.set_exception_handler(previous)
+            if self._release_at is not None:
+                self._release_at.cancel()
+            workers.append(self._stream)
             for task in workers + list(self._tasks):
                 task.cancel()
             for task in workers + list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+            self.screen.clear_title()
 
     def _host_now(self) -> float:
         return time.time() + (self.client.clock_offset or 0.0)
@@ -207,10 +259,20 @@ class Session:
                 self.screen.application.exit()
             elif isinstance(effect, StartMatch):
                 await self.client.start_table(fill_with_bots=True, bot_kind=await self._best_bot_kind())
-                self.screen.ui.hint = "the match starts"
+                self._say("the match starts")
             elif isinstance(effect, AddBot):
                 seats = await self.client.add_bots(1, await self._best_bot_kind())
-                self.screen.ui.hint = f"a bot sits at seat {seats[0]}" if seats else ""
+                self._say(f"a bot sits at seat {seats[0]}" if seats else "")
+            elif isinstance(effect, SettingsChanged):
+                self.pacer.pace = self.screen.ui.pace
+                if self.on_settings is not None:
+                    self.on_settings(self.screen.ui)
+            elif isinstance(effect, SaveReplay):
+                path = await self.save_replay()
+                self.screen.ui.saved_replay = str(path)
+                self._say("replay saved: `unonet replay FILE` opens it (the path is above)")
+            elif isinstance(effect, Rematch):
+                await self._rematch()
             elif isinstance(effect, CloseScores):
                 await self._close_scores(effect.round_number)
             else:
@@ -223,12 +285,12 @@ class Session:
                     self._in_flight -= shown
                     self.screen.ui.pending = self._in_flight > 0
                 if result.outcome == 3:  # COMMAND_OUTCOME_RACE_LOST
-                    self.screen.ui.hint = "another player was faster: that race is lost (no cost)"
+                    self._say("another player was faster: that race is lost (no cost)")
         except UnonetError as error:
-            self.screen.ui.hint = refusal_words(error)
+            self._say(refusal_words(error))
         except Exception as error:  # never a traceback on screen: say it and log it
             log.exception("command %r failed", effect)
-            self.screen.ui.hint = f"that did not work: {error}"
+            self._say(f"that did not work: {error}")
         self.screen.invalidate()
 
     async def _close_scores(self, round_number: int) -> None:
@@ -240,7 +302,10 @@ class Session:
             log.info("CloseScores for round %d: %s", round_number, error)
 
     async def _best_bot_kind(self) -> str:
-        """The strongest bot kind the host lists (asked once), for the bots the owner seats."""
+        """The strongest bot kind the host lists (asked once), for the bots the owner seats; at a
+        rematch, the kind most of the last match's bots were."""
+        if self._rematch_bot_kind:
+            return self._rematch_bot_kind
         if self._bot_kind is None:
             self._bot_kind = best_bot_kind(await self.client.list_bot_kinds())
         return self._bot_kind
@@ -274,35 +339,67 @@ class Session:
     def _on_event(self, event: events_pb2.Event) -> None:
         if self.model.connection != ConnectionState.CONNECTED:
             self.model.set_connection(ConnectionState.CONNECTED)
-        try:
-            self.model.apply(event)
-        except Exception:  # a model bug must not stop the stream or reach the screen as a traceback
-            log.exception("could not apply event %d", event.number)
-            self.model.notice = f"event {event.number} could not be shown (see the client log)"
         self._verify(event)
         if self._on_stream_open is not None:
             self._spawn(self._opened(self._on_stream_open))
             self._on_stream_open = None
-        if event.number >= self._live_from:
+        if event.number < self._live_from:  # the table's history, caught up on when the screen opened
+            self._show(event, live=False)
+            return
+        self.pacer.push(event, self._host_now())
+        self._release()
+
+    def _release(self) -> None:
+        """Show every held event that is due, and wake up again when the next one is (one wake-up at a
+        time: an event arriving replaces the one set before)."""
+        if self._release_at is not None:
+            self._release_at.cancel()
+            self._release_at = None
+        now = self._host_now()
+        for event in self.pacer.due(now):
+            self._show(event, live=True)
+        self._contribute_entropy()
+        self.screen.invalidate()
+        upcoming = self.pacer.next_time()
+        if upcoming is not None:
+            self._release_at = asyncio.get_running_loop().call_later(max(0.0, upcoming - now), self._release)
+
+    def _say(self, hint: str) -> None:
+        """Put `hint` on the hint line, for as long as the turn it was said at lasts."""
+        self.screen.ui.hint, self.screen.ui.hint_turn = hint, self.model.seat_to_act
+
+    def _catch_up(self) -> None:
+        """A key was pressed: show everything the pacer holds first (the player's input is never
+        delayed, and never acts on a table older than the one the host has)."""
+        held = self.pacer.flush()
+        for event in held:
+            self._show(event, live=True)
+        if held:
             self._contribute_entropy()
-            self.screen.invalidate()
+
+    def _show(self, event: events_pb2.Event, *, live: bool) -> None:
+        try:
+            self.model.apply(event, at=self._host_now() if live else None)
+        except Exception:  # a model bug must not stop the stream or reach the screen as a traceback
+            log.exception("could not apply event %d", event.number)
+            self.model.notice = f"event {event.number} could not be shown (see the client log)"
+        mine = self.model.is_my_turn
+        if live and mine != self._my_turn:
+            self.screen.announce_turn(mine)
+        self._my_turn = mine
 
     async def _opened(self, callback: Callable[[], Awaitable[None]]) -> None:
         try:
             await callback()
         except UnonetError as error:
-            self.screen.ui.hint = refusal_words(error)
+            self._say(refusal_words(error))
             self.screen.invalidate()
 
     def _verify(self, event: events_pb2.Event) -> None:
         if self.verifier is None:
             return
-        if event.WhichOneof("payload") == "snapshot":
-            self.verifier = None
-            self.model.fairness_failure = ""
-            self.model.fairness_on = False
-            self.model.log_head = ""
-            return
+        if event.WhichOneof("payload") == "snapshot":  # its own cards are checked; the round's shuffle is
+            self.model.fairness_on = False  # not verifiable from it, the next round's is again
         try:
             self.verifier.feed(event)
             if event.HasField("match_ended"):
@@ -352,7 +449,7 @@ class Session:
         try:
             result = await self.client.send(cmd.RevealEntropy(value))
         except UnonetError as error:
-            self.screen.ui.hint = refusal_words(error)
+            self._say(refusal_words(error))
             self.screen.invalidate()
             return
         if self.verifier is not None:
@@ -382,6 +479,75 @@ class Session:
                 log.info("ping failed: %s", error)
             self.screen.invalidate()
             await asyncio.sleep(self.ping_interval)
+
+    # ---------------------------------------------------------------------------- the match's end
+
+    async def save_replay(self) -> Path:
+        """Write the table's public log (read as a spectator from event 1) to a file in `replays`;
+        returns its path. Raises the client's typed errors, and OSError when the file cannot be written."""
+        reader = TableClient(self.client.channel)
+        await reader.join(self.client.table_id, "replay", spectator=True)
+        last = (await reader.get_table()).last_event_number
+        events: list[events_pb2.Event] = []
+        async with contextlib.aclosing(reader.events(after=0)) as stream:
+            async for event in stream:
+                events.append(event)
+                if event.number >= last:
+                    break
+        self.replays.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+        path = self.replays / f"{stamp}-{self.client.table_id[:12]}.jsonl"
+        with path.open("w", encoding="utf-8") as stream:
+            write_jsonl(stream, self.client.table_id, events)
+        return path
+
+    async def _rematch(self) -> None:
+        """N at the match's end: join the rematch a player invited to, or (the creator) set one up."""
+        model = self.model
+        name = model.seats[model.seat].name if model.seat is not None and model.seat < len(model.seats) else "player"
+        if model.rematch is not None:
+            by, table_id = model.rematch
+            host = model.name_of(by)
+            joined = await self.client.join(table_id, name or "player", model.seat)
+            await self.switch_table(table_id, joined.token, joined.seat, "")
+            self._say(f"back at your seat for the rematch: it starts when {host} starts it")
+            return
+        if not self.client.owner_token:
+            self._say("only the table's creator can set up a rematch; when they do, N here joins it")
+            return
+        assert model.seat is not None
+        plan = rematch.plan(model.settings, [(s.seat, s.is_bot, s.bot_kind) for s in model.seats], model.seat)
+        table_id, token, owner = await rematch.create(self.client, plan, name or "player")
+        if plan.people:
+            await self.client.send_chat(rematch.invitation(table_id))
+        self._rematch_bot_kind = plan.bot_kind
+        await self.switch_table(table_id, token, plan.seat, owner)
+        self._say(("rematch: the others are invited; S starts it (bots take the seats nobody took back)")
+                   if plan.people else "rematch: same seats, a new match")
+
+    async def switch_table(self, table_id: str, token: str, seat: int | None, owner_token: str) -> None:
+        """Play `seat` of `table_id` on this screen from now on (a rematch): a fresh model and checks."""
+        self._stream.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._stream
+        if self._release_at is not None:
+            self._release_at.cancel()
+            self._release_at = None
+        self.client.attach(table_id, token, seat)
+        self.client.owner_token = owner_token
+        fresh = GameModel(table_id=table_id, seat=seat, connection=ConnectionState.CONNECTED)
+        for item in dataclasses.fields(GameModel):  # in place: the screen renders this very object
+            setattr(self.model, item.name, getattr(fresh, item.name))
+        ui = self.screen.ui
+        ui.is_owner, ui.board_closed_for, ui.cursor_for, ui.prompt = bool(owner_token), 0, -1, None
+        ui.saved_replay = ""
+        self.verifier = Verifier(table_id, seat)
+        self.pacer = Pacer(seat, ui.pace)
+        self._entropy, self._entropy_sent, self._live_from, self._my_turn = {}, set(), 0, False
+        if self.on_seat is not None:
+            self.on_seat(table_id, token, seat, owner_token)
+        self._stream = asyncio.create_task(self._stream_forever(), name="unonet-events")
+        self.screen.invalidate()
 
     async def _tick_forever(self) -> None:
         while True:

@@ -14,44 +14,23 @@ changes are sent, as `CreateTableRequest.overrides`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from google.protobuf.descriptor import FieldDescriptor
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from unonet.client.tui.rules_text import OPTIONS, meaning_of
 from unonet.v1 import rules_pb2, table_pb2
 
 __all__ = ["GROUPS", "NewTable", "Row", "render_form"]
 
-#: Ruleset options by group: (field, rule ID, words). `target_score` is a row of the table part.
-GROUPS: Final[tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]] = (
-    ("deck", (
-        ("blank_cards", "C2", "4 Blank cards in the deck"), ("blank_effect", "C2", "a Blank card"),
-        ("blank_draw", "C2", "cards a Blank makes draw"), ("sound_wilds", "H12", "8 Sound Wilds in the deck"),
-        ("h2o_wilds", "C2", "H2O wilds (+1, +2) in the deck"),
-    )),
-    ("turns", (
-        ("first_wild", "S4", "a Wild turned first"), ("wild_draw_four", "T2", "a Wild Draw Four is fair"),
-        ("bluffing", "T2", "an unfair +4 may be played"), ("bluff_penalty", "B3", "a caught bluff costs"),
-        ("draw_to_match", "T4", "draw until a card plays"),
-        ("draw_penalty_skips_turn", "T8", "a draw penalty also skips"),
-        ("illegal_play_penalty", "H15", "a wrong card costs 2, not refused"),
-    )),
-    ("UNO", (
-        ("uno_penalty", "U2", "cards for a missed UNO"), ("false_call_penalty", "U4", "a false catch costs 2"),
-        ("uno_slap", "U5", "UNO slap: the slowest draws 2"),
-    )),
-    ("scoring", (("scoring", "P2", "scoring"), ("russian_scoring", "P3", "Russian scoring"))),
-    ("house rules", (
-        ("stacking", "H1", "stack Draw Twos / Fours"), ("stacking_cumulative", "H2", "a stack adds up"),
-        ("stacking_mixed", "H1", "+2 and +4 stack together"), ("deflecting", "H3", "deflect a draw"),
-        ("runs", "H4", "runs of one colour"), ("multi_play", "H5", "several equal cards at once"),
-        ("jump_in", "H6", "jump-ins"), ("super_jump_in", "H7", "super jump-ins (any colour)"),
-        ("jump_in_wilds", "H6", "jump in on Wilds"), ("jump_in_penalty", "H6", "a wrong jump-in costs"),
-        ("skip_escape", "H8", "escape a Skip"), ("seven_o", "H10", "7-0 swaps"),
-        ("five_swap", "H11", "a 5 swaps a card"), ("silent_two", "H14", "silent 2: chat costs 2"),
-    )),
+#: Ruleset options by group: (field, rule ID, plain name), in `rules_text`'s words (the game screen's rules
+#: overlay and the lobby's table details say the same). `target_score` is a row of the table part.
+GROUPS: Final[tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]] = tuple(
+    (title, tuple((words.field, words.rule, words.name) for words in group if words.field != "target_score"))
+    for title, group in OPTIONS
 )
 #: An option that only matters when another is on: (option, the option it needs).
 NEEDS: Final = {
@@ -235,6 +214,47 @@ class NewTable:
             start = int(value) if value is not None else low
             self.overrides[name] = min(high, max(low, start + step))
 
+    # ------------------------------------------------------------------------- kept between runs
+
+    def remember(self) -> dict[str, object]:
+        """The form's values to keep in the config file (`config.Config.new_table`), by name not index."""
+        return {"preset": self.preset_name, "seats": self.seats, "target": TARGETS[self.target], "bots": self.bots,
+                "bot_kind": self.kind, "manual_start": self.manual_start, "spectator_delay": DELAYS[self.delay],
+                "turn_time": TURN_TIMES[self.turn_time], "time_bank": TIME_BANKS[self.time_bank],
+                "strikes": STRIKES[self.strikes], "forfeit": self.forfeit, "overrides": dict(self.overrides)}
+
+    def restore(self, kept: dict[str, object]) -> None:
+        """Take back values `remember` kept; anything unknown, out of range or of the wrong type is skipped."""
+        def index(choices: Sequence[object], key: str, current: int) -> int:
+            value = kept.get(key)
+            return next((i for i, choice in enumerate(choices) if choice == value and type(choice) is type(value)),
+                        current)
+
+        names = [preset.name for preset in self.presets]
+        self.preset = index(names, "preset", self.preset)
+        seats = kept.get("seats")
+        if isinstance(seats, int) and seats in SEAT_COUNTS:
+            self.seats = seats
+        bots = kept.get("bots")
+        if isinstance(bots, int) and 0 <= bots < self.seats:
+            self.bots = bots
+        self.bot_kind = index(self.bot_kinds, "bot_kind", self.bot_kind)
+        self.target = index(TARGETS, "target", self.target)
+        self.delay = index(DELAYS, "spectator_delay", self.delay)
+        self.turn_time = index(TURN_TIMES, "turn_time", self.turn_time)
+        self.time_bank = index(TIME_BANKS, "time_bank", self.time_bank)
+        self.strikes = index(STRIKES, "strikes", self.strikes)
+        for flag in ("manual_start", "forfeit"):
+            if isinstance(kept.get(flag), bool):
+                setattr(self, flag, kept[flag])
+        overrides = kept.get("overrides")
+        if isinstance(overrides, dict):
+            for name, value in overrides.items():
+                field_ = _RULESET.fields_by_name.get(name)
+                if field_ is not None and name not in _HIDDEN and isinstance(value, (bool, int)):
+                    if (field_.type == FieldDescriptor.TYPE_BOOL) == isinstance(value, bool):
+                        self.overrides[name] = value
+
     # ----------------------------------------------------------------------------- the request
 
     def ruleset(self) -> rules_pb2.Ruleset:
@@ -323,7 +343,7 @@ class NewTable:
 
 def render_form(form: NewTable, height: int) -> StyleAndTextTuples:
     """The form in `height` lines: the rows around the cursor (‹more› above and below), then the keys."""
-    room = max(3, height - 4)
+    room = max(3, height - 5)
     chosen = _CHOICES[form.row]
     first = max(0, min(chosen - room // 2, len(ROWS) - room))
     last = min(len(ROWS), first + room)
@@ -333,12 +353,30 @@ def render_form(form: NewTable, height: int) -> StyleAndTextTuples:
         if row.is_title:
             out.append(("class:dim", f"  ── {row.label} ──\n"))
             continue
-        rule = f"{row.rule:>4} " if row.rule else "     "
         arrows = f"‹ {form.value_text(row)} ›"
         note = form.note(row)
-        text = f"  {rule}{row.label:<30} {arrows}" + (f"  ({note})" if note else "")
-        out.append(("class:cursor" if index == chosen else ("class:dim" if note else ""), text + "\n"))
+        text = f"  {row.label:<30} {arrows}" + (f"  ({note})" if note else "")
+        out.append(("class:cursor" if index == chosen else ("class:dim" if note else ""), text))
+        out.append(("class:dim", f"  {row.rule}\n" if row.rule else "\n"))
     more = "   ↓ more" if last < len(ROWS) else ""
+    meaning = meaning_of(ROWS[chosen].key) or _TABLE_MEANINGS.get(ROWS[chosen].key, "")
+    out.append(("class:hint", f"  {meaning}\n"))
     out.append(("class:dim", f" ↑↓ field · ←→ change · Enter create and sit · Esc back{more}"))
     return out
+
+
+#: One line of meaning for each row of the table and clock parts (the options' come from `rules_text`).
+_TABLE_MEANINGS: Final = {
+    "preset": "the rules to start from; every option below can change them",
+    "seats": "how many players, you included (2 to 10)",
+    "target": "the score that ends the match",
+    "bots": "how many host bots sit down at once; friends take the other seats",
+    "bot_kind": "how the bots play, the strongest first",
+    "manual": "start only when you press S (bots take the empty seats), or when the last seat is taken",
+    "delay": "how far behind the game spectators see it",
+    "turn": "how long each decision may take before the host plays a default move",
+    "bank": "extra time each seat has for the whole match",
+    "strikes": "timeouts a seat may have before what the next row says happens",
+    "takeover": "what happens to a seat out of strikes, or whose player left",
+}
 
