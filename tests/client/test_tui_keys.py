@@ -337,7 +337,7 @@ def test_the_scores_close_on_a_key_and_the_overlay_keys_open_over_them() -> None
     keys.press("i")
     assert keys.ui.prompt is not None and keys.ui.board_closed_for == 0  # the rules over the open scores
     keys.press("escape")
-    assert keys.press("space") == [] and keys.ui.board_closed_for == 2
+    assert keys.press("space") == [CloseScores(2)] and keys.ui.board_closed_for == 2  # and the host is told
 
 
 def test_at_the_match_end_n_asks_for_a_rematch_and_s_saves_the_replay() -> None:

@@ -303,23 +303,12 @@ def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_onl
         screen = pane.wait_for(lambda s: "THE MATCH" in s, "the match's end")
         assert "N rematch" in screen and "total" in screen
         assert moves.count("Enter") >= 1, moves
-        pane.keys("q")
-        pane.wait_for(lambda s: "quit? This stops" in s, "Q asking first")
-        pane.keys("y")
-        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
+        pane.quit_answering_yes()
     finally:
         pane.close()
 
 
 # ------------------------------------------------------------------------- nothing lost by a stray key
-
-
-def quit_with_y(pane: Pane, asked: str) -> None:
-    """Q, the question (`asked` is in it), y, and the client and its host gone."""
-    pane.keys("q")
-    pane.wait_for(lambda s: asked in s, "Q asking first")
-    pane.keys("y")
-    pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
 
 
 def stored_tables(db: Path) -> list[str]:
@@ -351,7 +340,7 @@ def hand_at_our_turn_then_quit(command: list[str], env: dict[str, str], asked: s
     pane = Pane(command, env)
     try:
         hand = our_turn_hand(pane)
-        quit_with_y(pane, asked)
+        pane.quit_answering_yes(asked)
         return hand
     finally:
         pane.close()
@@ -371,7 +360,7 @@ def test_make_play_keeps_its_match_and_resumes_it_after_q(tmp_path: Path) -> Non
         assert "your last match is not over" in screen and "round 1" in screen and "you 0" in screen
         pane.keys("Enter")
         assert our_turn_hand(pane) == hand  # our turn still, our cards as we left them
-        quit_with_y(pane, "quit? This stops the game's host")
+        pane.quit_answering_yes("quit? This stops the game's host")
     finally:
         pane.close()
     assert stored_tables(db) == [table_id]  # resumed: no second table
@@ -380,7 +369,7 @@ def test_make_play_keeps_its_match_and_resumes_it_after_q(tmp_path: Path) -> Non
         pane.wait_for(lambda s: "Resume it? [Y/n]" in s, "the offer again")
         pane.keys("n", "Enter")
         our_turn_hand(pane)
-        quit_with_y(pane, "quit? This stops the game's host")
+        pane.quit_answering_yes("quit? This stops the game's host")
     finally:
         pane.close()
     assert len(stored_tables(db)) == 2 and table_id in stored_tables(db)  # a new match beside the old one
@@ -406,7 +395,7 @@ def test_unonet_host_restarted_on_its_database_reopens_its_seat_and_makes_no_sec
         listed, seated = asyncio.run(asyncio.wait_for(seats(), DEADLINE))
         assert listed == [table_id]  # no second table
         assert seated[0] == ("ann", True)  # and the host's seat is back, connected
-        quit_with_y(pane, "quit? This stops the host")
+        pane.quit_answering_yes("quit? This stops the host")
     finally:
         pane.close()
     assert stored_tables(db) == [table_id]
