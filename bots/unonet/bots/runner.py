@@ -24,9 +24,10 @@ legal actions (`Event.your_legal_actions`). The loop in `BotRunner.run`:
 - Before each deal (PHASE_SHUFFLE) it contributes to the provably fair shuffle by itself: a fresh
   32-byte secret per round, committed when `commit_entropy` is offered and revealed when
   `reveal_entropy` is (docs/fairness.md 6.1). A policy never sees these.
-- When a round ends it tells the host it has read the scores (CloseScores), so a host that holds the
-  next round's first turn for the players reading them (ClockSettings.round_start_hold) never waits
-  for a bot; a host without the call (UNIMPLEMENTED) is not asked again.
+- When a round ends at a table that holds the next round's first turn for the players to read the
+  scores (ClockSettings.round_start_hold), it tells the host it has read them (CloseScores, beside the
+  loop, never delaying a decision), so the host never waits for a bot; a host without the call
+  (UNIMPLEMENTED) is not asked again.
 - It returns when a `match_ended` event arrives (or the view says the match is over).
 
 `play_tables` runs many runners at once, in one process, on one event loop.
@@ -148,6 +149,7 @@ class BotRunner:
         self._reaction_rng = random.Random()
         self._options_at = time.monotonic()  # when the event that brought the latest options arrived
         self._closes_scores = True  # the host takes CloseScores (see `_close_scores`)
+        self._side_tasks: set[asyncio.Task[None]] = set()  # calls the loop does not wait for (CloseScores)
         self.verify = verify
         #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
         #: (`unonet.client.verify`); None when not verifying.
@@ -228,8 +230,10 @@ class BotRunner:
                 ended = self._follow(event)
                 if ended is not None:
                     return ended
-                if event.WhichOneof("payload") == "round_ended":
-                    await self._close_scores(client, event.round_ended.round_number)
+                if event.WhichOneof("payload") == "round_ended" and self._round_starts_held():
+                    closing = asyncio.create_task(self._close_scores(client, event.round_ended.round_number))
+                    self._side_tasks.add(closing)  # never waited for: the next deal's decisions go first
+                    closing.add_done_callback(self._side_tasks.discard)
                 if not _changes_options(event) or self._arrived > self._consumed:
                     continue  # nothing changed for this seat, or newer legal actions are already here
                 if event.number <= self._acted_through:
@@ -242,7 +246,7 @@ class BotRunner:
             log.error("seat %d: the bot is gone (%s); it stops playing, the table's clock decides", seat, error)
             return None
         finally:
-            for task in (pinger, reader):
+            for task in (pinger, reader, *self._side_tasks):
                 if task is not None:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
@@ -404,6 +408,11 @@ class BotRunner:
         """Whether another seat is held by a player (not a bot, not forfeited): the host's rule (its pace.py)."""
         return any(state.occupied and not state.is_bot and not state.taken_over
                    for state in view.seats if state.seat != self.state.seat)
+
+    def _round_starts_held(self) -> bool:
+        """Whether the table holds a round's first turn for its players to read the scores
+        (ClockSettings.round_start_hold, unset at a table that holds nothing: a league's)."""
+        return self.picture is not None and self.picture.view.settings.clock.HasField("round_start_hold")
 
     async def _close_scores(self, client: TableClient, round_number: int) -> None:
         """Say the round's scores are read: a bot reads them at once (see the module's docstring)."""
