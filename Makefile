@@ -23,6 +23,8 @@ WHEELS := build/compiled-wheel
 ENGINE_SRC := $(wildcard server/unonet/engine/*.py) server/unonet/scenarios.py
 # The wheel ships the bots too, and bench/bots.py --build compiled plays them from it: a bot's edit rebuilds it.
 BOTS_SRC := $(wildcard bots/unonet/bots/*.py server/unonet/wire/*.py)
+# The learning environments too: bench/rl.py measures them on the compiled engine from the wheel.
+RL_SRC := $(wildcard server/unonet/rl/*.py)
 
 .PHONY: install protos test lint pytest bench demo play tmux clean compiled compiled-test
 
@@ -70,7 +72,7 @@ pytest: install $(NODE_STAMP) tmux
 test: lint pytest compiled-test
 
 # The build tools are pyproject's own pins (build-system requires, and the dev extra's mypy, which ships mypyc).
-$(CSTAMP): pyproject.toml setup.py $(ENGINE_SRC) $(BOTS_SRC) $(PROTO_SRC) $(STAMP)
+$(CSTAMP): pyproject.toml setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_SRC) $(STAMP)
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
 	$(CPY) -m pip install -q $$($(PY) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
 	  print(" ".join(r for r in d["build-system"]["requires"] + [r for r in d["project"]["optional-dependencies"]["dev"] if r.startswith("mypy==")]))')

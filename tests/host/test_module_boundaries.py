@@ -16,6 +16,7 @@ import unonet.bots
 import unonet.client
 import unonet.engine
 import unonet.host
+import unonet.rl
 import unonet.wire
 
 HOST = Path(unonet.host.__file__).parent
@@ -25,6 +26,7 @@ PACKAGES = {
     "host": HOST,
     "client": Path(unonet.client.__file__).parent,
     "bots": Path(unonet.bots.__file__).parent,
+    "rl": Path(unonet.rl.__file__).parent,
 }
 # What each package may import of the others (docs/architecture.md): bots simulate with the engine and
 # read their views back through the wire, but reach the host only through the client SDK. The host reads
@@ -36,6 +38,7 @@ MAY_IMPORT = {
     "host": {"engine", "wire", "fairness", "bots"},
     "client": {"fairness"},
     "bots": {"engine", "wire", "client", "fairness"},
+    "rl": {"engine", "wire", "client", "bots"},  # the learning environments: never the host
 }
 
 
