@@ -54,7 +54,7 @@ PLAYERS = 10
 
 async def record_match(target_score: int, seed: int) -> list[events_pb2.Event]:
     """Every event of a 10-player match as the BotRunner's seat received it (read back from event 1)."""
-    server, port, host = await create_server("127.0.0.1:0", host=Host(bot_delay_s=0.0))
+    server, port, host = await create_server("127.0.0.1:0", host=Host())
     await server.start()
     try:
         async with await TableClient.connect(f"127.0.0.1:{port}") as client:

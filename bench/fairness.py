@@ -59,14 +59,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import subprocess_host  # a sibling bench module
+from subprocess_host import LOOPBACK, serve_until_stdin_closes
+
 ROOT = Path(__file__).resolve().parent.parent
-LOOPBACK = "127.0.0.1"
 NEAR_MS, FAR_MS, JITTER_MS, FASTER_BY_MS = 5.0, 80.0, 10.0, 20.0
 REACTION_MS = (30.0, 60.0)
 PING_PERIOD_S = 0.1
 BURST_S = 0.001  # events arriving closer than this share one delay, as one TCP segment would
 RPC_TIMEOUT_S = 10.0
-READY_TIMEOUT_S = 30.0
 REACTION_TIME_S = 1.0  # the window's duration: far above any delay here, so nobody is ever late
 # The commitment cost run: tables in flight, their match, the stream's batch, warm-up and window seconds.
 COST_TABLES = 8
@@ -83,43 +84,15 @@ COMMITMENT_KINDS = frozenset({"shuffle_committed", "seat_entropy_committed", "se
 
 async def serve(compensate: bool, fair_shuffle: bool = True) -> None:
     from unonet.host.host import Host
-    from unonet.host.server import create_server
 
-    host = Host(compensate_latency=compensate, bot_delay_s=0.0, fair_shuffle=fair_shuffle)
-    server, port, _ = await create_server(f"{LOOPBACK}:0", host=host)
-    await server.start()
-    print(f"PORT {port}", flush=True)
-    loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, sys.stdin.read)  # until the bench closes our stdin
-    await server.stop(grace=None)
-    await host.stop()
+    await serve_until_stdin_closes(Host(compensate_latency=compensate, fair_shuffle=fair_shuffle))
 
 
-@contextlib.asynccontextmanager
-async def host_process(compensate: bool, fair_shuffle: bool = True,  # type: ignore[no-untyped-def]
-                       started: dict[str, int] | None = None):
+def host_process(compensate: bool, fair_shuffle: bool = True,  # type: ignore[no-untyped-def]
+                 started: dict[str, int] | None = None):
     """The host process's port; `started` (if given) gets its "pid"."""
-    args = [sys.executable, __file__, "--serve"] + ([] if compensate else ["--uncompensated"])
-    args += [] if fair_shuffle else ["--no-fair-shuffle"]
-    process = await asyncio.create_subprocess_exec(*args, stdin=asyncio.subprocess.PIPE,
-                                                   stdout=asyncio.subprocess.PIPE)
-    if started is not None:
-        started["pid"] = process.pid
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)).decode()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"the host did not start: {line!r}")
-        yield int(line.split()[1])
-    finally:
-        if process.returncode is None:
-            if process.stdin is not None:
-                process.stdin.close()
-            try:
-                await asyncio.wait_for(process.wait(), 5)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+    args = ([] if compensate else ["--uncompensated"]) + ([] if fair_shuffle else ["--no-fair-shuffle"])
+    return subprocess_host.host_process(__file__, *args, started=started)
 
 
 # ================================================================================== the clients

@@ -206,12 +206,21 @@ class PlayingSeat {
         break;
       case "shuffle_committed": this.round = p.round_number || 0; break;
       case "seat_taken_over": if (mine(p.seat)) { this.log("taken over"); this.finish(1); return; } break;
+      case "round_ended": this.closeScores(p.round_number || 0); break;
       case "match_ended": this.log(`match over; winners ${(p.winner_seats || []).join(",")}`); this.finish(0); return;
       case "snapshot": this.legal = p.view.legal_actions || {}; this.legalNumber = number; break;
       default: break;
     }
     if (event.your_legal_actions !== undefined) { this.legal = event.your_legal_actions; this.legalNumber = number; }
     this.act();
+  }
+
+  /** A bot reads the scores at once: the host need not hold the next round's first turn for it
+   * (ClockSettings.round_start_hold). A refusal, or a host without the call, changes nothing. */
+  closeScores(round) {
+    this.counter += 1;
+    const request = { ...this.base, command_id: `node-${this.args.seat}-${process.pid}-${this.counter}`, round_number: round };
+    c.call(this.clients.play, "CloseScores", request, 10000).then(() => {}, () => {});
   }
 
   act() {

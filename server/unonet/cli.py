@@ -67,6 +67,7 @@ def _serve(args: argparse.Namespace) -> int:
         return _check_db(args.db)
 
     from unonet.host.limits import Limits
+    from unonet.host.pace import Pace
     from unonet.host.server import serve
 
     limits = Limits(max_tables=args.max_tables, max_subscribers=args.max_subscribers,
@@ -74,12 +75,22 @@ def _serve(args: argparse.Namespace) -> int:
                     joins_per_s_peer=args.joins_per_second)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen, args.db, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                      bot_delay_s=args.bot_delay, fair_shuffle=args.fair_shuffle,
+                      pace=Pace.from_bot_delay(args.bot_delay), fair_shuffle=args.fair_shuffle,
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
                       batch_helper_threads=args.helper_threads == "batch",
                       announce_as=_announce_name(args), limits=limits, synchronous=args.synchronous.upper()))
     return 0
+
+
+def _bot_delay_flag(parser: argparse.ArgumentParser) -> None:
+    """`--bot-delay`, the pace of host bots at a table with a person (unonet.host.pace; docs/bots.md)."""
+    from unonet.host.pace import DEFAULT_BOT_DELAY_S
+
+    parser.add_argument("--bot-delay", type=float, default=DEFAULT_BOT_DELAY_S, metavar="SECONDS",
+                        help="at a table with a person, the seconds a host bot waits before its move (its level's "
+                             "pause comes on top) and, when above 0, races answered at a human reaction time; 0 "
+                             "makes bots instant. Tables of bots only never wait (default %(default)g)")
 
 
 def _limit_flags(serve: argparse.ArgumentParser) -> None:
@@ -116,7 +127,7 @@ def _host(args: argparse.Namespace) -> int:
 
     options = LanOptions(listen=args.listen, name=args.name or _machine_name(), player_name=args.player,
                          seat_count=args.seats, bots=args.bots, preset=args.preset, target_score=args.target_score,
-                         db=args.db)
+                         db=args.db, bot_delay_s=args.bot_delay)
     try:
         asyncio.run(run_lan_host(options, out=sys.stdout, open_seat=_game_screen_for_hosted_seat()))
     except (ValueError, OSError, UnonetError) as error:
@@ -138,10 +149,12 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
     calm_garbage_collector()
     settings = player_settings(name=None, colour_blind=None, bell=None, pace=None, default_name="you")
 
+    from unonet.lan import quit_warning
+
     async def open_seat(seat: HostedSeat) -> None:
         await play_token(seat.local_address, seat.table_id, seat.token, seat.seat, owner_token=seat.owner_token,
                          notice=f"friends join with: unonet play {seat.address} · S starts with bots",
-                         **settings.session_args())
+                         quit_warning=quit_warning(seat), **settings.session_args())
 
     return open_seat
 
@@ -184,7 +197,8 @@ def _local(args: argparse.Namespace) -> int:
                                default_name=_default_name())
     return local_main(name=settings.name, players=args.players, preset=args.preset, target_score=args.target_score,
                       bot_delay=args.bot_delay, turn_time=args.turn_time, db=args.db, port=args.port,
-                      colour_blind=settings.screen.colour_blind, session_args=settings.session_args())
+                      colour_blind=settings.screen.colour_blind, bots=args.bots, resume=args.resume,
+                      session_args=settings.session_args())
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -376,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", default="unonet.db", help="SQLite file holding every table (created if missing)")
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS instead of plaintext")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
-    serve.add_argument("--bot-delay", type=float, default=0.6, help="seconds a host bot waits before moving")
+    _bot_delay_flag(serve)
     serve.add_argument("--no-fair-shuffle", dest="fair_shuffle", action="store_false",
                        help="new tables deal with a plain seeded shuffle: no commit-reveal, no card commitments "
                             "(unverifiable; for measuring their cost)")
@@ -415,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     lan.add_argument("--preset", default="standard", help="the rules preset (docs/presets.md)")
     lan.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
     lan.add_argument("--db", help="keep the tables in this SQLite file (default: in memory, gone when it stops)")
+    _bot_delay_flag(lan)
     lan.set_defaults(func=_host)
     demo = commands.add_parser("demo", help="bots play a whole match headless, narrated")
     demo.add_argument("--players", type=int, default=4)
@@ -437,10 +452,19 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--players", type=int, default=4, help="seats at the table, you included (2 to 10)")
     local.add_argument("--preset", default="standard", help="the ruleset preset (docs/presets.md)")
     local.add_argument("--target-score", type=int, default=0, help="points that win the match (0: the preset's)")
-    local.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it moves")
+    _bot_delay_flag(local)
     local.add_argument("--turn-time", type=float, default=60.0,
                        help="seconds per turn, so a newcomer reading the help is not timed out (0: no clock)")
-    local.add_argument("--db", help="keep the game in this SQLite file (default: in memory)")
+    local.add_argument("--db", help="keep the game in this SQLite file (default: local.db in the user's state "
+                                     "directory, so an unfinished match is offered again next time)")
+    local.add_argument("--bots", default="", metavar="KIND",
+                       help="the bots' kind, as ListBotKinds names them (default: the strongest the host offers, "
+                            "at level 2, which forgets UNO now and then)")
+    again = local.add_mutually_exclusive_group()
+    again.add_argument("--resume", dest="resume", action="store_const", const=True, default=None,
+                       help="resume the unfinished match without asking")
+    again.add_argument("--new", dest="resume", action="store_const", const=False,
+                       help="start a new match without asking (bots play the unfinished one out)")
     local.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
     local.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true", default=None,
                        help="show each card's colour as a letter too")

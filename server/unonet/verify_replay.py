@@ -49,7 +49,8 @@ __all__ = ["ReplayMismatch", "ReplayReport", "replay_league_log", "replay_log"]
 HOST_KINDS = frozenset({
     "player_joined", "player_left", "bot_seated", "seat_connection_changed", "seat_taken_over", "match_started",
     "turn_timed_out", "chat_message", "chat_penalty", "shuffle_committed", "seat_entropy_committed",
-    "seat_entropy_revealed", "shuffle_timed_out", "dealer_chosen", "snapshot", "bot_fallback",
+    "seat_entropy_revealed", "shuffle_timed_out", "dealer_chosen", "snapshot", "bot_fallback", "round_held",
+    "round_released",
 })
 """Events the host makes itself (and the dealer draw): the replay takes them as given."""
 

@@ -30,8 +30,18 @@ def test_nothing_offered_leaves_the_choice_to_the_host() -> None:
     assert best_bot_kind([]) == ""
 
 
-async def test_make_plays_table_gets_the_best_kind_the_real_host_lists() -> None:
-    from unonet.local import seat_against_bots
+def test_make_play_seats_the_strongest_family_below_its_top_level_when_offered() -> None:
+    from unonet.local import LOCAL_BOT_LEVEL, local_bot_kind
+
+    assert local_bot_kind(kinds("random", "greedy:1", "greedy:2", "greedy:3")) == "greedy:2"
+    assert local_bot_kind(kinds("greedy:2", "strong:3")) == "strong:3"  # the family first: no strong:2 offered
+    offered = kinds("random", "greedy:1", "strong:1", "strong:2", "strong:3")
+    assert local_bot_kind(offered) == f"strong:{LOCAL_BOT_LEVEL}"
+    assert local_bot_kind(kinds("random", "greedy")) == "greedy"  # no levels listed: the best there is
+
+
+async def test_make_plays_table_gets_the_best_kind_the_real_host_lists_at_its_level() -> None:
+    from unonet.local import LOCAL_BOT_LEVEL, seat_against_bots
 
     server, port, host = await asyncio.wait_for(create_server("127.0.0.1:0", host=Host()), TIMEOUT)
     await asyncio.wait_for(server.start(), TIMEOUT)
@@ -40,7 +50,8 @@ async def test_make_plays_table_gets_the_best_kind_the_real_host_lists() -> None
             listed = await asyncio.wait_for(client.list_bot_kinds(), TIMEOUT)
             chosen = await asyncio.wait_for(seat_against_bots(client, name="ann", players=3, preset="standard",
                                                               target_score=50, turn_time=None), TIMEOUT)
-            assert chosen == best_bot_kind(listed) and chosen in {k.name for k in listed}
+            family = best_bot_kind(listed).partition(":")[0]
+            assert chosen == f"{family}:{LOCAL_BOT_LEVEL}" and chosen in {k.name for k in listed}
             info = await asyncio.wait_for(client.get_table(), TIMEOUT)
             assert info.settings.ruleset.target_score == 50 and info.seats[0].name == "ann"
     finally:

@@ -25,7 +25,7 @@ TIMEOUT = 20.0
 @pytest.fixture
 async def address() -> AsyncIterator[str]:
     server, port, host = await asyncio.wait_for(
-        create_server("127.0.0.1:0", host=Host(bot_delay_s=0.0, write_timeout_s=2.0)), TIMEOUT)
+        create_server("127.0.0.1:0", host=Host(write_timeout_s=2.0)), TIMEOUT)
     await asyncio.wait_for(server.start(), TIMEOUT)
     try:
         yield f"127.0.0.1:{port}"

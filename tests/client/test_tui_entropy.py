@@ -29,7 +29,7 @@ NOW = 1_700_000_000_000_000_000
 @pytest.fixture
 async def address() -> AsyncIterator[str]:
     server, port, host = await asyncio.wait_for(
-        create_server("127.0.0.1:0", host=Host(bot_delay_s=0.0, clock_ns=lambda: NOW)), TIMEOUT)
+        create_server("127.0.0.1:0", host=Host(clock_ns=lambda: NOW)), TIMEOUT)
     await asyncio.wait_for(server.start(), TIMEOUT)
     try:
         yield f"127.0.0.1:{port}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from unonet.client import commands as cmd
-from unonet.client.tui.controller import Controller, LeaveSeat, QuitApp, SendChat, help_lines
+from unonet.client.tui.controller import CloseScores, Controller, LeaveSeat, QuitApp, SendChat, help_lines
 from unonet.client.tui.model import ConnectionState, GameModel, face_of
 from unonet.v1 import actions_pb2, cards_pb2, rules_pb2, table_pb2, views_pb2
 
@@ -223,11 +223,23 @@ def test_a_rounds_scoreboard_stays_until_a_key_closes_it_and_the_final_one_stays
     keys = moment([R5], actions_pb2.LegalActions(plays=[Play(cards=[R5])]))
     keys.model.scoreboard = Scoreboard(1, (2,), (ScoreLine(0, 5, 0, 0, False),), final=False)
     assert board_is_open(keys.model, keys.ui)
-    assert keys.press("enter") == [] and not board_is_open(keys.model, keys.ui)  # closed, not played
+    # Closed, not played; the host hears the scores were read (it holds the next round's first turn).
+    assert keys.press("enter") == [CloseScores(1)] and not board_is_open(keys.model, keys.ui)
     assert keys.press("enter") == [cmd.Play((R5,))]
     keys.model.scoreboard = Scoreboard(2, (2,), (), final=True)
-    keys.press("x")
+    assert keys.press("x") == []
     assert board_is_open(keys.model, keys.ui)
+
+
+def test_q_asks_first_where_the_game_stops_with_the_client_and_says_what_happens() -> None:
+    keys = moment([R5], actions_pb2.LegalActions(plays=[Play(cards=[R5])]))
+    assert keys.press("q") == [QuitApp()]  # someone else's host: the seat stays, nothing to ask
+    keys.ui.quit_warning = "This stops the host."
+    assert keys.press("q") == [] and keys.ui.prompt is not None and keys.ui.prompt.kind == "confirm_quit"
+    assert any("This stops the host." in line for line in help_lines(keys.model, keys.ui))
+    assert keys.press("n") == [] and keys.ui.prompt is None and keys.ui.hint == "you play on"
+    assert keys.press("q") == [] and keys.press("escape") == [] and keys.ui.prompt is None
+    assert keys.press("q") == [] and keys.press("y") == [QuitApp()]
 
 
 def test_an_open_colour_prompt_sends_nothing_while_reconnecting() -> None:
@@ -325,7 +337,7 @@ def test_the_scores_close_on_a_key_and_the_overlay_keys_open_over_them() -> None
     keys.press("i")
     assert keys.ui.prompt is not None and keys.ui.board_closed_for == 0  # the rules over the open scores
     keys.press("escape")
-    assert keys.press("space") == [] and keys.ui.board_closed_for == 2
+    assert keys.press("space") == [CloseScores(2)] and keys.ui.board_closed_for == 2  # and the host is told
 
 
 def test_at_the_match_end_n_asks_for_a_rematch_and_s_saves_the_replay() -> None:

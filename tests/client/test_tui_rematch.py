@@ -45,7 +45,7 @@ class Recording(DummyOutput):
 
 @pytest.fixture
 async def address() -> AsyncIterator[str]:
-    server, port, host = await asyncio.wait_for(create_server("127.0.0.1:0", host=Host(bot_delay_s=0.0)), TIMEOUT)
+    server, port, host = await asyncio.wait_for(create_server("127.0.0.1:0", host=Host()), TIMEOUT)
     await asyncio.wait_for(server.start(), TIMEOUT)
     try:
         yield f"127.0.0.1:{port}"

@@ -93,8 +93,7 @@ def test_a_whole_local_match_by_keys_ends_on_its_own_screen_with_a_replay_and_a_
         pane.keys("n")  # the rematch: the same seats at a new table, a new match
         screen = pane.wait_for(lambda s: "THE MATCH" not in s and "round 1" in s and "(you)" in s, "the rematch")
         assert screen.count(" cards bot") == 3 and screen.startswith(" local game (rem")  # "(rematch)", cut to fit
-        pane.keys("q")
-        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client to quit")
+        pane.quit_answering_yes()  # the game stops with the client: Q asks first
     finally:
         pane.close()
 
@@ -133,8 +132,7 @@ def test_the_table_uses_the_room_and_the_overlays_open_and_close(tmp_path: Path,
             time.sleep(0.05)
         kept = tomllib.loads(config.read_text())
         assert kept["bell"] is False and kept["colour_blind"] is True
-        pane.keys("q")
-        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client to quit")
+        pane.quit_answering_yes()  # the game stops with the client: Q asks first
     finally:
         pane.close()
 
@@ -144,8 +142,7 @@ def test_export_and_replay_list_a_databases_tables_to_pick_from(tmp_path: Path) 
     pane = local_game(tmp_path, (80, 24), "--db", str(db))
     try:
         pane.wait_for(lambda s: "✓ fair" in s and "(you)" in s, "the dealt table")
-        pane.keys("q")
-        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client to quit")
+        pane.quit_answering_yes()  # the game stops with the client: Q asks first
     finally:
         pane.close()
     listed = subprocess.run([UNONET, "export", "--db", str(db)], capture_output=True, text=True, timeout=DEADLINE)

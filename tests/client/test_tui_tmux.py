@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -197,7 +198,17 @@ def test_unonet_local_seats_three_bots_and_you_and_quitting_stops_its_host(tmp_p
         screen = pane.wait_for(lambda s: s.count(" cards bot") == 3, "the bots seated")
         assert "ann (you)" in screen
         pane.wait_for(lambda s: "✓ fair" in s, "the verified shuffle")
+        # Q asks first, and says what quitting does; anything but y plays on.
         pane.keys("q")
+        pane.wait_for(lambda s: "quit? This stops the game's host" in s, "Q asking first")
+        pane.keys("n")
+        screen = pane.wait_for(lambda s: "you play on" in s, "the game going on")
+        assert "CLIENT-EXITED" not in screen
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) == 0  # the host still serves
+        pane.keys("q")
+        pane.wait_for(lambda s: "quit? This stops" in s, "Q asking again")
+        pane.keys("y")
         pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
         with socket.socket() as probe:
             assert probe.connect_ex(("127.0.0.1", port)) != 0  # the embedded host is gone
@@ -292,7 +303,99 @@ def test_a_newcomer_finishes_a_whole_match_of_make_play_with_the_help_as_the_onl
         screen = pane.wait_for(lambda s: "THE MATCH" in s, "the match's end")
         assert "N rematch" in screen and "total" in screen
         assert moves.count("Enter") >= 1, moves
-        pane.keys("q")
-        pane.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
+        pane.quit_answering_yes()
     finally:
         pane.close()
+
+
+# ------------------------------------------------------------------------- nothing lost by a stray key
+
+
+def stored_tables(db: Path) -> list[str]:
+    """The ids of the tables a stopped host kept in `db`."""
+    from unonet.host.store import SqliteStore
+
+    store = SqliteStore(db)
+    try:
+        return [stored.table_id for stored in store.tables()]
+    finally:
+        store.close()
+
+
+def our_turn_hand(pane: Pane) -> list[str]:
+    """Wait for our turn (closing a round's scores on the way) and return the hand it shows."""
+    end = time.monotonic() + PLAY_DEADLINE
+    while time.monotonic() < end:
+        screen = pane.text()
+        if "Space closes the scores" in screen:
+            pane.keys("Space")
+        elif "YOUR TURN" in Table(screen).status:
+            return Table(screen).hand
+        time.sleep(0.05)
+    raise AssertionError(f"our turn never came:\n{pane.text()}")
+
+
+def hand_at_our_turn_then_quit(command: list[str], env: dict[str, str], asked: str) -> list[str]:
+    """Run `command` in a pane until our turn, and quit it with y: the hand our turn showed."""
+    pane = Pane(command, env)
+    try:
+        hand = our_turn_hand(pane)
+        pane.quit_answering_yes(asked)
+        return hand
+    finally:
+        pane.close()
+
+
+def test_make_play_keeps_its_match_and_resumes_it_after_q(tmp_path: Path) -> None:
+    """`unonet local` on its database: quitting keeps the match, the next start offers it, and the
+    resumed screen is where it was left (our turn, the same hand); answering n starts a new match."""
+    db = tmp_path / "local.db"
+    env = client_env(tmp_path)
+    command = [UNONET, "local", "--name", "ann", "--bot-delay", "0", "--db", str(db)]
+    hand = hand_at_our_turn_then_quit(command, env, "quit? This stops the game's host")
+    (table_id,) = stored_tables(db)
+    pane = Pane(command, env)
+    try:
+        screen = pane.wait_for(lambda s: "Resume it? [Y/n]" in s, "the offer to resume")
+        assert "your last match is not over" in screen and "round 1" in screen and "you 0" in screen
+        pane.keys("Enter")
+        assert our_turn_hand(pane) == hand  # our turn still, our cards as we left them
+        pane.quit_answering_yes("quit? This stops the game's host")
+    finally:
+        pane.close()
+    assert stored_tables(db) == [table_id]  # resumed: no second table
+    pane = Pane(command, env)
+    try:
+        pane.wait_for(lambda s: "Resume it? [Y/n]" in s, "the offer again")
+        pane.keys("n", "Enter")
+        our_turn_hand(pane)
+        pane.quit_answering_yes("quit? This stops the game's host")
+    finally:
+        pane.close()
+    assert len(stored_tables(db)) == 2 and table_id in stored_tables(db)  # a new match beside the old one
+
+
+def test_unonet_host_restarted_on_its_database_reopens_its_seat_and_makes_no_second_table(tmp_path: Path) -> None:
+    db, port = tmp_path / "lan.db", free_port()
+    env = client_env(tmp_path)
+    command = [UNONET, "host", "--listen", f"127.0.0.1:{port}", "--db", str(db), "--seats", "2", "--bots", "1",
+               "--player", "ann", "--name", f"pace-{uuid.uuid4().hex[:6]}", "--bot-delay", "0"]
+    hand = hand_at_our_turn_then_quit(command, env, "quit? This stops the host: everyone at this table is disconnected")
+    (table_id,) = stored_tables(db)
+    pane = Pane(command, env)
+    try:
+        assert our_turn_hand(pane) == hand  # the host's own seat, reopened where it was
+
+        async def seats() -> tuple[list[str], list[tuple[str, bool]]]:
+            async with await TableClient.connect(f"127.0.0.1:{port}", connect_timeout=DEADLINE) as client:
+                listed = await client.list_tables()
+                info = await client.get_table(table_id)
+                return [t.table_id for t in listed], [(s.name, s.connected) for s in info.seats]
+
+        listed, seated = asyncio.run(asyncio.wait_for(seats(), DEADLINE))
+        assert listed == [table_id]  # no second table
+        assert seated[0] == ("ann", True)  # and the host's seat is back, connected
+        pane.quit_answering_yes("quit? This stops the host")
+    finally:
+        pane.close()
+    assert stored_tables(db) == [table_id]

@@ -1,5 +1,6 @@
 """The host's bot seats play every public kind and level: AddBots names it, ListBotKinds lists it, and
-the seat plays whole rounds at a real host, with its level's pause on the host's clock."""
+the seat plays whole rounds at a real host; a table of bots only plays without a pause (test_pace.py
+times bots at a table with a person)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from unonet.client.errors import InvalidArgument
 from unonet.client.table_client import TableClient
 from unonet.host import journal
 from unonet.host.host import Host
+from unonet.host.pace import Pace
 from unonet.host.server import create_server
 from unonet.v1 import lobby_service_pb2, lobby_service_pb2_grpc
 
@@ -75,20 +77,17 @@ async def test_add_bots_refuses_an_unknown_kind_a_bad_level_and_the_oracle(serve
 
 
 @pytest.mark.parametrize("kind", ["random", "basic:1", "greedy:1", "greedy:2", "greedy:3"])
-def test_each_kind_plays_whole_matches_from_a_fill_and_a_low_level_takes_its_time(kind):
+def test_each_kind_plays_whole_matches_from_a_fill_and_a_table_of_bots_never_waits(kind):
     host, table, clock = new_table(11, seats=3, target_score=100)
+    host.pace = Pace.from_bot_delay(1.0)  # a paced host: bots only, so nothing waits (test_pace.py: a person)
     table.record(journal.Start(fill=True, bot_kind=kind, version=2))
     drive(host, table, clock)
     assert table.match is not None and table.match.is_over
     assert {seat.bot_kind for seat in table.seats} == {kind}
-    # The gaps between a bot's turn starting and its play: a level's pause, or none at the top.
+    # The gaps between a bot's turn starting and its play: none, whatever the level's pause.
     gaps = [(after.time_ns - before.time_ns) / 1e9 for before, after in zip(table.log, table.log[1:], strict=False)
             if before.event.__class__.__name__ == "TurnStarted"]
-    pause = statistics.median(gaps)
-    if kind.endswith(":3") or kind == "random":
-        assert pause == 0
-    else:
-        assert pause > 0.25
+    assert statistics.median(gaps) == 0
 
 
 def test_a_seat_taken_over_after_its_strikes_is_played_by_the_takeover_kind_and_level():

@@ -28,6 +28,8 @@ EVERY_KIND: list[journal.AnyEntry] = [
     journal.Entropy(0, "c3", commitment=b"\x01" * 32),
     journal.Entropy(0, "c4", value=b"\x02" * 32),
     journal.EntropyTimeout(2, "reveal"),
+    journal.ScoresClosed(1, "c5", 3),
+    journal.Release(4),
     journal.Lost(41, 57),
     journal.Diverged(5, 57),
     journal.Fallback(1, "strong:3", "greedy:3", "silent", 5_140_000_000, False),

@@ -273,7 +273,7 @@ def test_a_table_replays_from_its_journal_to_every_rendering_it_sent(
                               spectator_delay_s=spectator_delay, reaction_time_s=1.0)
     store.create_table(TABLE_ID, {"settings": settings_.__dict__, "owner_token": "owner", "seed": seed,
                                   "window_ids": "table", "event_format": EVENT_FORMAT}, clock[0])
-    host = Host(store, clock_ns=lambda: clock[0], bot_delay_s=0.0)
+    host = Host(store, clock_ns=lambda: clock[0])
     with pytest.MonkeyPatch.context() as patch:  # the host's shuffle secrets, seeded: each example repeats
         patch.setattr(shuffles, "secrets", SimpleNamespace(token_bytes=random.Random(seed).randbytes))
         table = Table(TABLE_ID, settings_, owner_token="owner", seed=seed, created_ns=clock[0], store=store,

@@ -24,7 +24,7 @@ TIMEOUT = 60.0
 async def fill(db: Path) -> tuple[str, str]:
     """A finished bots' match and a table still waiting for players, in `db`: their ids."""
     store = SqliteStore(db)
-    server, port, host = await create_server("127.0.0.1:0", host=Host(store, bot_delay_s=0.0))
+    server, port, host = await create_server("127.0.0.1:0", host=Host(store))
     await server.start()
     try:
         async with await TableClient.connect(f"127.0.0.1:{port}") as client:

@@ -67,6 +67,14 @@ class Pane:
             time.sleep(0.05)
         raise AssertionError(f"the pane never showed {what}:\n{screen}")
 
+    def quit_answering_yes(self, asked: str = "quit? This stops") -> None:
+        """Q on a game that stops with its client (`unonet local`, `unonet host`): it asks first (`asked`
+        is in the question), y quits, and the client is gone."""
+        self.keys("q")
+        self.wait_for(lambda s: asked in s, "Q asking first")
+        self.keys("y")
+        self.wait_for(lambda s: "CLIENT-EXITED" in s, "the client and its host to stop")
+
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], timeout=10, check=False)
 

@@ -99,6 +99,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
                         help="when it stops, write the bot's own figures on its decisions (Bot.stats) and the "
                              "runner's counts to FILE, as one JSON object")
     parser.add_argument("--reaction-delay", type=float, default=0.3, help="seconds before optional reactions")
+    parser.add_argument("--human-pace", type=float, default=None, metavar="SECONDS",
+                        help="pace the bot as a host paces its own (docs/bots.md): with a person at the table, "
+                             "SECONDS plus the level's pause before each turn and the level's reaction time "
+                             "before each race answer; with bots only, no wait at all (replaces --reaction-delay)")
     parser.add_argument("--ping-interval", type=float, default=1.0, help="seconds between pings; 0 for none")
     parser.add_argument("--timeout", type=float, default=10.0, help="the deadline of every call, in seconds")
     parser.add_argument("--no-verify", action="store_true", help="do not check the host's fairness from the events")
@@ -134,7 +138,7 @@ async def play(args: argparse.Namespace) -> int:
             print(error, file=sys.stderr)
             return 2
     runner = BotRunner(bot, reaction_delay=args.reaction_delay, ping_interval=args.ping_interval or None,
-                       verify=not args.no_verify, pauses=not args.no_pauses)
+                       verify=not args.no_verify, pauses=not args.no_pauses, human_pace=args.human_pace)
     if isinstance(bot, ExecBot):
         await bot.start()
     try:

@@ -18,13 +18,14 @@ quick run seats it at; the bench pairs it against the baselines by itself.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from unonet.bots.basic_bot import BasicBot
 from unonet.bots.greedy_bot import GreedyBot
-from unonet.bots.levels import LEVELS, TOP_LEVEL, Leveled, parse_kind
+from unonet.bots.levels import LEVELS, TOP_LEVEL, Level, Leveled, parse_kind, reaction_seconds
 from unonet.bots.oracle_bot import OracleBot
 from unonet.bots.policy import Bot
 from unonet.bots.random_bot import RandomBot
@@ -40,8 +41,10 @@ __all__ = [
     "decision_seconds",
     "describe",
     "fallback_kind",
+    "level_of",
     "make_bot",
     "public_names",
+    "race_reaction_seconds",
     "runs_in_worker",
 ]
 
@@ -147,13 +150,31 @@ def describe(name: str) -> str:
     kind, level = _kind_of(name, public_only=False)
     if not kind.levels:
         return kind.description
-    if kind.level_note is not None:
-        return f"{kind.description} Level {level} of {TOP_LEVEL}: {kind.level_note(level)}"
-    if level == TOP_LEVEL:
-        return f"{kind.description} Level {level} of {TOP_LEVEL}: its full strength, no pause."
     detail = LEVELS[level]
+    races = f" With a person at the table it answers a race in about {detail.reaction_s:g} s."
+    if kind.level_note is not None:
+        return f"{kind.description} Level {level} of {TOP_LEVEL}: {kind.level_note(level)}{races}"
+    if level == TOP_LEVEL:
+        return f"{kind.description} Level {level} of {TOP_LEVEL}: its full strength, no pause.{races}"
     return (f"{kind.description} Level {level} of {TOP_LEVEL}: a random play {detail.blunder:.0%} of the time, "
-            f"forgets UNO {detail.forget_uno:.0%} of the time, thinks about {detail.think_s:g} s a move.")
+            f"forgets UNO {detail.forget_uno:.0%} of the time, thinks about {detail.think_s:g} s a move.{races}")
+
+
+def level_of(name: str) -> Level:
+    """The level a seat of `name` plays at, for what a runner times by it (its reaction time in races,
+    `levels.reaction_seconds`): ``greedy:2`` level 2; a bare kind, a kind without levels and a name
+    this registry does not know (a restored journal's), the top level."""
+    try:
+        _, level = _kind_of(name, public_only=False)
+    except UnknownBotKind:
+        return LEVELS[TOP_LEVEL]
+    return LEVELS[level]
+
+
+def race_reaction_seconds(name: str, rng: random.Random) -> float:
+    """One race's reaction time of a seat of kind `name` at a table with a person: a draw from `rng` of
+    its level's distribution (`levels.reaction_seconds` at `level_of(name)`)."""
+    return reaction_seconds(level_of(name), rng)
 
 
 def runs_in_worker(name: str) -> bool:

@@ -29,6 +29,10 @@ legal actions (`Event.your_legal_actions`). The loop in `BotRunner.run`:
 - Before each deal (PHASE_SHUFFLE) it contributes to the provably fair shuffle by itself: a fresh
   32-byte secret per round, committed when `commit_entropy` is offered and revealed when
   `reveal_entropy` is (docs/fairness.md 6.1). A policy never sees these.
+- When a round ends at a table that holds the next round's first turn for the players to read the
+  scores (ClockSettings.round_start_hold), it tells the host it has read them (CloseScores, beside the
+  loop, never delaying a decision), so the host never waits for a bot; a host without the call
+  (UNIMPLEMENTED) is not asked again.
 - It returns when a `match_ended` event arrives (or the view says the match is over).
 
 `play_tables` runs many runners at once, in one process, on one event loop.
@@ -40,6 +44,7 @@ import asyncio
 import contextlib
 import enum
 import logging
+import random
 import secrets
 import time
 from collections import Counter
@@ -48,6 +53,7 @@ from dataclasses import dataclass
 
 from unonet.bots.actions import is_listed
 from unonet.bots.faults import BadAnswer, BotGone, Fault, FaultKind
+from unonet.bots.kinds import race_reaction_seconds
 from unonet.bots.picture import TablePicture
 from unonet.bots.policy import Bot, BotState, default_command
 from unonet.client import commands as cmd
@@ -60,6 +66,7 @@ from unonet.client.errors import (
     ResourceExhausted,
     Unavailable,
     Unimplemented,
+    UnonetError,
 )
 from unonet.client.table_client import TableClient
 from unonet.client.verify import Verifier
@@ -118,6 +125,12 @@ class BotRunner:
         max_react: the longest an optional reaction may take to choose (its windows close fast).
         pauses: honour the policy's human-like pause before a decision (`Bot.think_seconds`); a league,
             where no human waits, turns them off.
+        human_pace: time the bot as a host paces its own bots (``--human-pace``; the host's
+            `unonet.host.pace`): at a table with a person (a seat held by a player, not a bot) a turn's
+            command waits this many seconds after the event that asked for it, plus the level's pause
+            when this is above zero, and a race answer its level's reaction time, drawn once per race
+            (`levels.reaction_seconds`), after the event that opened it; at a table of bots only nothing
+            waits. It replaces `pauses` and `reaction_delay`. None (the default): those two apply.
     """
 
     def __init__(
@@ -132,9 +145,16 @@ class BotRunner:
         max_think: float | None = None,
         max_react: float = 1.0,
         pauses: bool = True,
+        human_pace: float | None = None,
     ) -> None:
         self.bot = bot
         self.pauses = pauses
+        self.human_pace = human_pace
+        self._reactions: dict[int, float] = {}  # the reaction time drawn for each race (by window or event)
+        self._reaction_rng = random.Random()
+        self._options_at = time.monotonic()  # when the event that brought the latest options arrived
+        self._closes_scores = True  # the host takes CloseScores (see `_close_scores`)
+        self._side_tasks: set[asyncio.Task[None]] = set()  # calls the loop does not wait for (CloseScores)
         self.verify = verify
         #: Checks every commitment, opening, pile, seed and challenge reveal this seat receives
         #: (`unonet.client.verify`); None when not verifying.
@@ -228,6 +248,10 @@ class BotRunner:
                 if self.lost is not None:
                     log.warning("seat %d: %s; the bot can no longer act", seat, self.lost)
                     return None
+                if event.WhichOneof("payload") == "round_ended" and self._round_starts_held():
+                    closing = asyncio.create_task(self._close_scores(client, event.round_ended.round_number))
+                    self._side_tasks.add(closing)  # never waited for: the next deal's decisions go first
+                    closing.add_done_callback(self._side_tasks.discard)
                 if not _changes_options(event) or self._arrived > self._consumed:
                     continue  # nothing changed for this seat, or newer legal actions are already here
                 if event.number <= self._acted_through:
@@ -240,7 +264,7 @@ class BotRunner:
             log.error("seat %d: the bot is gone (%s); it stops playing, the table's clock decides", seat, error)
             return None
         finally:
-            for task in (pinger, reader):
+            for task in (pinger, reader, *self._side_tasks):
                 if task is not None:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
@@ -280,6 +304,7 @@ class BotRunner:
                 async for event in stream:
                     queue.put_nowait(event)
                     if _changes_options(event):
+                        self._options_at = time.monotonic()
                         self._arrived += 1
                         self._moved.set()
         except Exception as error:  # the stream was refused or the host stayed away: run() raises it
@@ -360,8 +385,10 @@ class BotRunner:
                 command = self._entropy_command(view)
                 is_reaction = False
             elif legal.required:
-                command = default_command(legal) if failures >= 2 else await self._decide(view)
-                if command is not None:
+                command = await self._catch_first(view) if failures == 0 else None
+                if command is None:
+                    command = default_command(legal) if failures >= 2 else await self._decide(view)
+                if command is not None and self.human_pace is None:
                     await self._think(view)
                 is_reaction = isinstance(command, cmd.React | cmd.CatchUno)
             else:
@@ -369,7 +396,9 @@ class BotRunner:
                 is_reaction = True
             if command is None:
                 return True
-            if is_reaction:
+            if self.human_pace is not None:
+                await self._paced(view, command)
+            elif is_reaction:
                 await self.reaction_delay()
             outcome = await self._send(client, command)
             if outcome is _Outcome.DONE:
@@ -391,6 +420,57 @@ class BotRunner:
             left = (view.legal_actions.deadline.ToNanoseconds() - view.view_time.ToNanoseconds()) / 1e9
             pause = min(pause, max(0.0, left / 2))
         await asyncio.sleep(pause)
+
+    async def _paced(self, view: views_pb2.SeatView, command: cmd.Command) -> None:
+        """Wait as the host's pace says (`human_pace`), from when the options arrived: a race answer
+        for the level's reaction time, anything else for the turn's pause; nothing at a table of bots."""
+        assert self.human_pace is not None
+        if not self._person_at_table(view):
+            return
+        race = _race_answered(command)
+        if race is not None:
+            key = race or -view.event_number  # a late UNO call names no window: one draw per event then
+            pause = self._reactions.get(key)
+            if pause is None:
+                pause = self._reactions[key] = race_reaction_seconds(self.bot.kind, self._reaction_rng)
+        else:
+            pause = self.human_pace + (self.bot.think_seconds(view) if self.human_pace > 0 else 0.0)
+            if view.legal_actions.HasField("deadline") and view.HasField("view_time"):
+                left = (view.legal_actions.deadline.ToNanoseconds() - view.view_time.ToNanoseconds()) / 1e9
+                pause = min(pause, max(0.0, left / 2))
+        wait = self._options_at + pause - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _catch_first(self, view: views_pb2.SeatView) -> cmd.Command | None:
+        """Paced for a person (`human_pace`), the seat to play next may catch as well as play, as the
+        host's own bots do: the policy's reaction when it is a catch, else None (the turn is decided)."""
+        legal = view.legal_actions
+        if self.human_pace is None or not legal.catch_uno_targets or not self._person_at_table(view):
+            return None
+        reaction = await self._respond(legal, view.event_number)
+        return reaction if isinstance(reaction, cmd.CatchUno) else None
+
+    def _person_at_table(self, view: views_pb2.SeatView) -> bool:
+        """Whether another seat is held by a player (not a bot, not forfeited): the host's rule (its pace.py)."""
+        return any(state.occupied and not state.is_bot and not state.taken_over
+                   for state in view.seats if state.seat != self.state.seat)
+
+    def _round_starts_held(self) -> bool:
+        """Whether the table holds a round's first turn for its players to read the scores
+        (ClockSettings.round_start_hold, unset at a table that holds nothing: a league's)."""
+        return self.picture is not None and self.picture.view.settings.clock.HasField("round_start_hold")
+
+    async def _close_scores(self, client: TableClient, round_number: int) -> None:
+        """Say the round's scores are read: a bot reads them at once (see the module's docstring)."""
+        if not self._closes_scores:
+            return
+        try:
+            await client.close_scores(round_number)
+        except Unimplemented:
+            self._closes_scores = False  # a host without holds between rounds
+        except UnonetError as error:  # a courtesy, like a ping: never a reason to stop playing
+            log.debug("seat %d: CloseScores for round %d refused: %s", self.state.seat, round_number, error)
 
     def _entropy_command(self, view: views_pb2.SeatView) -> cmd.Command:
         """This seat's contribution to the shuffle of `view.round_number`: commit first, then reveal."""
@@ -548,6 +628,18 @@ class _Overtaken(Exception):
 def _changes_options(event: events_pb2.Event) -> bool:
     """Whether `event` brings this seat new legal actions (or ends its options with the match)."""
     return event.HasField("your_legal_actions") or event.WhichOneof("payload") in ("snapshot", "match_ended")
+
+
+def _race_answered(command: cmd.Command) -> int | None:
+    """The window a command answers as a race (0 for a late UNO call, whose window it does not name),
+    None for a command that answers none (a turn's)."""
+    if isinstance(command, cmd.React | cmd.CatchUno):
+        return command.reaction_window_id
+    if isinstance(command, cmd.Play):
+        return command.reaction_window_id or None
+    if isinstance(command, cmd.CallUno):
+        return 0
+    return None
 
 
 def _copy(view: views_pb2.SeatView) -> views_pb2.SeatView:

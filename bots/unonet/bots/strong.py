@@ -17,6 +17,8 @@ a time budget on top that stops the search early (for play at a real table). The
 rebuilt, say after joining mid-round, or not yet: a view read before the events that led to it arrived)
 is answered at once, by greedy's rules when need be; so are the
 optional reactions (catches, UNO calls, jump-ins), which greedy answers at once, as a fast human would.
+Below the top level it forgets an UNO call and lets a catch go at its level's rates, as every level
+does (`levels.slip`).
 A Wild Draw Four to answer (challenge or draw) is decided by the odds the belief's deals give, not by
 playouts (`StrongBot._answer_draw_four` says why).
 """
@@ -33,7 +35,7 @@ from typing import Any
 
 from unonet.bots.belief import Belief
 from unonet.bots.greedy_bot import GreedyBot
-from unonet.bots.levels import LEVELS, TOP_LEVEL
+from unonet.bots.levels import LEVELS, TOP_LEVEL, slip
 from unonet.bots.options import all_commands
 from unonet.bots.policy import Bot, BotState
 from unonet.bots.policy_seat import engine_actions
@@ -114,6 +116,7 @@ class StrongBot(Bot):
         self.kind = "strong" if level == TOP_LEVEL else f"strong:{level}"  # as `levels.Leveled` names them
         self.rng = random.Random(seed)
         self.pauses = random.Random(None if seed is None else seed ^ 0x7A05E)
+        self.slips = random.Random(None if seed is None else seed ^ 0x5119)
         self.explore = explore
         self.margin = margin
         self.z = z
@@ -141,8 +144,9 @@ class StrongBot(Bot):
             self.belief.observe(event)
 
     def respond(self, legal: actions_pb2.LegalActions, state: BotState) -> cmd.Command | None:
-        """Greedy's reactions: every catch, UNO call, slap and coloured jump-in, at once."""
-        return self.greedy.respond(legal, state)
+        """Greedy's reactions: every catch, UNO call, slap and coloured jump-in, at once (below the top
+        level, a call forgotten or a catch let go now and then: `levels.slip`)."""
+        return self._slip(self.greedy.respond(legal, state))
 
     def stats(self) -> dict[str, Any]:
         """Its decisions: how many, how many searched (and why the others were not), and each search's
@@ -165,7 +169,15 @@ class StrongBot(Bot):
         return think * self.pauses.uniform(0.5, 1.5) if think else 0.0
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
-        """The candidate that wins most playouts; greedy's choice when the position cannot be searched."""
+        """The candidate that wins most playouts; greedy's choice when the position cannot be searched.
+        Below the top level its UNO call is forgotten now and then, as `levels.Leveled` forgets one."""
+        return self._slip(self._decide(view, state))
+
+    def _slip(self, command: cmd.Command | None) -> cmd.Command | None:
+        """The level's slips (`levels.slip`), from a generator of their own: the search draws the same."""
+        return command if self.level == TOP_LEVEL else slip(command, LEVELS[self.level], self.slips)
+
+    def _decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
         self.last_playouts = 0
         self.decisions += 1
         legal = view.legal_actions
@@ -369,13 +381,14 @@ def _key(play: cmd.Play) -> tuple[object, ...]:
 
 
 def level_note(level: int) -> str:
-    """What `strong` at `level` does differently: its budget and its pause (for `kinds.describe`)."""
-    budget, think = LEVEL_BUDGETS[level], LEVELS[level].think_s
+    """What `strong` at `level` does differently: its budget, its slips and its pause (for `kinds.describe`)."""
+    budget, detail = LEVEL_BUDGETS[level], LEVELS[level]
     limit = " (reproducible)"
     if budget.seconds is not None:
         limit = f", or {budget.seconds:g} s of CPU time, whichever comes first"
-    pause = f"; thinks about {think:g} s a move" if think else "; no pause"
-    return f"up to {budget.playouts} playouts a decision{limit}{pause}."
+    slips = f"; forgets UNO {detail.forget_uno:.0%} of the time" if detail.forget_uno else ""
+    pause = f"; thinks about {detail.think_s:g} s a move" if detail.think_s else "; no pause"
+    return f"up to {budget.playouts} playouts a decision{limit}{slips}{pause}."
 
 
 PLAYOUT_S = 0.002

@@ -84,6 +84,10 @@ def describe(event: events_pb2.Event, names: Sequence[str] = ()) -> str | None:
         case "bot_fallback":
             rest = " from now on" if p.rest_of_match else ""
             return f"{who(p.seat)}'s {p.bot_kind} bot did not answer: {p.fallback_kind} plays for it{rest}"
+        case "round_held":
+            return f"round {p.round_number} starts once everyone has read the scores"
+        case "round_released":
+            return f"round {p.round_number}: play begins"
         case "round_ended":
             scores = ", ".join(f"{who(s.seat)} {s.total}" for s in p.scores)
             return f"{who(p.winner_seat)} wins round {p.round_number}. Totals: {scores}"

@@ -568,6 +568,12 @@ class TableClient:
         request = play_service_pb2.RevealEntropyRequest(entropy=entropy)
         return await self._command(self._play.RevealEntropy, request, command_id)
 
+    async def close_scores(self, round_number: int, *, command_id: str | None = None) -> actions_pb2.CommandResult:
+        """CloseScores: this seat's player read the scores of `round_number` (RoundEnded.round_number), so
+        the host need not hold the next round's first turn for it (ClockSettings.round_start_hold)."""
+        request = play_service_pb2.CloseScoresRequest(round_number=round_number)
+        return await self._command(self._play.CloseScores, request, command_id)
+
     async def react(self, reaction_window_id: int, *, command_id: str | None = None) -> actions_pb2.CommandResult:
         """React: answer a UNO slap or Sound Wild window (answered after the window's ruling)."""
         request = play_service_pb2.ReactRequest(reaction_window_id=reaction_window_id)

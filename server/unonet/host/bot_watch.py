@@ -5,7 +5,8 @@ turn clock: a worker that hung, crashed or sent only refused commands once held 
 The watch times every decision such a seat owes (it is the seat to act; while a race holds the turn
 for its ruling, the decision is not looked at): from the event that brought the seat the legal
 actions it owes the decision on (`Table.legal_sent_at`), the worker has its kind's decision time
-(`kinds.decision_seconds`: the search's budget and the level's pause) plus `grace_s`; a worker
+(`kinds.decision_seconds`: the search's budget and the level's pause; on a host that paces its bots
+for people, `pace.py`'s turn pause too) plus `grace_s`; a worker
 started less than `start_allowance_s` before has until that allowance is over, plus the same (a
 process starting, importing and catching up with the match's events).
 
@@ -103,7 +104,8 @@ class WorkerWatch:
         if owed is None:
             owed = self._owed[key] = _Owed(number, now_ns)
         started = owed.since_ns if worker is None or not worker.started_ns else worker.started_ns
-        decision_ns = int((decision_seconds(seat.bot_kind) + self.grace_s) * 1e9)
+        paced = self.workers.human_pace or 0.0  # a worker at a table with a person waits the pace's turn pause too
+        decision_ns = int((decision_seconds(seat.bot_kind) + paced + self.grace_s) * 1e9)
         deadline = max(owed.since_ns, started + int(self.start_allowance_s * 1e9)) + decision_ns
         if now_ns < deadline:
             return (deadline - now_ns) / 1e9

@@ -8,8 +8,9 @@ accepts for that seat even when it was taken over), and a worker is started:
 ``python -m unonet.bots --address 127.0.0.1:PORT --table ID --seat N --kind KIND`` with the token in
 `UNONET_TOKEN` (not on the command line, where other users could read it) and its policy's seed in
 `UNONET_SEED`, the seed the host gives an in-process bot seat (so a fixed budget plays the same
-decisions wherever the kind sits). The worker is a plain `BotRunner`: it follows the seat's events
-and answers from its views like any networked bot.
+decisions wherever the kind sits), and ``--human-pace S`` on a host that paces its bots for people
+(host/pace.py). The worker is a plain `BotRunner`: it follows the seat's events and answers from its
+views like any networked bot, timing itself by the host's pace.
 
 A worker is done once its seat no longer wants it (the match is over, the seat changed hands or kinds),
 whatever its exit status. One that exits while its seat still wants it has failed, and is started
@@ -61,12 +62,14 @@ class WorkerSpec:
     kind: str
     token: str
     seed: int | None = None  # its policy's seed (UNONET_SEED): the one an in-process bot seat gets
+    human_pace: float | None = None  # the host's pace at a table with a person (host/pace.py); None: instant
 
 
 def default_command(spec: WorkerSpec) -> list[str]:
     """The command line of a worker: the bots' own entry point, this interpreter."""
+    paced = [] if spec.human_pace is None else ["--human-pace", f"{spec.human_pace:g}"]
     return [sys.executable, "-m", "unonet.bots", "--address", spec.address, "--table", spec.table_id,
-            "--seat", str(spec.seat), "--kind", spec.kind, "--reaction-delay", "0", "--ping-interval", "1"]
+            "--seat", str(spec.seat), "--kind", spec.kind, "--reaction-delay", "0", "--ping-interval", "1", *paced]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,7 @@ class BotWorkers:
 
     Attributes:
         address: the host's loopback address, HOST:PORT, once it listens (None: no workers).
+        human_pace: how workers pace themselves at a table with a person (``--human-pace``; None: not at all).
         wanted: ``wanted(table_id, seat, kind)``, whether that seat still wants its worker (still that
             kind's, the match not over); asked before every restart.
         changed: ``changed(table_id)``, called when a worker of the table was retired or exited, so the
@@ -127,6 +131,7 @@ class BotWorkers:
         self.max_failures = max_failures
         self.wanted: Callable[[str, int, str], bool] = lambda table_id, seat, kind: True
         self.changed: Callable[[str], None] = lambda table_id: None
+        self.human_pace: float | None = None  # given to every worker (`WorkerSpec.human_pace`)
         self._workers: dict[tuple[str, int], _Worker] = {}
         self._warned = False
 
@@ -145,7 +150,7 @@ class BotWorkers:
                           "fallback kind once the worker watch gives up on them", kind)
                 self._warned = True
             return False
-        worker = _Worker(WorkerSpec(self.address, table_id, seat, kind, token, seed))
+        worker = _Worker(WorkerSpec(self.address, table_id, seat, kind, token, seed, self.human_pace))
         worker.task = asyncio.get_running_loop().create_task(self._supervise(worker))
         self._workers[key] = worker
         return True

@@ -64,6 +64,13 @@ class Clocks:
         over = (now - self._started_ns) / 1e9 - self._turn_s
         return over if over > 0 else 0.0
 
+    def restart(self, bank_s: float, now: int) -> None:
+        """The host restarted: the seat being timed gets its turn again from `now`, with `bank_s` of bank
+        (it was away with the host, not late). Window deadlines keep theirs."""
+        if self.timed_seat is not None and self._turn_s:
+            self._started_ns = now
+            self.turn_deadline_ns = now + int((self._turn_s + bank_s) * 1e9)
+
     def forget_seat(self) -> None:
         """The timed seat's clock ran out (its timeout was recorded): its next decision starts afresh."""
         self.timed_seat = None

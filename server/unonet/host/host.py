@@ -27,6 +27,7 @@ from unonet.host.bot_workers import BotWorkers
 from unonet.host.errors import HostError, not_found, precondition
 from unonet.host.integrity import ReplayFailed, TableDamaged, TableReport, check_rows
 from unonet.host.limits import Guard, Limits
+from unonet.host.pace import INSTANT, Pace
 from unonet.host.seats import Seat
 from unonet.host.store import PUBLIC_VIEWER, MemoryStore, Store, StoreClosed, StoredTable
 from unonet.host.table import EVENT_FORMAT, Table, TableSettings
@@ -45,7 +46,7 @@ class Host:
         self,
         store: Store | None = None,
         *,
-        bot_delay_s: float = 0.0,
+        pace: Pace = INSTANT,
         write_timeout_s: float = 10.0,
         clock_ns: Callable[[], int] = time.time_ns,
         compensate_latency: bool = True,
@@ -55,7 +56,8 @@ class Host:
         limits: Limits | None = None,
         hang_up_after_s: float | None = None,
     ) -> None:
-        """`compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
+        """`pace`: how fast host bots act at a table with a person (pace.py; tables of bots only never
+        wait). `compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
         buys, bench/fairness.py); `max_forgiven_s` caps the one-way latency a race forgives.
         `fair_shuffle` off makes the tables created from now on deal with the engine's own seeded shuffle,
         with no commit-reveal round and no card commitments (what they cost, bench/fairness.py). Each
@@ -67,7 +69,7 @@ class Host:
         self.fair_shuffle = fair_shuffle
         self.max_forgiven_s = max_forgiven_s
         self.store: Store = store if store is not None else MemoryStore()
-        self.bot_delay_s = bot_delay_s
+        self.pace = pace
         self.write_timeout_s = write_timeout_s
         # How long the status of a stream cut off as too slow may wait behind data its client does not
         # read before the host hangs up the client's connection (hangup.py); the write timeout by default.
@@ -84,12 +86,14 @@ class Host:
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self.bots = HostBots()  # the policies of every table's bot seats
         self.workers = BotWorkers(clock_ns=clock_ns)  # the processes of the bot seats whose kind searches
+        self.workers.human_pace = pace.turn_s if pace.reactions else None  # they time themselves (pace.py)
         self.workers.wanted = self._wants_worker
         self.workers.changed = self._worker_changed
         self.watch = WorkerWatch(self.workers)  # times their decisions (bot_watch.py)
 
     def restore(self) -> int:
-        """Load every stored table not archived and replay its journal. Returns how many came back."""
+        """Load every stored table not archived and replay its journal. Returns how many came back. The
+        seat to act at each gets its turn clock afresh (`Table.restart_clocks`): it was away with the host."""
         count = 0
         for stored in self.store.tables(live_only=True):
             try:
@@ -99,6 +103,7 @@ class Host:
             if table.status == table_pb2.TABLE_STATUS_FINISHED:
                 self._archive(table)  # finished before any host archived it
             else:
+                table.restart_clocks(self.clock_ns())
                 self.tables[table.table_id] = table
             count += 1
         return count
@@ -404,6 +409,13 @@ class Host:
             if deadline <= now:  # a race is ruled (racebook.py), any other window just closes
                 table.record(table.races.closing_entry(table, window_id))
                 return 0
+        hold = table.holds.current
+        if hold is not None:  # a round's first turn is held (holds.py): nothing moves but the hold's end
+            if hold.until_ns <= now:
+                table.record(journal.Release(hold.round_no))
+                return 0
+            soonest = table.next_deadline_ns()
+            return max(0.0, ((soonest if soonest is not None else hold.until_ns) - now) / 1e9)
         game = match.game
         holding = table.races.holding() is not None  # the turn waits for a race's ruling
         if (table.turn_deadline_ns is not None and table.turn_deadline_ns <= now and game.to_act is not None
@@ -426,9 +438,6 @@ class Host:
         bots = [seat.index for seat in table.seats if seat.is_bot and game.in_play[seat.index]]
         if not bots:
             return None
-        waited = (self.clock_ns() - (table.log[-1].time_ns if table.log else 0)) / 1e9
-        if waited < self.bot_delay_s:
-            return self.bot_delay_s - waited
         now = self.clock_ns()
         waits: list[float] = []
         for seat in bots:
@@ -439,15 +448,15 @@ class Host:
                     waits.append(due)
                 if kind is None:
                     continue
-            chosen = self.bots.choose(table, table.seats[seat], now, kind=kind)
+            chosen = self.bots.choose(table, table.seats[seat], now, self.pace, kind=kind)
             if chosen is None:
                 continue
-            if isinstance(chosen, float):  # a level's pause (bot_seats.py)
+            if isinstance(chosen, float):  # paced for a person at the table (bot_seats.py, pace.py)
                 waits.append(chosen)
                 continue
             action = chosen[0]
             race = table.races.race_for(game, seat, action)
-            if race is not None:  # bots answer races like anyone, at once and with nothing to forgive
+            if race is not None:  # bots answer races like anyone, when they send, with nothing to forgive
                 if race.has_answered(seat):
                     continue
                 table.races.collect(table, race, seat, f"bot-{table.last_number}-w{race.window_id}",

@@ -394,6 +394,39 @@ class EntropyTimeout(Entry):
 
 
 @dataclass(frozen=True, slots=True)
+class ScoresClosed(Entry):
+    """The player of `seat` closed the scores of round `round` (CloseScores, under command id `cid`):
+    the hold of the next round's first turn does not wait for it (holds.py)."""
+
+    KIND: ClassVar[str] = "scores_closed"
+    seat: int
+    cid: str
+    round: int
+
+    def fields(self) -> JsonDict:
+        return {"seat": self.seat, "cid": self.cid, "round": self.round}
+
+    @classmethod
+    def load(cls, data: JsonDict) -> ScoresClosed:
+        return cls(int(data["seat"]), data["cid"], int(data["round"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Release(Entry):
+    """The hold of round `round`'s first turn ran out of time (recorded by the driver at its end)."""
+
+    KIND: ClassVar[str] = "release"
+    round: int
+
+    def fields(self) -> JsonDict:
+        return {"round": self.round}
+
+    @classmethod
+    def load(cls, data: JsonDict) -> Release:
+        return cls(int(data["round"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Lost(Entry):
     """On restart, the store gave back a table whose events end before `first`, while the host had
     sent events up to `last` (its sent mark, store.py): each number from `first` to `last` becomes an
@@ -432,12 +465,12 @@ class Diverged(Entry):
 
 AnyEntry = (
     Join | Connection | Spectate | Unspectate | SeatBot | Leave | Start | Command | Close | Ruling | Late
-    | Timeout | Chat | Entropy | EntropyTimeout | Lost | Diverged | Fallback
+    | Timeout | Chat | Entropy | EntropyTimeout | ScoresClosed | Release | Lost | Diverged | Fallback
 )
 _KINDS: dict[str, Any] = {
     kind.KIND: kind
     for kind in (Join, Connection, Spectate, Unspectate, SeatBot, Leave, Start, Command, Close, Ruling, Late,
-                 Timeout, Chat, Entropy, EntropyTimeout, Lost, Diverged, Fallback)
+                 Timeout, Chat, Entropy, EntropyTimeout, ScoresClosed, Release, Lost, Diverged, Fallback)
 }
 KINDS = frozenset(_KINDS)  # every "k" a journal holds
 

@@ -33,6 +33,12 @@ class Seat:
     def is_occupied(self) -> bool:
         return bool(self.token) or self.is_bot
 
+    @property
+    def is_player(self) -> bool:
+        """Held by a player's token (JoinTable), not by a host bot and not forfeited: what the host
+        counts as a person (it cannot tell a person from a program that joined like one: host/pace.py)."""
+        return bool(self.token) and not self.is_bot and not self.taken_over
+
 
 class Places:
     """The seats (`seats[i].index == i`) and the spectators (token to name) of table `table_id`."""
@@ -41,6 +47,10 @@ class Places:
         self.table_id = table_id
         self.seats = [Seat(i) for i in range(seat_count)]
         self.spectators: dict[str, str] = {}
+
+    def has_player(self) -> bool:
+        """Whether any seat is a player's (`Seat.is_player`): a table with a person, paced (host/pace.py)."""
+        return any(seat.is_player for seat in self.seats)
 
     def seat_for(self, token: str) -> int | None:
         """The seat a token plays, None for a spectator. Raises PERMISSION_DENIED for any other token."""

@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from unonet.host.announce import Announcer, announcer_for
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.limits import Limits
+from unonet.host.pace import INSTANT, Pace
 from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
 from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SERVE_SYNCHRONOUS, SqliteStore, Store
@@ -94,13 +95,14 @@ async def announce_or_warn(announcer: Announcer) -> Announcer | None:
 
 
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
-                bot_delay_s: float = 0.0, fair_shuffle: bool = True,
+                pace: Pace = INSTANT, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
                 commit_interval_s: float | None = None, batch_helper_threads: bool = True,
                 announce_as: str | None = None, limits: Limits | None = None,
                 synchronous: str = SERVE_SYNCHRONOUS) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
+    `pace`: how fast host bots act at a table with a person (pace.py).
     `fair_shuffle` off: tables created by this run deal without commitments (restored ones keep theirs).
     `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux).
     `announce_as`: publish the host on the LAN under that name (announce.py) while it serves, and
@@ -113,7 +115,7 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
             loop.add_signal_handler(sig, stop.set)
     interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
     store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval, synchronous=synchronous)
-    host = Host(store, bot_delay_s=bot_delay_s, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s,
+    host = Host(store, pace=pace, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s,
                 limits=limits)
     restored = host.restore()
     tune_garbage_collector()

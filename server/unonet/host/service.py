@@ -27,6 +27,7 @@ from unonet.host.eventlog import EventLog, LogEntry, RenderingMissing
 from unonet.host.fanout import Subscriber
 from unonet.host.framing import EVENT_FIELD, EVENTS_FIELD, length_delimited
 from unonet.host.hangup import hang_up
+from unonet.host.holds import DEFAULT_ROUND_START_HOLD_S
 from unonet.host.host import Host
 from unonet.host.store import StoreClosed
 from unonet.host.table import DEFAULT_REACTION_TIME_S, Table, TableSettings
@@ -164,13 +165,16 @@ def _enum(enum: Any, value: int, field: str, *, default: int | None = None) -> i
 
 
 def _clock(clock: Any) -> dict[str, Any]:
-    """The TableSettings clock fields for a ClockSettings taken as written (an unset clock is the host's
-    default, TableSettings' own): a zero turn_time is no clock, zero strikes never take a seat over, a
-    zero reaction_time is the host's default, TAKEOVER_POLICY_UNSPECIFIED is TAKEOVER_POLICY_BOT.
-    Negative or absurd durations are BAD_CLOCK; a policy number the protocol does not define is
-    UNSPECIFIED_ENUM."""
+    """The TableSettings clock fields for a ClockSettings taken as written (an unset clock, None, is the
+    host's default: TableSettings' own, with the default round start hold): a zero turn_time is no clock,
+    zero strikes never take a seat over, a zero reaction_time is the host's default, an unset
+    round_start_hold is the host's default (a zero one holds nothing), TAKEOVER_POLICY_UNSPECIFIED is
+    TAKEOVER_POLICY_BOT. Negative or absurd durations are BAD_CLOCK; a policy number the protocol does not
+    define is UNSPECIFIED_ENUM."""
+    if clock is None:
+        return {"round_start_hold_s": DEFAULT_ROUND_START_HOLD_S}
     seconds = {}
-    for field in ("turn_time", "time_bank", "reaction_time"):
+    for field in ("turn_time", "time_bank", "reaction_time", "round_start_hold"):
         value = getattr(clock, field).ToNanoseconds() / 1e9
         if not 0 <= value <= MAX_CLOCK_S:
             raise invalid("BAD_CLOCK", f"clock.{field} must be 0 to {MAX_CLOCK_S:.0f} seconds, not {value:g}",
@@ -183,6 +187,8 @@ def _clock(clock: Any) -> dict[str, Any]:
         "turn_time_s": seconds["turn_time"],
         "time_bank_s": seconds["time_bank"],
         "reaction_time_s": seconds["reaction_time"] or DEFAULT_REACTION_TIME_S,
+        "round_start_hold_s": seconds["round_start_hold"] if clock.HasField("round_start_hold")
+        else DEFAULT_ROUND_START_HOLD_S,
         "strikes_before_takeover": clock.strikes_before_takeover,
         "takeover_policy": "forfeit" if policy == table_pb2.TAKEOVER_POLICY_FORFEIT else "bot",
         "takeover_bot_kind": kind,
@@ -215,7 +221,7 @@ class LobbyService(lobby_service_pb2_grpc.LobbyServiceServicer):
             manual_start=request.manual_start,
             league_seed=request.league_seed if request.HasField("league_seed") else None,
             league_seat_draws=_seat_draws(request),
-            **(_clock(request.clock) if request.HasField("clock") else {}),
+            **_clock(request.clock if request.HasField("clock") else None),
         )
         table = self.host.create_table(settings)
         return lobby_service_pb2.CreateTableResponse(table=table.info(), owner_token=table.owner_token)
@@ -405,6 +411,8 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
                 seat = table.acting_seat(request.token, request.command_id)
                 _check_target_seat(request, len(table.seats))
                 actions = convert.action_from_request(seat, request)
+                if not table.has_command(seat, request.command_id):  # a retry gets its first result, held or not
+                    table.refuse_if_held()
                 if based_on is None:
                     based_on = _based_on(request, table.last_number)
                 waiting = table.races.submit(table, seat, request.command_id, actions, arrived_ns=arrived,
@@ -504,6 +512,17 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
             seat = table.acting_seat(request.token, request.command_id)
             result = table.entropy(seat, request.command_id, value=request.entropy)
         return play_service_pb2.RevealEntropyResponse(result=result)
+
+    @_refusals
+    async def CloseScores(  # noqa: N802
+        self, request: play_service_pb2.CloseScoresRequest, context: Context
+    ) -> play_service_pb2.CloseScoresResponse:
+        """A player read a round's scores: the hold of the next round's first turn stops waiting for it."""
+        table = self.host.table(request.table_id)
+        async with table.lock:
+            seat = table.player_seat(request.token)  # a seat taken over may still close what it reads
+            result = table.close_scores(seat, request.command_id, request.round_number)
+        return play_service_pb2.CloseScoresResponse(result=result)
 
 
 class ChatService(chat_service_pb2_grpc.ChatServiceServicer):

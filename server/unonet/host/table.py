@@ -48,6 +48,7 @@ from unonet.host.delayed import DelayedState, PublicState
 from unonet.host.errors import exists, invalid, precondition
 from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fanout import FanOut, Subscriber
+from unonet.host.holds import RoundHolds
 from unonet.host.integrity import ReplayFailed
 from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
@@ -91,6 +92,10 @@ class TableSettings:
     league_seed: int | None = None
     # Its seats draw from per-seat draw streams from that seed (CreateTableRequest.league_seat_draws).
     league_seat_draws: bool = False
+    # How long the first turn of every round after the first is held while the players read the scores
+    # (ClockSettings.round_start_hold; holds.py). Tables stored before it existed held nothing: 0 here,
+    # and CreateTable gives a new table the host's default.
+    round_start_hold_s: float = 0.0
 
     def ruleset(self) -> Ruleset:
         return find_ruleset(self.preset or "standard", **self.overrides)
@@ -158,6 +163,7 @@ class Table:
         self.window_deadlines = self.clocks.window_deadlines  # the same dict, which racebook.py keeps too
         self.races = RaceBook()  # reaction windows refereed as races, and each seat's latency (racebook.py)
         self.bot_rng = random.Random(seed ^ 0x5EED)
+        self.holds = RoundHolds(settings.round_start_hold_s)  # the hold of a round's first turn (holds.py)
         self._seq = 0
         self._replaying = False
         self.shuffle: ShuffleRound | None = None  # the commit-reveal protocol before a deal, while it runs
@@ -282,6 +288,8 @@ class Table:
         pb.clock.time_bank.FromNanoseconds(int(s.time_bank_s * 1e9))
         pb.clock.reaction_time.FromNanoseconds(int(s.reaction_time_s * 1e9))
         pb.clock.strikes_before_takeover = s.strikes_before_takeover
+        if s.round_start_hold_s:  # unset means none (and keeps the settings of older tables' events as sent)
+            pb.clock.round_start_hold.FromNanoseconds(int(s.round_start_hold_s * 1e9))
         pb.clock.takeover_bot_kind = s.takeover_bot_kind
         pb.clock.takeover_policy = (
             table_pb2.TAKEOVER_POLICY_FORFEIT if s.takeover_policy == "forfeit" else table_pb2.TAKEOVER_POLICY_BOT
@@ -319,6 +327,10 @@ class Table:
             pb.turn_deadline.FromNanoseconds(self.turn_deadline_ns)
         if seat is not None and (deadline := self._legal_deadline(seat, pb.legal_actions)) is not None:
             pb.legal_actions.deadline.FromNanoseconds(deadline)
+        hold = self.holds.current
+        if hold is not None:  # nobody acts until the hold ends
+            pb.legal_actions.Clear()
+            pb.round_held.CopyFrom(convert.round_held_pb(hold.round_no, hold.until_ns, hold.waiting))
         for window in pb.open_windows:
             timing = self.races.window_timing(window.id)
             if timing is not None:
@@ -422,11 +434,14 @@ class Table:
             wake.set_result(False)
 
     def next_deadline_ns(self) -> int | None:
-        """The soonest of the table's deadlines (reaction windows, the turn clock, the shuffle), if any."""
-        soonest = self.clocks.next_deadline_ns()
-        if self.shuffle is not None and self.shuffle.deadline_ns is not None:
-            soonest = self.shuffle.deadline_ns if soonest is None else min(soonest, self.shuffle.deadline_ns)
-        return soonest
+        """The soonest of the table's deadlines (reaction windows, the turn clock, the shuffle, the end of
+        a round's hold), if any."""
+        deadlines = [self.clocks.next_deadline_ns()]
+        if self.shuffle is not None:
+            deadlines.append(self.shuffle.deadline_ns)
+        if self.holds.current is not None:
+            deadlines.append(self.holds.current.until_ns)
+        return min((deadline for deadline in deadlines if deadline is not None), default=None)
 
     def replay(self, stored: list[JournalEntry]) -> None:
         """Rebuild the table from its journal (host restart): same inputs, same events, same numbers."""
@@ -471,6 +486,10 @@ class Table:
                 produced = self._apply_entropy(entry, now)
             case journal.EntropyTimeout():
                 produced = self._apply_entropy_timeout(entry, now)
+            case journal.ScoresClosed():
+                produced = self._apply_scores_closed(entry, now)
+            case journal.Release():
+                produced = self._apply_release(entry, now)
             case journal.Join():
                 produced = self._apply_join(entry, now)
             case journal.Spectate():
@@ -493,7 +512,8 @@ class Table:
                 produced = []
             case _:
                 raise TypeError(f"not a journal entry: {entry!r}")
-        return produced + self._advance_shuffle(entry, now)
+        produced += self._advance_shuffle(entry, now)
+        return produced + self._follow_hold(now)
 
     def _append(self, events: Sequence[Event | events_pb2.Event], now: int) -> list[LogEntry]:
         """Number the events into the log, each engine event with its committed cards and followed by
@@ -528,7 +548,7 @@ class Table:
         assert self.match is not None
         if self.shuffle is not None:
             return self.shuffle.legal_actions(len(self.seats))
-        if self.match.is_over:  # the event that ends the match takes every option away (GetView agrees)
+        if self.match.is_over or self.holds.current is not None:  # the match's end, or a held round: nothing to do
             return {seat: _NOTHING_TO_DO[False] for seat in range(len(self.seats))}
         game = self.match.game
         run = game.pending_run
@@ -811,9 +831,17 @@ class Table:
             return
         game = self.match.game
         to_act = game.to_act
-        timed = None if to_act is None or self.seats[to_act].is_bot else to_act
+        timed = None if to_act is None or self.seats[to_act].is_bot or self.holds.current is not None else to_act
         bank_s = self.seats[timed].bank_s if timed is not None else 0.0
         self.clocks.arm(game.windows.values(), timed, bank_s, now)
+
+    def restart_clocks(self, now: int) -> None:
+        """After a host restart (`Host.restore`): the seat to act gets its whole turn again from `now`,
+        since its player was away with the host, not late; its new deadline rides on the next event's
+        legal actions (and views show it at once)."""
+        seat = self.clocks.timed_seat
+        if seat is not None and self.match is not None and not self.match.is_over:
+            self.clocks.restart(self.seats[seat].bank_s, now)
 
     def _charge_clock(self, seat: int, now: int) -> None:
         """The seat the clock was timing decided: time past its allowance comes out of its bank."""
@@ -911,6 +939,101 @@ class Table:
             return previous.result
         self.record(entry)
         return self.commands[(seat, command_id)].result
+
+    # ----------------------------------------------------------------------------- holds between rounds
+
+    def _follow_hold(self, now: int) -> list[LogEntry]:
+        """After each input: hold a round just dealt (holds.py), or release the hold in force once it
+        waits for nobody. Returns the RoundHeld or RoundReleased it logged, if any."""
+        match, holds = self.match, self.holds
+        if match is None or not match.round_no or match.is_awaiting_deal or self.shuffle is not None:
+            return []
+        if match.is_over:
+            if holds.current is not None:
+                holds.end()
+            return []
+        if holds.current is None and match.round_no > holds.dealt_round:
+            blocking = any(window.is_blocking for window in match.game.windows.values())
+            hold = holds.on_deal(match.round_no, self._watching_players(), now, can_hold=not blocking)
+            if hold is None:
+                return []
+            self._after_change(now)  # the held turn's clock stops
+            return self._append([convert.round_held(hold.round_no, hold.until_ns, hold.waiting)], now)
+        if holds.current is not None and holds.settle(self._watching_players()):
+            return self._release(now, time_up=False)
+        return []
+
+    def _watching_players(self) -> list[int]:
+        """The seats a hold waits for: players' seats in the round with an event stream open."""
+        assert self.match is not None
+        game = self.match.game
+        return [seat.index for seat in self.seats
+                if seat.is_player and seat.shown_connected and game.in_play[seat.index]]
+
+    def _release(self, now: int, *, time_up: bool) -> list[LogEntry]:
+        """End the hold: the held turn's clock starts now, and RoundReleased brings every seat's options."""
+        hold = self.holds.end()
+        self._after_change(now)
+        return self._append([convert.round_released(hold.round_no, time_up=time_up,
+                                                    turn_deadline_ns=self.turn_deadline_ns)], now)
+
+    def _apply_release(self, entry: journal.Release, now: int) -> list[LogEntry]:
+        """The hold's time ran out (recorded by the driver)."""
+        hold = self.holds.current
+        if hold is None or hold.round_no != entry.round:
+            return []
+        return self._release(now, time_up=True)
+
+    def _apply_scores_closed(self, entry: journal.ScoresClosed, now: int) -> list[LogEntry]:
+        """A seat closed a round's scores: the hold of the next round's first turn no longer waits for it."""
+        self.holds.close(entry.seat, entry.round)
+        produced = self._follow_hold(now)
+        self.commands[(entry.seat, entry.cid)] = CommandRecord(
+            {"close_scores": entry.round}, self._result(produced))
+        return produced
+
+    def _result(self, produced: list[LogEntry]) -> actions_pb2.CommandResult:
+        """An applied command's result: its first and the table's last event (its first is the last
+        logged when it produced none)."""
+        return actions_pb2.CommandResult(
+            event_number=produced[0].number if produced else self.last_number, last_event_number=self.last_number,
+            outcome=actions_pb2.COMMAND_OUTCOME_APPLIED)
+
+    def rounds_ended(self) -> int:
+        """How many rounds have ended: the scores a seat may have read."""
+        match = self.match
+        if match is None:
+            return 0
+        return match.round_no if match.is_awaiting_deal or match.is_over else match.round_no - 1
+
+    def close_scores(self, seat: int, command_id: str, round_no: int) -> actions_pb2.CommandResult:
+        """CloseScores: `seat`'s player read the scores of `round_no` (journalled when it may matter to a
+        hold: the last round ended, not closed before; anything else changes nothing)."""
+        check_command_id(command_id, required=True)
+        if round_no <= 0:
+            raise invalid("MISSING_FIELD", "round_number names the round whose scores were read, from 1",
+                          field="round_number")
+        previous = self.commands.get((seat, command_id))
+        if previous is not None:
+            if previous.request != {"close_scores": round_no}:
+                raise exists("COMMAND_ID_REUSED", f"command id {command_id!r} was used for a different command")
+            return previous.result
+        ended = self.rounds_ended()
+        if round_no > ended:
+            raise precondition("ROUND_NOT_OVER", f"round {round_no} has not ended (rounds ended: {ended})")
+        assert self.match is not None
+        if round_no < ended or self.holds.closed(seat) >= round_no or self.match.is_over:
+            return self._result([])  # nothing a hold waits for: changes nothing
+        self.record(journal.ScoresClosed(seat, command_id, round_no))
+        return self.commands[(seat, command_id)].result
+
+    def refuse_if_held(self) -> None:
+        """Refuse a command while a round's first turn is held (FAILED_PRECONDITION, ROUND_HELD)."""
+        hold = self.holds.current
+        if hold is not None:
+            left = max(0.0, (hold.until_ns - self.clock_ns()) / 1e9)
+            raise precondition("ROUND_HELD", f"round {hold.round_no} starts when the players have read the scores "
+                               f"of round {hold.round_no - 1}, or in {left:.1f} s at the latest (RoundReleased)")
 
     # ----------------------------------------------------------------------------- commands
 

@@ -138,6 +138,7 @@ class NetworkedLeague:
             takeover_policy=table_pb2.TAKEOVER_POLICY_FORFEIT,
         )
         clock.turn_time.FromNanoseconds(int(self.options.turn_time_s * 1e9))
+        clock.round_start_hold.FromNanoseconds(0)  # no person reads the scores between a league's rounds
         return clock
 
     async def play(self, spec: GameSpec) -> GameResult:

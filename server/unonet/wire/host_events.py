@@ -16,6 +16,7 @@ from unonet.v1 import (
     actions_pb2,
     events_pb2,
     table_pb2,
+    views_pb2,
 )
 from unonet.wire.events import event_to_pb
 from unonet.wire.refs import EventRefs, Ref
@@ -109,6 +110,25 @@ def shuffle_timed_out(round_no: int, seats: Sequence[int], *, revealing: bool) -
     return host_event(
         shuffle_timed_out=events_pb2.ShuffleTimedOut(round_number=round_no, seats=seats, revealing=revealing)
     )
+
+
+def round_held_pb(round_no: int, until_ns: int, waiting: Iterable[int]) -> views_pb2.RoundHeld:
+    """The hold of round `round_no`'s first turn (host/holds.py), as RoundHeld and SeatView.round_held say it."""
+    held = views_pb2.RoundHeld(round_number=round_no, waiting_seats=sorted(waiting))
+    held.until.FromNanoseconds(until_ns)
+    return held
+
+
+def round_held(round_no: int, until_ns: int, waiting: Iterable[int]) -> events_pb2.Event:
+    return host_event(round_held=round_held_pb(round_no, until_ns, waiting))
+
+
+def round_released(round_no: int, *, time_up: bool, turn_deadline_ns: int | None) -> events_pb2.Event:
+    reason = events_pb2.ROUND_RELEASE_REASON_TIME_UP if time_up else events_pb2.ROUND_RELEASE_REASON_SCORES_CLOSED
+    released = events_pb2.RoundReleased(round_number=round_no, reason=reason)
+    if turn_deadline_ns is not None:
+        released.turn_deadline.FromNanoseconds(turn_deadline_ns)
+    return host_event(round_released=released)
 
 
 def window_opened_pb(window: Window, *, opened_ns: int, deadline_ns: int | None, allowance_ns: int,

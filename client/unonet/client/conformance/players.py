@@ -3,9 +3,11 @@
 Each `Player` holds one seat: it reads its own event stream (so every seat's copy of every event is
 observed), pings the host so its latency is measured, and answers its legal actions at random, with a
 few deliberate mistakes (`careless`) so the punishable ones are produced too: a card that does not match,
-a wrong jump-in, a false catch, chat during a silence, a late reaction. An `idle` seat watches and never
-acts (its clock runs out), a `leaver` leaves the running match. Every message received is handed to the
-shared `FieldCoverage`; every refusal's ErrorDetail reason is recorded there as well.
+a wrong jump-in, a false catch, chat during a silence, a late reaction. Each says it read a round's
+scores (CloseScores): at once, or, careless, only once the host holds the next round for it. An `idle`
+seat watches and never acts (its clock runs out), a `leaver` leaves the running match. Every message
+received is handed to the shared `FieldCoverage`; every refusal's ErrorDetail reason is recorded there
+as well.
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ class Player:
     _received_at: float = 0.0
     _breaks: int = 0
     _silenced_by: int | None = None  # the seat whose 2 silenced the chat (H14), until it plays again
+    _scores_read: int = 0  # the round whose scores the player has read and not said so yet (CloseScores)
 
     # ----------------------------------------------------------------------------- the stream
 
@@ -163,6 +166,10 @@ class Player:
             self.gone = True
         elif kind == "match_ended":
             self.over = True
+        elif kind == "round_ended" and not self.is_careless:
+            self._scores_read = event.round_ended.round_number  # read at once: said before the next deal
+        elif kind == "round_held" and self.seat in event.round_held.waiting_seats:
+            self._scores_read = event.round_held.round_number - 1  # a careless reader: the host waits for it
 
     async def _ping(self) -> None:
         """About every 50 ms, with the previous answer's arrival, so the host measures this seat's latency."""
@@ -206,6 +213,10 @@ class Player:
         """Answer the latest legal actions: shuffle contributions, races, the turn, and now and then a
         mistake the rules punish or refuse."""
         legal, play = self.legal, self.remote.play
+        if self._scores_read:
+            await self._send(play.CloseScores(play_service_pb2.CloseScoresRequest(
+                **self._ids(), round_number=self._scores_read)))
+            self._scores_read = 0
         if legal.commit_entropy or legal.reveal_entropy:
             await self._entropy_step(legal)
             return

@@ -25,6 +25,7 @@ from unonet.v1 import actions_pb2, cards_pb2, rules_pb2, views_pb2
 __all__ = [
     "COLOR_KEYS",
     "AddBot",
+    "CloseScores",
     "Controller",
     "Effect",
     "LeaveSeat",
@@ -61,6 +62,14 @@ class QuitApp:
 
 
 @dataclass(frozen=True, slots=True)
+class CloseScores:
+    """The player closed the scores of round `round_number`: tell the host (PlayService.CloseScores), which
+    holds the next round's first turn until the players have read them."""
+
+    round_number: int
+
+
+@dataclass(frozen=True, slots=True)
 class LeaveSeat:
     """Give the seat up (LeaveTable), then close the client."""
 
@@ -90,7 +99,8 @@ class SettingsChanged:
     """A setting of the settings overlay (or K) changed: the owner writes the config file."""
 
 
-Effect = cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot | Rematch | SaveReplay | SettingsChanged
+Effect = (cmd.Command | SendChat | QuitApp | LeaveSeat | StartMatch | AddBot | Rematch | SaveReplay | SettingsChanged
+          | CloseScores)
 
 #: The overlays a key opens, by key (`render.PANELS`); Esc or the same key closes one.
 PANEL_KEYS: Final = {"?": "help", "i": "rules", "d": "details", "h": "log", "o": "settings"}
@@ -103,7 +113,8 @@ class Prompt:
     kind: "color" (r/g/b/y names the colour of `cards`), "five_target" (a digit names whom to give
     `cards[0]`), "catch" (a digit names whom to catch; C challenges when `challenge`), "chat" (a line
     of text), "confirm_chat" (y sends `text` although the silence costs cards), "confirm_leave" (y
-    leaves), or an overlay of `PANEL_KEYS` ("help", "rules", "details", "log", "settings": Esc or its
+    leaves), "confirm_quit" (y quits, though the game stops with this client: `text` says what happens),
+    or an overlay of `PANEL_KEYS` ("help", "rules", "details", "log", "settings": Esc or its
     own key closes it, the arrows and PgUp/PgDn scroll it, any other key closes it and does what it
     does; `under` is the question it was opened over, asked again when it closes).
     """
@@ -143,6 +154,9 @@ class UiState:
     is_owner: bool = False
     #: A command is on its way to the host and not answered yet: what the screen offers may be stale.
     pending: bool = False
+    #: What quitting does to a game that ends with this client (its host runs in this process: `unonet
+    #: local`, `unonet host`): Q then asks first, in these words. Empty: Q quits at once (the seat stays).
+    quit_warning: str = ""
     #: What the status line says instead of the moment's words, when the screen's owner sets it (a
     #: replay's step and point of view).
     status: str = ""
@@ -191,7 +205,9 @@ class Controller:
         if board_is_open(self.model, self.ui) and board is not None and not board.final \
                 and key not in ("q", *PANEL_KEYS):
             self.ui.board_closed_for = board.round_number
-            return []
+            if self.ui.read_only or self.model.is_spectator or board.final:
+                return []
+            return [CloseScores(board.round_number)]
         handler = _KEYS.get(key)
         if handler is None:
             if key.isdigit() and len(key) == 1:
@@ -449,6 +465,9 @@ class Controller:
         return prompt.under if prompt is not None and prompt.kind in PANEL_KEYS.values() else prompt
 
     def _quit(self) -> list[Effect]:
+        if self.ui.quit_warning and not self.ui.read_only:
+            self.ui.prompt = Prompt("confirm_quit", text=self.ui.quit_warning)
+            return []
         return [QuitApp()]
 
     def _leave(self) -> list[Effect]:
@@ -568,6 +587,11 @@ class Controller:
                 if key == "y":
                     return [LeaveSeat()]
                 self.ui.hint = "you keep your seat"
+            case "confirm_quit":
+                self.ui.prompt = None
+                if key == "y":
+                    return [QuitApp()]
+                self.ui.hint = "you play on"
         return []
 
     def _open_panel(self, kind: str, under: Prompt | None = None) -> None:
@@ -644,6 +668,8 @@ _QUESTION_KEYS: Final = {
                      "  N           do not send it"],
     "confirm_leave": ["  Y           leave the table for good (your seat goes to a bot or is forfeited)",
                       "  N           stay"],
+    "confirm_quit": ["  Y           quit: {text}",
+                     "  N           play on"],
 }
 
 
@@ -653,7 +679,8 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
     lines = ["Keys now (Esc closes this help; a key below also does what it says):"]
     asked = ui.prompt.under if ui.prompt is not None and ui.prompt.kind in PANEL_KEYS.values() else ui.prompt
     if asked is not None and asked.kind in _QUESTION_KEYS:
-        lines += [line.format(", ".join(map(str, asked.targets))) for line in _QUESTION_KEYS[asked.kind]]
+        targets = ", ".join(map(str, asked.targets))
+        lines += [line.format(targets, text=asked.text) for line in _QUESTION_KEYS[asked.kind]]
         if asked.kind == "catch" and asked.challenge:
             lines.append("  C           challenge the Wild Draw Four instead")
         lines += ["  Esc         cancel", "  ?           this help"]
@@ -713,7 +740,8 @@ def help_lines(model: GameModel, ui: UiState) -> list[str]:
         "  O           settings: colour-blind, bell, title, pace",
         "  K           colour-blind mode (letters on cards)",
         "  ?           this help",
-        "  Q           quit the client (your seat stays yours; rejoin later)",
+        "  Q           quit (asks first: this game stops with it)" if ui.quit_warning
+        else "  Q           quit the client (your seat stays yours; rejoin later)",
         "  L           leave the table for good (asks first)",
     ]
     return lines

@@ -44,12 +44,13 @@ def log_to_file() -> None:
 
 async def play_joined(client: TableClient, *, colour_blind: bool = False, store: SeatStore | None = None,
                       address: str = "", on_stream_open: Callable[[], Awaitable[None]] | None = None,
-                      **screen_args: Any) -> None:
+                      quit_warning: str = "", **screen_args: Any) -> None:
     """Run the game screen for `client`'s seat until the player quits or leaves.
 
     With a `store`, the seat's shuffle shares are saved in it (under `address`) and read back from it,
     so a restarted client reveals what it committed to. `on_stream_open` is awaited once the seat's
-    event stream is open (to start the match then). `screen_args` go to the game screen (a test's
+    event stream is open (to start the match then). `quit_warning`: the game stops with this client
+    (an embedded host), and Q asks first in these words. `screen_args` go to the game screen (a test's
     pipe input and dummy output).
     """
 
@@ -68,7 +69,7 @@ async def play_joined(client: TableClient, *, colour_blind: bool = False, store:
 
     saved = store.entropy(address, client.table_id) if store is not None else {}
     await Session(client, colour_blind=colour_blind, on_leave=forget, on_stream_open=on_stream_open,
-                  entropy=saved, keep_entropy=keep, on_seat=seated, **screen_args).run()
+                  entropy=saved, keep_entropy=keep, on_seat=seated, quit_warning=quit_warning, **screen_args).run()
 
 
 async def play_table(
@@ -124,16 +125,17 @@ async def _take_place(client: TableClient, store: SeatStore, address: str, table
 
 async def play_token(address: str, table_id: str, token: str, seat: int | None, *, tls: bool = False,
                      colour_blind: bool = False, notice: str = "", owner_token: str = "",
-                     **session_args: Any) -> None:
+                     quit_warning: str = "", **session_args: Any) -> None:
     """Play a seat whose token the caller already holds (a host that seated its user, `unonet host`).
 
     `notice` is shown in the middle of the table until the match starts (the address friends dial);
-    `owner_token` lets the screen start the match early and add bots.
+    `owner_token` lets the screen start the match early and add bots; `quit_warning`: the host stops
+    with this client, and Q asks first in these words.
     """
     async with await TableClient.connect(address, tls=tls) as client:
         client.attach(table_id, token, seat)
         client.owner_token = owner_token
-        session = Session(client, colour_blind=colour_blind, **session_args)
+        session = Session(client, colour_blind=colour_blind, quit_warning=quit_warning, **session_args)
         session.model.invite = notice
         await session.run()
 

@@ -162,12 +162,15 @@ def render_status(model: GameModel, ui: UiState, now: float) -> StyleAndTextTupl
     if ui.status:  # the screen's owner says what the line is for (a replay's step)
         return [("class:you", " " + ui.status)]
     prompt = ui.prompt.under if ui.prompt is not None and ui.prompt.kind in PANELS else ui.prompt
-    if model.connection != ConnectionState.CONNECTED and (prompt is None or prompt.kind != "chat"):
+    asks = prompt is not None and prompt.kind in ("chat", "confirm_quit")  # typing, or about to quit: shown
+    if model.connection != ConnectionState.CONNECTED and not asks:
         return [("class:alert", " " + _moment(model, ui, now))]  # what the link's state allows comes first
     if prompt is not None:
         text = _QUESTIONS.get(prompt.kind, "")
         if prompt.kind == "five_target":
             text = "give it to which seat? " + _seats(model, prompt.targets) + " (Esc cancels)"
+        elif prompt.kind == "confirm_quit":
+            text = f"quit? {prompt.text} y/n"
         elif prompt.kind == "catch":
             text = "catch which seat? " + _seats(model, prompt.targets) + (" — or C to challenge" if prompt.challenge
                                                                             else "")

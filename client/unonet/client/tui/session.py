@@ -56,6 +56,7 @@ from unonet.client.table_client import TableClient
 from unonet.client.tui import rematch
 from unonet.client.tui.controller import (
     AddBot,
+    CloseScores,
     Effect,
     LeaveSeat,
     QuitApp,
@@ -132,6 +133,8 @@ class Session:
         ping_interval: seconds between pings (and table fetches).
         entropy: the seat's shuffle shares saved by an earlier run, by round number.
         keep_entropy: called with (round, share) before a share's commitment is sent, to save it.
+        quit_warning: what quitting does to a game that stops with this client (its host runs in this
+            process): Q asks first, in these words (`UiState.quit_warning`); empty, Q quits at once.
         settings: the player's settings (bell, title, pace, colour-blind) to start the screen with.
         on_settings: called with the screen's state when a setting changed there (to write the config).
         on_seat: called with (table id, token, seat, owner token) when a rematch seated this player at
@@ -152,6 +155,7 @@ class Session:
         max_backoff: float = 5.0,
         entropy: dict[int, bytes] | None = None,
         keep_entropy: Callable[[int, bytes], None] | None = None,
+        quit_warning: str = "",
         settings: UiState | None = None,
         on_settings: Callable[[UiState], None] | None = None,
         on_seat: Callable[[str, str, int | None, str], None] | None = None,
@@ -170,6 +174,7 @@ class Session:
         self.max_backoff = max_backoff
         self.verifier: Verifier | None = Verifier(client.table_id, client.seat)
         self.screen.ui.is_owner = bool(client.owner_token)
+        self.screen.ui.quit_warning = quit_warning
         if settings is not None:
             ui = self.screen.ui
             ui.colour_blind, ui.bell, ui.title, ui.pace = settings.colour_blind, settings.bell, settings.title, \
@@ -268,6 +273,8 @@ class Session:
                 self._say("replay saved: `unonet replay FILE` opens it (the path is above)")
             elif isinstance(effect, Rematch):
                 await self._rematch()
+            elif isinstance(effect, CloseScores):
+                await self._close_scores(effect.round_number)
             else:
                 shown = not isinstance(effect, (cmd.CommitEntropy, cmd.RevealEntropy))  # the player's own
                 self._in_flight += shown
@@ -285,6 +292,14 @@ class Session:
             log.exception("command %r failed", effect)
             self._say(f"that did not work: {error}")
         self.screen.invalidate()
+
+    async def _close_scores(self, round_number: int) -> None:
+        """Tell the host the player read the round's scores; a host without the call (or one that refuses
+        it) holds the next round for its own time instead, so nothing is said on screen."""
+        try:
+            await self.client.close_scores(round_number)
+        except UnonetError as error:
+            log.info("CloseScores for round %d: %s", round_number, error)
 
     async def _best_bot_kind(self) -> str:
         """The strongest bot kind the host lists (asked once), for the bots the owner seats; at a
