@@ -51,6 +51,8 @@ class PlayedOnce:
     template: Path  # a copy of the database as the match left it: tests that change a database copy this
 
     def database(self, directory: Path) -> Path:
+        """A copy of the template, with its sent marks (a database copied without them is quarantined)."""
+        shutil.copy(f"{self.template}.sent", directory / "unonet.db.sent")
         return Path(shutil.copy(self.template, directory / "unonet.db"))
 
 
@@ -62,8 +64,10 @@ def played_once(tmp_path_factory) -> Iterator[PlayedOnce]:
     store = SqliteStore(directory / "played.db", group_commit=False)
     table = _played(store, 10**9)
     template = directory / "template.db"
-    with sqlite3.connect(directory / "played.db") as source, sqlite3.connect(template) as target:
-        source.backup(target)
+    for suffix in ("", ".sent"):  # the database, then its sent marks (docs/hosting.md, "Backups")
+        with sqlite3.connect(f"{directory / 'played.db'}{suffix}") as source, \
+                sqlite3.connect(f"{template}{suffix}") as target:
+            source.backup(target)
     try:
         yield PlayedOnce(table, store, _renderings(table), template)
     finally:
