@@ -268,7 +268,7 @@ async def test_a_database_copied_without_its_sent_marks_is_quarantined_not_silen
         remove_wal(copy)
     without_marks(copy)
     if marks != "missing":
-        other, _, _ = await write_table(tmp_path / "other.db")
+        await write_table(tmp_path / "other.db")
         shutil.copyfile(tmp_path / "other.db.sent", f"{copy}.sent")
     copied_log = tmp_path / "copied.log"
     for _ in range(2):  # and again after a restart
