@@ -26,6 +26,24 @@ def varint(value: int) -> bytes:
     return bytes(out)
 
 
+def read_varint(data: bytes, position: int) -> tuple[int, int]:
+    """The varint at `position` of `data`, and the position after it.
+
+    Raises:
+        ValueError: the bytes end inside the varint.
+    """
+    value = shift = 0
+    while True:
+        if position >= len(data):
+            raise ValueError("the bytes end inside a varint")
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, position
+        shift += 7
+
+
 def length_delimited(tag: bytes, payload: bytes) -> bytes:
     """One length-delimited protobuf field (a message or bytes) with its tag, ready to concatenate."""
     return tag + varint(len(payload)) + payload

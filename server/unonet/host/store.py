@@ -9,6 +9,7 @@ with SIGKILL loses nothing it acknowledged and applies nothing twice (command id
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import json
 import logging
@@ -17,6 +18,7 @@ import queue
 import secrets
 import sqlite3
 import threading
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from typing import Any, Protocol
 import grpc
 
 from unonet.host.errors import HostError
-from unonet.host.framing import events_blob
+from unonet.host.framing import EVENTS_FIELD, events_blob, read_varint, varint
 from unonet.host.loghead import ChainHead, genesis, link
 from unonet.v1 import watch_service_pb2
 
@@ -62,6 +64,13 @@ CREATE TABLE IF NOT EXISTS journal (
     time_ns  INTEGER NOT NULL,
     entry    TEXT NOT NULL,
     public   BLOB,  -- the input's events as spectators see them: a serialized WatchEventsResponse
+    through  INTEGER,  -- with events: the number of the input's last event (they are consecutive)
+    -- With its events' renderings (eventlog.py: each event as its streams send it): the seats' own
+    -- renderings where they differ from the public one in `public` (_seat_renderings' format; empty if
+    -- none). NULL: no renderings here (no events, a row from before, or renderings dropped, which the
+    -- `renderings` table below then holds). One row per input, so a group commit touches one page of a
+    -- table's rows, not one per event and seat.
+    renderings BLOB,
     PRIMARY KEY (table_id, seq)
 );
 -- Where databases written before `journal.public` keep their public events; read, no longer written.
@@ -71,10 +80,11 @@ CREATE TABLE IF NOT EXISTS events (
     public   BLOB NOT NULL,
     PRIMARY KEY (table_id, number)
 );
--- Each event as its streams send it, so that only a window of recent events stays in memory
--- (eventlog.py): viewer -1 is the public rendering (spectators, and any seat with no row of its own),
--- viewer 0, 1, ... a seat's own where it differs (its hidden cards, its legal actions). Written in the
--- group commit of the input that produced the event.
+-- Each event as its streams send it, one row per event and viewer: viewer -1 is the public rendering
+-- (spectators, and any seat with no row of its own), viewer 0, 1, ... a seat's own where it differs (its
+-- hidden cards, its legal actions). Where the renderings of a database from before `journal.renderings`
+-- are, and those a restore stores again (rendered anew from a replay: `add_renderings`); a row here
+-- stands over the journal's for its number.
 CREATE TABLE IF NOT EXISTS renderings (
     table_id TEXT NOT NULL,
     number   INTEGER NOT NULL,
@@ -370,14 +380,13 @@ class _Group:
     """The rows of one group commit, and who hears when they are durable: one future per `durable`
     caller (cancelling one cancels nobody else's wait) and the `when_durable` callbacks."""
 
-    __slots__ = ("archived", "callbacks", "commands", "error", "journal", "renderings", "sent", "settled",
-                 "tables", "waiters")
+    __slots__ = ("archived", "callbacks", "commands", "error", "journal", "sent", "settled", "tables", "waiters")
 
     def __init__(self) -> None:
         self.tables: list[tuple[str, str, int]] = []
-        # An input's public events ride in its journal row: one row per input.
-        self.journal: list[tuple[str, int, int, str, bytes | None]] = []
-        self.renderings: list[tuple[str, int, int, bytes]] = []
+        # An input's public events and its seats' own renderings ride in its journal row: one row per input
+        # (table id, seq, time, entry, public, through, seats' renderings).
+        self.journal: list[tuple[str, int, int, str, bytes | None, int | None, bytes | None]] = []
         self.commands: list[tuple[str, int, str, str, bytes]] = []
         self.archived: dict[str, tuple[int, bytes]] = {}
         self.sent: dict[str, ChainHead | tuple[int, None]] = {}  # each table's mark after the group
@@ -439,8 +448,10 @@ class SqliteStore:
         self._db.executescript(MARKS_SCHEMA)
         if "head" not in {row[1] for row in self._db.execute("PRAGMA marks.table_info(sent)")}:  # marks from before
             self._db.execute("ALTER TABLE marks.sent ADD COLUMN head BLOB")
-        if "public" not in {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}:  # before journal.public
-            self._db.execute("ALTER TABLE journal ADD COLUMN public BLOB")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
+        for column, kind in (("public", "BLOB"), ("through", "INTEGER"), ("renderings", "BLOB")):
+            if column not in columns:  # a database from before the column
+                self._db.execute(f"ALTER TABLE journal ADD COLUMN {column} {kind}")
         self._lost_marks = self._bind_marks(had_marks_file=had_marks_file, accept=accept_lost_marks)
         # A file's readers get a connection of their own: WAL lets them read while the writer commits.
         # A database in memory is one connection's alone, and commits on the loop (no thread).
@@ -460,6 +471,9 @@ class SqliteStore:
         self._in_flight: _Group | None = None  # the group whose COMMIT the helper thread is running
         self._heads: dict[str, ChainHead] = {}  # each table's log head as far as it is journalled (loghead.py)
         self._last_seq: dict[str, int] = {}  # each table's last journal entry, held or written
+        # Each table's journal rows that hold renderings, as (their `through`, their seq) in two arrays:
+        # where `renderings` finds an event's row (by bisection) without an index on disk.
+        self._rendered: dict[str, tuple[array[int], array[int]]] = {}
 
     def _connect(self, marks_path: str) -> sqlite3.Connection:
         """A connection to the database in WAL mode, with its sent marks' file attached as `marks`."""
@@ -560,12 +574,18 @@ class SqliteStore:
         last = self._last_seq.get(table_id, 0)
         if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
             raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
-        public = events_blob(blob for _, blob in events) if events else None
         held = self._held
-        held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), public))
-        held.renderings += [(table_id, number, viewer, wire) for number, viewer, wire in renderings]
         if events:
+            through = events[-1][0]
+            held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry),
+                                 events_blob(blob for _, blob in events), through,
+                                 _seat_renderings(through, renderings)))
+            throughs, seqs = self._rendered_rows(table_id)
+            throughs.append(through)
+            seqs.append(entry.seq)
             held.sent[table_id] = self._link(table_id, events)
+        else:
+            held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), None, None, None))
         self._last_seq[table_id] = entry.seq
         if not self._join_group():
             self._commit()
@@ -604,17 +624,47 @@ class SqliteStore:
         return [self._held] if self._in_flight is None else [self._in_flight, self._held]
 
     def renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
+        found = self._journal_renderings(table_id, first, last, viewer)
         with self._open(self._read_lock):
             rows = self._reader.execute(
                 "SELECT number, viewer, event FROM renderings WHERE table_id = ? AND number BETWEEN ? AND ?"
                 " AND viewer IN (?, ?) ORDER BY number, viewer", (table_id, first, last, PUBLIC_VIEWER, viewer),
             ).fetchall()
-        pending = [row[1:] for group in self._groups() for row in group.renderings
-                   if row[0] == table_id and first <= row[1] <= last and row[2] in (PUBLIC_VIEWER, viewer)]
+        stored: dict[int, bytes] = {}
+        for number, row_viewer, wire in rows:
+            if row_viewer == viewer or number not in stored:  # the viewer's own row over the public one
+                stored[number] = bytes(wire)
+        found.update(stored)  # a row of the renderings table stands over the journal's
+        return found
+
+    def _journal_renderings(self, table_id: str, first: int, last: int, viewer: int) -> dict[int, bytes]:
+        """The events `first` to `last` as `viewer` receives them, from the journal rows that hold their
+        renderings (committed, or held in a group)."""
+        throughs, seqs = self._rendered_rows(table_id)
+        if not throughs or throughs[-1] < first:
+            return {}
+        low = bisect.bisect_left(throughs, first)  # the row holding `first`, or the first one after it
+        high = min(bisect.bisect_left(throughs, last), len(throughs) - 1)  # the row holding `last`
+        with self._open(self._read_lock):
+            rows = self._reader.execute(
+                "SELECT seq, through, public, renderings FROM journal WHERE table_id = ? AND seq BETWEEN ? AND ?"
+                " AND renderings IS NOT NULL", (table_id, seqs[low], seqs[high])).fetchall()
+        by_seq = {int(seq): (int(through), bytes(public), bytes(seats)) for seq, through, public, seats in rows}
+        for group in self._groups():  # not committed yet
+            for held_table, seq, _, _, public, through, seats in group.journal:
+                if held_table == table_id and seats is not None and seqs[low] <= seq <= seqs[high]:
+                    assert public is not None and through is not None  # a row with renderings has events
+                    by_seq[seq] = (through, public, seats)
         found: dict[int, bytes] = {}
-        for number, row_viewer, wire in [*rows, *pending]:
-            if row_viewer == viewer or number not in found:  # the viewer's own row over the public one
-                found[number] = bytes(wire)
+        for through, public, seats in by_seq.values():
+            events = _framed_events(public)
+            for number, wire in enumerate(events, start=through - len(events) + 1):
+                if first <= number <= last:
+                    found[number] = wire
+            if viewer != PUBLIC_VIEWER:
+                for number, row_viewer, wire in _read_seat_renderings(through, seats):
+                    if row_viewer == viewer and first <= number <= last:
+                        found[number] = wire
         return found
 
     def rendered_through(self, table_id: str) -> int:
@@ -622,8 +672,27 @@ class SqliteStore:
             row = self._reader.execute(
                 "SELECT MAX(number) FROM renderings WHERE table_id = ? AND viewer = ?", (table_id, PUBLIC_VIEWER)
             ).fetchone()
-        pending = [row[1] for group in self._groups() for row in group.renderings if row[0] == table_id]
-        return max([int(row[0] or 0), *pending])
+        throughs, _ = self._rendered_rows(table_id)
+        return max(int(row[0] or 0), throughs[-1] if throughs else 0)
+
+    def _rendered_rows(self, table_id: str) -> tuple[array[int], array[int]]:
+        """The table's journal rows that hold renderings (`_rendered`), read from the journal the first
+        time they are asked for (a table this store has not loaded)."""
+        rows = self._rendered.get(table_id)
+        if rows is None:
+            with self._open(self._read_lock):
+                stored = self._reader.execute("SELECT seq, through FROM journal WHERE table_id = ? AND renderings"
+                                              " IS NOT NULL ORDER BY seq", (table_id,)).fetchall()
+            rows = self._rendered[table_id] = self._with_held(table_id, [(int(seq), int(through))
+                                                                         for seq, through in stored])
+        return rows
+
+    def _with_held(self, table_id: str, stored: list[tuple[int, int]]) -> tuple[array[int], array[int]]:
+        """`_rendered`'s arrays from the committed rows (seq, through), with those held after them."""
+        last = stored[-1][0] if stored else 0
+        rows = stored + [(row[1], row[5]) for group in self._groups() for row in group.journal
+                         if row[0] == table_id and row[5] is not None and row[6] is not None and row[1] > last]
+        return array("q", [through for _, through in rows]), array("q", [seq for seq, _ in rows])
 
     def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
         self._held.commands.append((table_id, seat, command_id, request, result))
@@ -652,8 +721,32 @@ class SqliteStore:
         yield from dict.fromkeys([*((int(seat), str(cid)) for seat, cid in rows), *pending])
 
     def drop_renderings(self, table_id: str, after: int) -> None:
+        """Also the journal rows' renderings of those events: a row that holds events on both sides of
+        `after` leaves the renderings table the ones up to it."""
+        throughs, seqs = self._rendered_rows(table_id)
+        cut = bisect.bisect_right(throughs, after)  # the rows from here on hold later events
+        kept = [row for row in self._row_renderings(table_id, seqs[cut]) if row[0] <= after] if cut < len(seqs) else []
         with self._open(self._write_lock), _transaction(self._db):
             self._db.execute("DELETE FROM renderings WHERE table_id = ? AND number > ?", (table_id, after))
+            if cut < len(seqs):
+                self._db.executemany("INSERT OR IGNORE INTO renderings (table_id, number, viewer, event)"
+                                     " VALUES (?, ?, ?, ?)", [(table_id, *row) for row in kept])
+                self._db.execute("UPDATE journal SET renderings = NULL WHERE table_id = ? AND seq >= ?",
+                                 (table_id, seqs[cut]))
+        del throughs[cut:], seqs[cut:]
+
+    def _row_renderings(self, table_id: str, seq: int) -> list[Rendering]:
+        """Every rendering a committed journal row holds: its public events and the seats' own."""
+        with self._open(self._read_lock):
+            row = self._reader.execute("SELECT through, public, renderings FROM journal WHERE table_id = ? AND seq = ?"
+                                       " AND renderings IS NOT NULL", (table_id, seq)).fetchone()
+        if row is None:
+            return []
+        through, public, seats = int(row[0]), bytes(row[1]), bytes(row[2])
+        events = _framed_events(public)
+        rows: list[Rendering] = [(number, PUBLIC_VIEWER, wire)
+                                 for number, wire in enumerate(events, start=through - len(events) + 1)]
+        return rows + list(_read_seat_renderings(through, seats))
 
     def add_renderings(self, table_id: str, rows: Sequence[Rendering]) -> None:
         with self._open(self._write_lock), _transaction(self._db):
@@ -749,10 +842,8 @@ class SqliteStore:
         try:
             if group.tables:
                 db.executemany("INSERT INTO tables (table_id, record, created_ns) VALUES (?, ?, ?)", group.tables)
-            db.executemany("INSERT INTO journal (table_id, seq, time_ns, entry, public) VALUES (?, ?, ?, ?, ?)",
-                           group.journal)
-            db.executemany("INSERT OR REPLACE INTO renderings (table_id, number, viewer, event) VALUES (?, ?, ?, ?)",
-                           group.renderings)
+            db.executemany("INSERT INTO journal (table_id, seq, time_ns, entry, public, through, renderings)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?)", group.journal)
             if group.commands:
                 db.executemany("INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
                                " VALUES (?, ?, ?, ?, ?)", group.commands)
@@ -858,14 +949,17 @@ class SqliteStore:
         try:
             with self._open(self._read_lock):
                 journal = self._reader.execute(
-                    "SELECT seq, time_ns, entry FROM journal WHERE table_id = ? ORDER BY seq", (table_id,)
+                    "SELECT seq, time_ns, entry, through, renderings IS NOT NULL FROM journal WHERE table_id = ?"
+                    " ORDER BY seq", (table_id,)
                 ).fetchall()
         except sqlite3.DatabaseError as error:
             return StoredTable(table_id, settings, created_ns, [], damage=f"SQLite cannot read its journal: {error}")
         if journal:
             self._last_seq[table_id] = max(self._last_seq.get(table_id, 0), journal[-1][0])
+        self._rendered[table_id] = self._with_held(
+            table_id, [(int(seq), int(through)) for seq, _, _, through, has_renderings in journal if has_renderings])
         entries = []
-        for seq, time_ns, entry in journal:
+        for seq, time_ns, entry, _, _ in journal:
             try:
                 entries.append(JournalEntry(seq, time_ns, json.loads(entry)))
             except (ValueError, TypeError) as error:
@@ -931,6 +1025,38 @@ class SqliteStore:
                 with self._read_lock:
                     self._reader.close()
             self._db.close()
+
+
+def _seat_renderings(through: int, renderings: Sequence[Rendering]) -> bytes:
+    """The seats' own renderings of an input's events (those of `renderings` whose viewer is a seat), as
+    `journal.renderings` keeps them: per rendering, varints `through - number`, `viewer` and the length,
+    then the serialized event."""
+    return b"".join(varint(through - number) + varint(viewer) + varint(len(wire)) + wire
+                    for number, viewer, wire in renderings if viewer != PUBLIC_VIEWER)
+
+
+def _read_seat_renderings(through: int, blob: bytes) -> Iterator[Rendering]:
+    """`_seat_renderings` read back: (number, viewer, event)."""
+    position = 0
+    while position < len(blob):
+        back, position = read_varint(blob, position)
+        viewer, position = read_varint(blob, position)
+        size, position = read_varint(blob, position)
+        yield through - back, viewer, blob[position:position + size]
+        position += size
+
+
+def _framed_events(blob: bytes) -> list[bytes]:
+    """The serialized events of a WatchEventsResponse of `events` fields only (`events_blob`'s)."""
+    events = []
+    position = 0
+    while position < len(blob):
+        if blob[position:position + 1] != EVENTS_FIELD:
+            raise ValueError(f"not an events field at byte {position} of a journal's public events")
+        size, position = read_varint(blob, position + 1)
+        events.append(blob[position:position + size])
+        position += size
+    return events
 
 
 def _one(cursor: sqlite3.Cursor) -> Any:
