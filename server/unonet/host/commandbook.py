@@ -2,8 +2,8 @@
 
 The protocol's retry contract (docs/protocol.md, "Command ids") has no window: a command resent with
 its id, however late, gets its first result and is never applied twice, and an id reused for another
-request is refused. So every record is kept, in the store (`Store.add_command`, written in the group
-commit of the input that made it, so a record exists exactly when its input was journalled), and only
+request is refused. So every record is kept, in the store (`Store.add_command`, written in the journal
+row of the input that made it, so a record exists exactly when its input was journalled), and only
 the latest `RECENT_COMMANDS` of a table stay in memory: a retry comes within seconds, and an older id
 costs one primary-key read. Before this a long match's records were most of what its memory grew by.
 Until a table's book first lets a record go (its first RECENT_COMMANDS commands, most matches' all),

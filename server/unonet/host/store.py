@@ -71,6 +71,9 @@ CREATE TABLE IF NOT EXISTS journal (
     -- `renderings` table below then holds). One row per input, so a group commit touches one page of a
     -- table's rows, not one per event and seat.
     renderings BLOB,
+    -- The command records the input made (commandbook.py: each command id's first result; a ruling
+    -- makes one per answer), in _command_records' format; NULL if none.
+    commands BLOB,
     PRIMARY KEY (table_id, seq)
 );
 -- Where databases written before `journal.public` keep their public events; read, no longer written.
@@ -93,7 +96,8 @@ CREATE TABLE IF NOT EXISTS renderings (
     PRIMARY KEY (table_id, number, viewer)
 ) WITHOUT ROWID;
 -- Each command id's first result (commandbook.py), so a retry however late gets it without every
--- record staying in memory: written in the group commit of the input that made it.
+-- record staying in memory. Where a database from before `journal.commands` keeps them, and the ones a
+-- restore stores again (rebuilt by a replay: `add_commands`).
 CREATE TABLE IF NOT EXISTS commands (
     table_id   TEXT NOT NULL,
     seat       INTEGER NOT NULL,
@@ -384,10 +388,10 @@ class _Group:
 
     def __init__(self) -> None:
         self.tables: list[tuple[str, str, int]] = []
-        # An input's public events and its seats' own renderings ride in its journal row: one row per input
-        # (table id, seq, time, entry, public, through, seats' renderings).
-        self.journal: list[tuple[str, int, int, str, bytes | None, int | None, bytes | None]] = []
-        self.commands: list[tuple[str, int, str, str, bytes]] = []
+        # An input's public events, its seats' own renderings and its command records ride in its journal
+        # row: one row per input (table id, seq, time, entry, public, through, seats' renderings, records).
+        self.journal: list[tuple[str, int, int, str, bytes | None, int | None, bytes | None, bytes | None]] = []
+        self.commands: list[tuple[str, int, str, str, bytes]] = []  # the records in `journal`, to read them back
         self.archived: dict[str, tuple[int, bytes]] = {}
         self.sent: dict[str, ChainHead | tuple[int, None]] = {}  # each table's mark after the group
         self.waiters: list[asyncio.Future[None]] = []
@@ -449,7 +453,7 @@ class SqliteStore:
         if "head" not in {row[1] for row in self._db.execute("PRAGMA marks.table_info(sent)")}:  # marks from before
             self._db.execute("ALTER TABLE marks.sent ADD COLUMN head BLOB")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(journal)")}
-        for column, kind in (("public", "BLOB"), ("through", "INTEGER"), ("renderings", "BLOB")):
+        for column, kind in (("public", "BLOB"), ("through", "INTEGER"), ("renderings", "BLOB"), ("commands", "BLOB")):
             if column not in columns:  # a database from before the column
                 self._db.execute(f"ALTER TABLE journal ADD COLUMN {column} {kind}")
         self._lost_marks = self._bind_marks(had_marks_file=had_marks_file, accept=accept_lost_marks)
@@ -474,6 +478,13 @@ class SqliteStore:
         # Each table's journal rows that hold renderings, as (their `through`, their seq) in two arrays:
         # where `renderings` finds an event's row (by bisection) without an index on disk.
         self._rendered: dict[str, tuple[array[int], array[int]]] = {}
+        # Command records made by an input being applied, until its journal row takes them (`append`).
+        self._unattached: list[tuple[str, int, str, str, bytes]] = []
+        # Each table's command records in its journal, by `hash((seat, command id))`: the seq of the row
+        # holding it (-1: several keys with that hash, a read looks at every row). A new command id, the
+        # usual lookup, is answered without a read (`_recorded`).
+        self._recorded: dict[str, dict[int, int]] = {}
+        self._legacy_commands: dict[str, bool] = {}  # tables with records in the commands table
 
     def _connect(self, marks_path: str) -> sqlite3.Connection:
         """A connection to the database in WAL mode, with its sent marks' file attached as `marks`."""
@@ -575,17 +586,29 @@ class SqliteStore:
         if entry.seq <= last:  # refused now, as the key's UNIQUE constraint would, not with its group
             raise sqlite3.IntegrityError(f"journal entry {entry.seq} of table {table_id} is not after {last}")
         held = self._held
+        records = None
+        if self._unattached:
+            mine = [record for record in self._unattached if record[0] == table_id]
+            if mine:
+                self._unattached = [record for record in self._unattached if record[0] != table_id]
+                held.commands += mine
+                records = _command_records(mine)
+                recorded = self._recorded_keys(table_id)
+                for _, seat, command_id, _, _ in mine:
+                    key = hash((seat, command_id))
+                    recorded[key] = entry.seq if recorded.get(key, entry.seq) == entry.seq else -1
         if events:
             through = events[-1][0]
             held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry),
                                  events_blob(blob for _, blob in events), through,
-                                 _seat_renderings(through, renderings)))
+                                 _seat_renderings(through, renderings), records))
             throughs, seqs = self._rendered_rows(table_id)
             throughs.append(through)
             seqs.append(entry.seq)
             held.sent[table_id] = self._link(table_id, events)
         else:
-            held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), None, None, None))
+            held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), None, None, None,
+                                 records))
         self._last_seq[table_id] = entry.seq
         if not self._join_group():
             self._commit()
@@ -651,7 +674,7 @@ class SqliteStore:
                 " AND renderings IS NOT NULL", (table_id, seqs[low], seqs[high])).fetchall()
         by_seq = {int(seq): (int(through), bytes(public), bytes(seats)) for seq, through, public, seats in rows}
         for group in self._groups():  # not committed yet
-            for held_table, seq, _, _, public, through, seats in group.journal:
+            for held_table, seq, _, _, public, through, seats, _ in group.journal:
                 if held_table == table_id and seats is not None and seqs[low] <= seq <= seqs[high]:
                     assert public is not None and through is not None  # a row with renderings has events
                     by_seq[seq] = (through, public, seats)
@@ -695,19 +718,38 @@ class SqliteStore:
         return array("q", [through for _, through in rows]), array("q", [seq for seq, _ in rows])
 
     def add_command(self, table_id: str, seat: int, command_id: str, request: str, result: bytes) -> None:
-        self._held.commands.append((table_id, seat, command_id, request, result))
+        self._unattached.append((table_id, seat, command_id, request, result))
 
     def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
-        with self._open(self._write_lock), _transaction(self._db):
-            self._db.executemany("INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
-                                 " VALUES (?, ?, ?, ?, ?)", [(table_id, *row) for row in rows])
+        """Only those the journal does not hold already (by their key's hash: another key with the same
+        hash, a chance of one in 2**64 a pair, would leave that record to the journal's)."""
+        recorded = self._recorded_keys(table_id)
+        missing = [(table_id, *row) for row in rows if hash((row[0], row[1])) not in recorded]
+        if missing:
+            with self._open(self._write_lock), _transaction(self._db):
+                self._db.executemany("INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
+                                     " VALUES (?, ?, ?, ?, ?)", missing)
+            self._legacy_commands[table_id] = True
 
     def command(self, table_id: str, seat: int, command_id: str) -> tuple[str, bytes] | None:
-        for group in reversed(self._groups()):
-            pending = next((row[3:] for row in reversed(group.commands)
+        for records in (self._unattached, *(group.commands for group in reversed(self._groups()))):
+            pending = next((row[3:] for row in reversed(records)
                             if row[0] == table_id and row[1] == seat and row[2] == command_id), None)
             if pending is not None:
                 return pending
+        seq = self._recorded_keys(table_id).get(hash((seat, command_id)))
+        if seq is not None:
+            with self._open(self._read_lock):
+                rows = self._reader.execute(
+                    "SELECT commands FROM journal WHERE table_id = ? AND commands IS NOT NULL" + (
+                        " AND seq = ?" if seq >= 0 else ""), (table_id, seq) if seq >= 0 else (table_id,)).fetchall()
+            for (blob,) in rows:
+                found = next((record[2:] for record in _read_command_records(bytes(blob))
+                              if record[0] == seat and record[1] == command_id), None)
+                if found is not None:
+                    return found
+        if not self._has_legacy_commands(table_id):
+            return None
         with self._open(self._read_lock):
             row = self._reader.execute("SELECT request, result FROM commands WHERE table_id = ? AND seat = ?"
                                        " AND command_id = ?", (table_id, seat, command_id)).fetchone()
@@ -717,8 +759,38 @@ class SqliteStore:
         with self._open(self._read_lock):
             rows = self._reader.execute("SELECT seat, command_id FROM commands WHERE table_id = ?",
                                         (table_id,)).fetchall()
-        pending = [(row[1], row[2]) for group in self._groups() for row in group.commands if row[0] == table_id]
-        yield from dict.fromkeys([*((int(seat), str(cid)) for seat, cid in rows), *pending])
+            blobs = self._reader.execute("SELECT commands FROM journal WHERE table_id = ? AND commands IS NOT NULL"
+                                         " ORDER BY seq", (table_id,)).fetchall()
+        journalled = [record[:2] for (blob,) in blobs for record in _read_command_records(bytes(blob))]
+        pending = [(row[1], row[2]) for records in (*(group.commands for group in self._groups()), self._unattached)
+                   for row in records if row[0] == table_id]
+        yield from dict.fromkeys([*((int(seat), str(cid)) for seat, cid in rows), *journalled, *pending])
+
+    def _recorded_keys(self, table_id: str) -> dict[int, int]:
+        """The table's `_recorded`, read from its journal the first time it is asked for."""
+        recorded = self._recorded.get(table_id)
+        if recorded is None:
+            with self._open(self._read_lock):
+                rows = self._reader.execute("SELECT seq, commands FROM journal WHERE table_id = ? AND commands"
+                                            " IS NOT NULL ORDER BY seq", (table_id,)).fetchall()
+            recorded = self._recorded[table_id] = {}
+            held = [(row[1], row[7]) for group in self._groups() for row in group.journal
+                    if row[0] == table_id and row[7] is not None]
+            for seq, blob in [*((int(seq), bytes(blob)) for seq, blob in rows), *held]:
+                for seat, command_id, _, _ in _read_command_records(blob):
+                    key = hash((seat, command_id))
+                    recorded[key] = seq if recorded.get(key, seq) == seq else -1
+        return recorded
+
+    def _has_legacy_commands(self, table_id: str) -> bool:
+        """Whether the commands table holds records of the table (a database from before, or a restore's)."""
+        legacy = self._legacy_commands.get(table_id)
+        if legacy is None:
+            with self._open(self._read_lock):
+                legacy = self._reader.execute("SELECT 1 FROM commands WHERE table_id = ? LIMIT 1",
+                                              (table_id,)).fetchone() is not None
+            self._legacy_commands[table_id] = legacy
+        return legacy
 
     def drop_renderings(self, table_id: str, after: int) -> None:
         """Also the journal rows' renderings of those events: a row that holds events on both sides of
@@ -842,11 +914,8 @@ class SqliteStore:
         try:
             if group.tables:
                 db.executemany("INSERT INTO tables (table_id, record, created_ns) VALUES (?, ?, ?)", group.tables)
-            db.executemany("INSERT INTO journal (table_id, seq, time_ns, entry, public, through, renderings)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?)", group.journal)
-            if group.commands:
-                db.executemany("INSERT OR IGNORE INTO commands (table_id, seat, command_id, request, result)"
-                               " VALUES (?, ?, ?, ?, ?)", group.commands)
+            db.executemany("INSERT INTO journal (table_id, seq, time_ns, entry, public, through, renderings, commands)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", group.journal)
             if group.archived:
                 db.executemany("INSERT OR REPLACE INTO archived (table_id, created_ns, info) VALUES (?, ?, ?)",
                                [(table_id, *row) for table_id, row in group.archived.items()])
@@ -873,7 +942,6 @@ class SqliteStore:
             self._last_commit = asyncio.get_running_loop().time()
         group = self._take()
         if not (group.journal or group.tables or group.archived or group.waiters or group.callbacks):
-            self._held.commands = group.commands  # records wait for the input that made them
             return
         try:
             with self._open(self._write_lock):
@@ -1044,6 +1112,30 @@ def _read_seat_renderings(through: int, blob: bytes) -> Iterator[Rendering]:
         size, position = read_varint(blob, position)
         yield through - back, viewer, blob[position:position + size]
         position += size
+
+
+def _command_records(records: Sequence[tuple[str, int, str, str, bytes]]) -> bytes:
+    """Command records (table id, seat, command id, request as JSON, serialized result) as
+    `journal.commands` keeps them: per record, varint `seat + 1` (a spectator's chat is seat -1), then the
+    command id, the request and the result, each as a varint length and its bytes."""
+    parts: list[bytes] = []
+    for _, seat, command_id, request, result in records:
+        cid, text = command_id.encode(), request.encode()
+        parts += (varint(seat + 1), varint(len(cid)), cid, varint(len(text)), text, varint(len(result)), result)
+    return b"".join(parts)
+
+
+def _read_command_records(blob: bytes) -> Iterator[tuple[int, str, str, bytes]]:
+    """`_command_records` read back: (seat, command id, request, result)."""
+    position = 0
+    while position < len(blob):
+        seat, position = read_varint(blob, position)
+        fields = []
+        for _ in range(3):
+            size, position = read_varint(blob, position)
+            fields.append(blob[position:position + size])
+            position += size
+        yield seat - 1, fields[0].decode(), fields[1].decode(), fields[2]
 
 
 def _framed_events(blob: bytes) -> list[bytes]:
