@@ -52,7 +52,8 @@ waiting for its first move; nobody plays), then VmRSS of the host process from /
 
     .venv/bin/python bench/host.py                  # full run: 100 tables flat out, a readable report
     .venv/bin/python bench/host.py --quick --json   # under ~90 s; the last line is one JSON object
-    .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run
+    .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run (--gil: the
+                                                    # thread holding the interpreter lock only)
 
 Everything binds and dials 127.0.0.1 only; every loop is bounded in count and time; every process
 this script starts is stopped at the end, on error too.
@@ -878,6 +879,8 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     if args.profile:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         mode = ["--native"] if args.native else ["--nonblocking"]  # py-spy refuses the two together
+        if args.gil:  # only the thread holding the interpreter lock: the loop's Python work, its budget
+            mode.append("--gil")
         profiler = await procs.start("py-spy", py_spy, "record", *mode, "--rate", "250", "--pid", str(host.pid),
                                      "--duration", str(int(args.warmup + args.duration)), "--format", "raw",
                                      "--output", str(tmp / "host.folded"))
@@ -1224,6 +1227,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, help="measuring window in seconds (default 20, 8 with --quick)")
     parser.add_argument("--warmup", type=float, help="seconds before the window (default 2, 1 with --quick)")
     parser.add_argument("--native", action="store_true", help="with --profile: native frames too (py-spy --native)")
+    parser.add_argument("--gil", action="store_true",
+                        help="with --profile: sample only the thread holding the GIL (py-spy --gil)")
     parser.add_argument("--profile-out", help="with --profile: keep py-spy's folded stacks in this file")
     parser.add_argument("--batch", type=int, default=64,
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")

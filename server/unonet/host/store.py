@@ -415,6 +415,12 @@ class SqliteStore:
     `group_commit=False`), and `close` commits whatever is pending. Reads use a connection of their
     own (WAL readers never wait for the writer), plus the rows held or being committed.
 
+    One row per input: an input's journal row carries its public events, its seats' own renderings and
+    the command records it made, so a group commit adds one row to one table's B-tree per input and
+    rewrites about one page per table it touches (rows keyed by table, one per event and seat, rewrote
+    several: bench/README.md's host section has the figures). Each table's rows are found by event
+    number and by command id through small maps in memory (`_rendered`, `_recorded`).
+
     The sent marks (`<database>.sent`, attached to the same connection as schema `marks`): each table's
     highest event number that may have left the host, with its log's head there (loghead.py), written in
     the group's own transaction, so they cost no commit of their own. They live in a file of their own
@@ -481,8 +487,9 @@ class SqliteStore:
         # Command records made by an input being applied, until its journal row takes them (`append`).
         self._unattached: list[tuple[str, int, str, str, bytes]] = []
         # Each table's command records in its journal, by `hash((seat, command id))`: the seq of the row
-        # holding it (-1: several keys with that hash, a read looks at every row). A new command id, the
-        # usual lookup, is answered without a read (`_recorded`).
+        # holding it (-1: several keys with that hash, a read looks at every row), so a new command id, the
+        # usual lookup, is answered without a read. Built at a table's first lookup (`_recorded_keys`):
+        # a table whose command book never let a record go (most) never asks, and holds none.
         self._recorded: dict[str, dict[int, int]] = {}
         self._legacy_commands: dict[str, bool] = {}  # tables with records in the commands table
 
@@ -593,10 +600,11 @@ class SqliteStore:
                 self._unattached = [record for record in self._unattached if record[0] != table_id]
                 held.commands += mine
                 records = _command_records(mine)
-                recorded = self._recorded_keys(table_id)
-                for _, seat, command_id, _, _ in mine:
-                    key = hash((seat, command_id))
-                    recorded[key] = entry.seq if recorded.get(key, entry.seq) == entry.seq else -1
+                recorded = self._recorded.get(table_id)
+                if recorded is not None:
+                    for _, seat, command_id, _, _ in mine:
+                        key = hash((seat, command_id))
+                        recorded[key] = entry.seq if recorded.get(key, entry.seq) == entry.seq else -1
         if events:
             through = events[-1][0]
             held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry),
@@ -723,7 +731,8 @@ class SqliteStore:
     def add_commands(self, table_id: str, rows: Sequence[tuple[int, str, str, bytes]]) -> None:
         """Only those the journal does not hold already (by their key's hash: another key with the same
         hash, a chance of one in 2**64 a pair, would leave that record to the journal's)."""
-        recorded = self._recorded_keys(table_id)
+        recorded = self._recorded.get(table_id)
+        recorded = self._journal_keys(table_id) if recorded is None else recorded  # not kept: a restore's
         missing = [(table_id, *row) for row in rows if hash((row[0], row[1])) not in recorded]
         if missing:
             with self._open(self._write_lock), _transaction(self._db):
@@ -770,16 +779,21 @@ class SqliteStore:
         """The table's `_recorded`, read from its journal the first time it is asked for."""
         recorded = self._recorded.get(table_id)
         if recorded is None:
-            with self._open(self._read_lock):
-                rows = self._reader.execute("SELECT seq, commands FROM journal WHERE table_id = ? AND commands"
-                                            " IS NOT NULL ORDER BY seq", (table_id,)).fetchall()
-            recorded = self._recorded[table_id] = {}
-            held = [(row[1], row[7]) for group in self._groups() for row in group.journal
-                    if row[0] == table_id and row[7] is not None]
-            for seq, blob in [*((int(seq), bytes(blob)) for seq, blob in rows), *held]:
-                for seat, command_id, _, _ in _read_command_records(blob):
-                    key = hash((seat, command_id))
-                    recorded[key] = seq if recorded.get(key, seq) == seq else -1
+            recorded = self._recorded[table_id] = self._journal_keys(table_id)
+        return recorded
+
+    def _journal_keys(self, table_id: str) -> dict[int, int]:
+        """`_recorded`'s mapping for the table, from its journal rows (committed and held)."""
+        with self._open(self._read_lock):
+            rows = self._reader.execute("SELECT seq, commands FROM journal WHERE table_id = ? AND commands"
+                                        " IS NOT NULL ORDER BY seq", (table_id,)).fetchall()
+        held = [(row[1], row[7]) for group in self._groups() for row in group.journal
+                if row[0] == table_id and row[7] is not None]
+        recorded: dict[int, int] = {}
+        for seq, blob in [*((int(seq), bytes(blob)) for seq, blob in rows), *held]:
+            for seat, command_id, _, _ in _read_command_records(blob):
+                key = hash((seat, command_id))
+                recorded[key] = seq if recorded.get(key, seq) == seq else -1
         return recorded
 
     def _has_legacy_commands(self, table_id: str) -> bool:
