@@ -108,6 +108,16 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def disk_written(pid: int) -> int:
+    """Bytes the process has caused to be written to storage (/proc/PID/io `write_bytes`: its SQLite
+    files, as they reach the disk), or 0 where the kernel does not count them."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith("write_bytes:"):
+                return int(line.split()[1])
+    return 0
+
+
 async def wait_for_go() -> None:
     """Block until the orchestrator writes a line on stdin (all processes start measuring together)."""
     loop = asyncio.get_running_loop()
@@ -884,12 +894,13 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
         profiler = await procs.start("py-spy", py_spy, "record", *mode, "--rate", "250", "--pid", str(host.pid),
                                      "--duration", str(int(args.warmup + args.duration)), "--format", "raw",
                                      "--output", str(tmp / "host.folded"))
-    cpu0 = cpu_s(host.pid)
+    cpu0, written0 = cpu_s(host.pid), disk_written(host.pid)
     client_cpu0 = sum(cpu_s(proc.pid) for proc in clients[:len(clients) - flood])
     go(clients)
     results = [await read_json_line(proc, f"{name}-client{i}", args.warmup + args.duration + 90, procs)
                for i, proc in enumerate(clients)]
     host_cpu = cpu_s(host.pid) - cpu0
+    host_written = disk_written(host.pid) - written0
     client_cpu = sum(r["cpu_s"] for r in results[:len(results) - flood]) - client_cpu0
     host_rss = rss_mb(host.pid)
     hotspots: list[tuple[str, float]] = []
@@ -920,6 +931,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
         "client_cpu_share": client_cpu / (args.warmup + args.duration + 0.5),
         # CPU per command does not depend on what else the machine runs, unlike the rates.
         "host_cpu_ms_per_command": host_cpu * 1e3 / max(1, sum(r["commands_all"] for r in results)),
+        "host_disk_kb_per_command": host_written / 1024 / max(1, sum(r["commands_all"] for r in results)),
         "client_cpu_ms_per_command": client_cpu * 1e3 / max(1, sum(r["commands_all"] for r in results)),
         "stream_messages_per_command": sum(r["messages"] for r in results) / max(1, commands_total),
         "stream_events_per_command": sum(r["events"] for r in results) / max(1, commands_total),
@@ -1160,6 +1172,9 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "errors": games["errors"], "host_cpu_share": round(games["host_cpu_share"], 2),
         "client_cpu_share": round(games["client_cpu_share"], 2),
         "host_cpu_ms_per_command": round((games["host_cpu_ms_per_command"] + again["host_cpu_ms_per_command"]) / 2, 3),
+        # What the journal costs the disk: bytes the host process wrote to storage, per command.
+        "host_disk_kb_per_command": round((games["host_disk_kb_per_command"] + again["host_disk_kb_per_command"]) / 2,
+                                          2),
         "client_cpu_ms_per_command": round(games["client_cpu_ms_per_command"], 3),
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
@@ -1185,6 +1200,7 @@ def report(out: dict[str, Any]) -> None:
     print(f"CPU per command    host {out['host_cpu_ms_per_command']:.3f} ms, its clients "
           f"{out['client_cpu_ms_per_command']:.3f} ms; bare relay server {out['ceiling_cpu_ms_per_command']:.3f} ms, "
           f"its clients {out['ceiling_client_cpu_ms_per_command']:.3f} ms")
+    print(f"disk per command   host {out['host_disk_kb_per_command']:.2f} KB written (its SQLite journal and marks)")
     print(f"gRPC threads       host: {out['helper_threads']}, bare server: {out['ceiling_helper_threads']} "
           f"(--helper-threads, --ceiling-helper-threads)")
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "

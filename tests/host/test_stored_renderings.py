@@ -117,3 +117,23 @@ def test_a_database_from_before_reads_its_renderings_from_the_renderings_table(t
         assert old.renderings("t", 6, 9, 0) == {6: public(6), 7: public(7), 8: public(8), 9: own(9, 0)}
     finally:
         old.close()
+
+
+async def test_an_archived_tables_maps_leave_memory_and_read_back_when_it_is_loaded(tmp_path) -> None:
+    """A host that plays game after game must not keep a map per finished game: archiving a table drops
+    the store's maps of its journal rows, and reads after it rebuild them from the journal."""
+    store = SqliteStore(tmp_path / "a.db")
+    try:
+        store.create_table("t", {}, 0)
+        append(store, 1, range(1, 4), {2: (0,)})
+        store.add_command("t", 0, "c", "{}", b"r")
+        append(store, 2, range(4, 5), {})
+        await store.durable()
+        assert store.command("t", 0, "c") == ("{}", b"r")
+        store.archive("t", 0, b"info")
+        await store.durable()
+        assert "t" not in store._rendered and "t" not in store._recorded
+        assert store.renderings("t", 1, 4, 0) == expected(0, range(1, 5))
+        assert store.command("t", 0, "c") == ("{}", b"r")
+    finally:
+        store.close()

@@ -1051,6 +1051,11 @@ class SqliteStore:
 
     def archive(self, table_id: str, created_ns: int, info: bytes) -> None:
         self._heads.pop(table_id, None)  # a table loaded back is followed again from its replay (Host._load)
+        # Its maps leave memory with it (a host that plays game after game holds only the games being
+        # played); a table loaded back reads them again.
+        self._rendered.pop(table_id, None)
+        self._recorded.pop(table_id, None)
+        self._legacy_commands.pop(table_id, None)
         if self._join_group():
             self._held.archived[table_id] = (created_ns, info)
             return
