@@ -52,7 +52,8 @@ waiting for its first move; nobody plays), then VmRSS of the host process from /
 
     .venv/bin/python bench/host.py                  # full run: 100 tables flat out, a readable report
     .venv/bin/python bench/host.py --quick --json   # under ~90 s; the last line is one JSON object
-    .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run
+    .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run (--gil: the
+                                                    # thread holding the interpreter lock only)
 
 Everything binds and dials 127.0.0.1 only; every loop is bounded in count and time; every process
 this script starts is stopped at the end, on error too.
@@ -105,6 +106,16 @@ def rss_mb(pid: int) -> float:
 def cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def disk_written(pid: int) -> int:
+    """Bytes the process has caused to be written to storage (/proc/PID/io `write_bytes`: its SQLite
+    files, as they reach the disk), or 0 where the kernel does not count them."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith("write_bytes:"):
+                return int(line.split()[1])
+    return 0
 
 
 async def wait_for_go() -> None:
@@ -878,15 +889,18 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     if args.profile:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         mode = ["--native"] if args.native else ["--nonblocking"]  # py-spy refuses the two together
+        if args.gil:  # only the thread holding the interpreter lock: the loop's Python work, its budget
+            mode.append("--gil")
         profiler = await procs.start("py-spy", py_spy, "record", *mode, "--rate", "250", "--pid", str(host.pid),
                                      "--duration", str(int(args.warmup + args.duration)), "--format", "raw",
                                      "--output", str(tmp / "host.folded"))
-    cpu0 = cpu_s(host.pid)
+    cpu0, written0 = cpu_s(host.pid), disk_written(host.pid)
     client_cpu0 = sum(cpu_s(proc.pid) for proc in clients[:len(clients) - flood])
     go(clients)
     results = [await read_json_line(proc, f"{name}-client{i}", args.warmup + args.duration + 90, procs)
                for i, proc in enumerate(clients)]
     host_cpu = cpu_s(host.pid) - cpu0
+    host_written = disk_written(host.pid) - written0
     client_cpu = sum(r["cpu_s"] for r in results[:len(results) - flood]) - client_cpu0
     host_rss = rss_mb(host.pid)
     hotspots: list[tuple[str, float]] = []
@@ -917,6 +931,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
         "client_cpu_share": client_cpu / (args.warmup + args.duration + 0.5),
         # CPU per command does not depend on what else the machine runs, unlike the rates.
         "host_cpu_ms_per_command": host_cpu * 1e3 / max(1, sum(r["commands_all"] for r in results)),
+        "host_disk_kb_per_command": host_written / 1024 / max(1, sum(r["commands_all"] for r in results)),
         "client_cpu_ms_per_command": client_cpu * 1e3 / max(1, sum(r["commands_all"] for r in results)),
         "stream_messages_per_command": sum(r["messages"] for r in results) / max(1, commands_total),
         "stream_events_per_command": sum(r["events"] for r in results) / max(1, commands_total),
@@ -1157,6 +1172,9 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "errors": games["errors"], "host_cpu_share": round(games["host_cpu_share"], 2),
         "client_cpu_share": round(games["client_cpu_share"], 2),
         "host_cpu_ms_per_command": round((games["host_cpu_ms_per_command"] + again["host_cpu_ms_per_command"]) / 2, 3),
+        # What the journal costs the disk: bytes the host process wrote to storage, per command.
+        "host_disk_kb_per_command": round((games["host_disk_kb_per_command"] + again["host_disk_kb_per_command"]) / 2,
+                                          2),
         "client_cpu_ms_per_command": round(games["client_cpu_ms_per_command"], 3),
         "stream_messages_per_command": round(games["stream_messages_per_command"], 1),
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
@@ -1182,6 +1200,7 @@ def report(out: dict[str, Any]) -> None:
     print(f"CPU per command    host {out['host_cpu_ms_per_command']:.3f} ms, its clients "
           f"{out['client_cpu_ms_per_command']:.3f} ms; bare relay server {out['ceiling_cpu_ms_per_command']:.3f} ms, "
           f"its clients {out['ceiling_client_cpu_ms_per_command']:.3f} ms")
+    print(f"disk per command   host {out['host_disk_kb_per_command']:.2f} KB written (its SQLite journal and marks)")
     print(f"gRPC threads       host: {out['helper_threads']}, bare server: {out['ceiling_helper_threads']} "
           f"(--helper-threads, --ceiling-helper-threads)")
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "
@@ -1224,6 +1243,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, help="measuring window in seconds (default 20, 8 with --quick)")
     parser.add_argument("--warmup", type=float, help="seconds before the window (default 2, 1 with --quick)")
     parser.add_argument("--native", action="store_true", help="with --profile: native frames too (py-spy --native)")
+    parser.add_argument("--gil", action="store_true",
+                        help="with --profile: sample only the thread holding the GIL (py-spy --gil)")
     parser.add_argument("--profile-out", help="with --profile: keep py-spy's folded stacks in this file")
     parser.add_argument("--batch", type=int, default=64,
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")

@@ -79,7 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
                       keep_finished_s=args.keep_finished,
                       commit_interval_s=None if args.commit_interval is None else args.commit_interval / 1e3,
                       batch_helper_threads=args.helper_threads == "batch",
-                      announce_as=_announce_name(args), limits=limits, synchronous=args.synchronous.upper()))
+                      announce_as=_announce_name(args), limits=limits, synchronous=args.synchronous.upper(),
+                      accept_lost_marks=args.accept_lost_marks))
     return 0
 
 
@@ -414,6 +415,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="what an acknowledged command survives: full (the default) fsyncs each group commit, "
                             "so also a power loss; normal survives a kill of the host but may lose the last "
                             "commits to a power loss (bench/durability.py measures the difference)")
+    serve.add_argument("--accept-lost-marks", action="store_true",
+                       help="serve the tables the host quarantined because their sent marks were lost (the "
+                            "database was copied or restored without its .sent file), knowing that their next "
+                            "events may take numbers clients already saw with other events (docs/protocol.md)")
     serve.add_argument("--check-db", action="store_true",
                        help="do not serve: replay every table stored in --db and report its state (exit 1 if "
                             "some table is damaged: a serving host quarantines it as TABLE_DAMAGED)")

@@ -70,12 +70,15 @@ def test_old_command_ids_are_read_back_from_the_store(chatted) -> None:
     _retries_get_their_first_results(table, token, results)
     assert len(list(table.commands)) == LINES  # every key, stored
     host.store.close()
+    with sqlite3.connect(db) as connection:  # in the journal rows of the inputs that made them, nowhere else
+        assert connection.execute("SELECT COUNT(*) FROM commands").fetchone() == (0,)
+        assert connection.execute("SELECT COUNT(*) FROM journal WHERE commands IS NOT NULL").fetchone() == (LINES,)
 
 
 def test_a_database_from_before_command_records_gets_them_on_restore(chatted) -> None:
     db, table_id, token, results = chatted
-    with sqlite3.connect(db) as connection:
-        connection.execute("DELETE FROM commands")
+    with sqlite3.connect(db) as connection:  # as a host before the store kept records wrote it
+        connection.execute("UPDATE journal SET commands = NULL")
     host = Host(SqliteStore(db))
     host.restore()
     _retries_get_their_first_results(host.tables[table_id], token, results)
@@ -93,3 +96,29 @@ def test_a_command_record_is_written_with_its_input_or_not_at_all(tmp_path: Path
     again = SqliteStore(tmp_path / "host.db")
     assert again.command("t", 0, "c") is None
     again.close()
+
+
+def test_records_ride_in_their_inputs_journal_rows_and_a_shared_hash_reads_every_row(tmp_path: Path) -> None:
+    """The store finds a record by its key's hash in memory (a new command id costs no read); two keys
+    sharing a hash (one chance in 2**64 a pair) mark it -1, and a lookup then reads every row."""
+    from unonet.host.store import JournalEntry
+
+    store = SqliteStore(tmp_path / "host.db", group_commit=False)
+    try:
+        for seq, (seat, command_id) in enumerate([(0, "a"), (1, "a"), (-1, "chat:spectator:a")], start=1):
+            store.add_command("t", seat, command_id, f'{{"n": {seq}}}', bytes([seq]))
+            store.append("t", JournalEntry(seq, 0, {"k": "x"}), [])
+        assert store.command("t", 1, "a") == ('{"n": 2}', b"\x02")
+        assert store.command("t", -1, "chat:spectator:a") == ('{"n": 3}', b"\x03")
+        assert store.command("t", 2, "a") is None
+        store._recorded["t"][hash((0, "a"))] = -1  # as if another key had the same hash
+        assert store.command("t", 0, "a") == ('{"n": 1}', b"\x01")
+    finally:
+        store.close()
+    again = SqliteStore(tmp_path / "host.db")  # read back from the journal by a store that never held them
+    try:
+        assert sorted(again.command_keys("t")) == [(-1, "chat:spectator:a"), (0, "a"), (1, "a")]
+        assert again.command("t", 0, "a") == ('{"n": 1}', b"\x01")
+        assert again.command("t", 0, "b") is None
+    finally:
+        again.close()

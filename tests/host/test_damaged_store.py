@@ -178,9 +178,9 @@ def remove_wal(db: Path) -> None:
     Path(f"{db}-shm").unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize("damage", [cut_last_frame, flip_a_middle_frame, remove_wal],
-                         ids=["last-frame-cut", "middle-frame-flipped", "wal-missing"])
-async def test_a_client_that_saw_events_the_store_lost_gets_data_loss(tmp_path, damage: Callable[[Path], None]) -> None:
+async def killed_mid_session(tmp_path: Path) -> tuple[Path, str, list[str], int]:
+    """A database a host was killed on (SIGKILL) with its last commits in the WAL: (the database, the
+    table id, its tokens, the last event a client saw, which was every event of the table)."""
     db, log = tmp_path / "host.db", tmp_path / "host.log"
     async with host_process(db, log) as first:  # a first session, checkpointed by a clean stop
         table_id, tokens = await new_table(first)
@@ -203,6 +203,13 @@ async def test_a_client_that_saw_events_the_store_lost_gets_data_loss(tmp_path, 
         second.process.send_signal(signal.SIGKILL)
         await asyncio.wait_for(second.process.wait(), TIMEOUT)
         stream.cancel()
+    return db, table_id, tokens, last_seen
+
+
+@pytest.mark.parametrize("damage", [cut_last_frame, flip_a_middle_frame, remove_wal],
+                         ids=["last-frame-cut", "middle-frame-flipped", "wal-missing"])
+async def test_a_client_that_saw_events_the_store_lost_gets_data_loss(tmp_path, damage: Callable[[Path], None]) -> None:
+    db, table_id, tokens, last_seen = await killed_mid_session(tmp_path)
     copy = copy_db(db, tmp_path / "damaged.db")
     damage(copy)
 
@@ -242,11 +249,63 @@ async def test_a_client_that_saw_events_the_store_lost_gets_data_loss(tmp_path, 
     assert "Traceback" not in logged
 
 
+def without_marks(db: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}.sent{suffix}").unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("wal", [True, False], ids=["with-its-wal", "wal-tail-lost"])
+@pytest.mark.parametrize("marks", ["missing", "another-database's"])
+async def test_a_database_copied_without_its_sent_marks_is_quarantined_not_silently_reused(
+        tmp_path, wal: bool, marks: str) -> None:
+    """A copy of a live host's database without its marks file (or beside another database's) cannot
+    say which events clients saw: with its WAL tail lost, serving it would give their numbers to other
+    events. The host quarantines its tables (the copy's own WAL or not: nothing tells the two apart),
+    `--check-db` reports them, and a restart still does until the marks are back or accepted lost."""
+    db, table_id, tokens, _ = await killed_mid_session(tmp_path)
+    copy = copy_db(db, tmp_path / "copied.db")
+    if not wal:
+        remove_wal(copy)
+    without_marks(copy)
+    if marks != "missing":
+        await write_table(tmp_path / "other.db")
+        shutil.copyfile(tmp_path / "other.db.sent", f"{copy}.sent")
+    copied_log = tmp_path / "copied.log"
+    for _ in range(2):  # and again after a restart
+        async with host_process(copy, copied_log) as third:
+            assert third.restored == 0
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await third.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(
+                    table_id=table_id, token=tokens[0], after_event_number=1), timeout=TIMEOUT).read()
+            assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert reason_of(caught.value) == "TABLE_DAMAGED"
+            assert "its sent marks file" in (caught.value.details() or "")
+            third.process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(third.process.wait(), TIMEOUT)
+    logged = copied_log.read_text(errors="replace")
+    assert f"table {table_id} is damaged at its sent mark: its sent marks file {copy}.sent is " in logged
+    assert ("is missing" if marks == "missing" else "is another database's") in logged
+    assert "Traceback" not in logged
+    report = check_db(copy)
+    assert report.returncode == 1
+    assert any(line.startswith(f"{table_id}  DAMAGED") and "its sent mark" in line
+               for line in report.stdout.splitlines()), report.stdout
+    # The marks restored beside it (the database's own file, as a backup keeps it): served again.
+    for suffix in (".sent", ".sent-wal", ".sent-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        if Path(f"{db}{suffix}").exists():
+            shutil.copyfile(f"{db}{suffix}", f"{copy}{suffix}")
+    async with host_process(copy, copied_log) as restored:
+        assert restored.restored == 1
+        info = await restored.lobby.GetTable(lobby_service_pb2.GetTableRequest(table_id=table_id), timeout=TIMEOUT)
+        assert info.table.table_id == table_id
+
+
 # ------------------------------------------------------------------------------------ in process
 
 
-async def _served(db: Path) -> tuple[Any, Any, grpc.aio.Channel]:
-    host = Host(SqliteStore(db))
+async def _served(db: Path, *, accept_lost_marks: bool = False) -> tuple[Any, Any, grpc.aio.Channel]:
+    host = Host(SqliteStore(db, accept_lost_marks=accept_lost_marks))
     host.restore()
     server, port, _ = await create_server("127.0.0.1:0", host=host)
     await server.start()
@@ -281,9 +340,16 @@ async def test_in_process_a_resume_beyond_a_restored_tables_end_is_events_lost(t
     with sqlite3.connect(db) as connection:  # the last input's commit, lost
         connection.execute("DELETE FROM journal WHERE table_id = ? AND seq = (SELECT MAX(seq) FROM journal "
                            "WHERE table_id = ?)", (table_id, table_id))
-    for suffix in ("", "-wal", "-shm"):  # and the sent marks with it: the host cannot know what it sent
-        Path(f"{db}.sent{suffix}").unlink(missing_ok=True)
+    without_marks(db)  # and the sent marks with it: the host cannot know what it sent
     host, server, channel = await _served(db)
+    try:  # quarantined, until the operator accepts that the marks are lost
+        assert table_id in host.damaged and table_id not in host.tables
+    finally:
+        await channel.close()
+        await host.stop()
+        await server.stop(grace=None)
+        host.store.close()
+    host, server, channel = await _served(db, accept_lost_marks=True)
     try:
         end = host.tables[table_id].last_number
         assert end < last

@@ -22,7 +22,7 @@ from host_stubs import reason_of
 from unonet.host import eventlog, journal
 from unonet.host.host import Host
 from unonet.host.server import create_server
-from unonet.host.store import SqliteStore
+from unonet.host.store import PUBLIC_VIEWER, SqliteStore
 from unonet.v1 import events_pb2, watch_service_pb2, watch_service_pb2_grpc
 
 SEED = 11
@@ -51,6 +51,8 @@ class PlayedOnce:
     template: Path  # a copy of the database as the match left it: tests that change a database copy this
 
     def database(self, directory: Path) -> Path:
+        """A copy of the template, with its sent marks (a database copied without them is quarantined)."""
+        shutil.copy(f"{self.template}.sent", directory / "unonet.db.sent")
         return Path(shutil.copy(self.template, directory / "unonet.db"))
 
 
@@ -62,8 +64,10 @@ def played_once(tmp_path_factory) -> Iterator[PlayedOnce]:
     store = SqliteStore(directory / "played.db", group_commit=False)
     table = _played(store, 10**9)
     template = directory / "template.db"
-    with sqlite3.connect(directory / "played.db") as source, sqlite3.connect(template) as target:
-        source.backup(target)
+    for suffix in ("", ".sent"):  # the database, then its sent marks (docs/hosting.md, "Backups")
+        with sqlite3.connect(f"{directory / 'played.db'}{suffix}") as source, \
+                sqlite3.connect(f"{template}{suffix}") as target:
+            source.backup(target)
     try:
         yield PlayedOnce(table, store, _renderings(table), template)
     finally:
@@ -127,15 +131,21 @@ def test_a_restarted_host_streams_from_event_1_what_it_streamed_before(
     db, reference = played_once.database(tmp_path), played_once.reference
     with sqlite3.connect(db) as connection:  # the record a host writes: window ids numbered per table
         connection.execute("UPDATE tables SET record = json_set(record, '$.window_ids', 'table')")
-        if not stored_renderings:
+        if not stored_renderings:  # a database from before: neither the journal nor the table holds any
+            connection.execute("UPDATE journal SET through = NULL, renderings = NULL")
             connection.execute("DELETE FROM renderings")
     monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
     kept, one_by_one, batched = asyncio.run(_restarted_streams(db))
     assert kept == WINDOW
     assert one_by_one == batched == reference[None]
-    with sqlite3.connect(db) as connection:  # the restore stored what the older host did not
-        (count,) = connection.execute("SELECT COUNT(*) FROM renderings WHERE viewer = -1").fetchone()
-    assert count == len(reference[None])
+    store = SqliteStore(db)  # the restore stored what the older host did not: every rendering is there
+    try:
+        for seat, events in reference.items():
+            viewer = PUBLIC_VIEWER if seat is None else seat
+            stored = store.renderings(TABLE_ID, 1, len(events), viewer)
+            assert [events_pb2.Event.FromString(stored[n]) for n in range(1, len(events) + 1)] == events, f"seat {seat}"
+    finally:
+        store.close()
 
 
 async def _stream_refused(db: Path) -> grpc.aio.AioRpcError:
@@ -157,10 +167,15 @@ def test_an_old_event_the_store_lost_ends_the_stream_with_table_damaged(tmp_path
     db = played_once.database(tmp_path)
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE tables SET record = json_set(record, '$.window_ids', 'table')")  # as a host writes
-        connection.execute("DELETE FROM renderings WHERE number = 7")
+        # The renderings of the input holding event 40 (past the deal's), lost.
+        connection.execute("UPDATE journal SET renderings = NULL WHERE table_id = ? AND seq = (SELECT MIN(seq)"
+                           " FROM journal WHERE table_id = ? AND through >= 40)", (TABLE_ID, TABLE_ID))
+        (first_lost,) = connection.execute(
+            "SELECT MAX(through) + 1 FROM journal WHERE table_id = ? AND through < 40", (TABLE_ID,)).fetchone()
+    assert 1 < first_lost <= 40
     monkeypatch.setattr(eventlog, "WINDOW_EVENTS", WINDOW)
     refused = asyncio.run(_stream_refused(db))
     assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert reason_of(refused) == "TABLE_DAMAGED"
-    assert "no rendering of event 7" in (refused.details() or "")
+    assert f"no rendering of event {first_lost}" in (refused.details() or "")  # the first of the input's events
     assert "Traceback" not in caplog.text

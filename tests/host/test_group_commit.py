@@ -171,16 +171,12 @@ async def test_a_ping_answers_without_waiting_for_the_open_group_commit(tmp_path
     """A ping shows no table state, so it need not wait for durability; waiting would add the commit's
     wait to the round trip the host measures as network time (the latency that races forgive)."""
     store = SqliteStore(tmp_path / "p.db", commit_interval_s=3600.0)
-    async with serving(store) as (_, channel):
-        lobby = lobby_service_pb2_grpc.LobbyServiceStub(channel)
+    async with serving(store) as (host, channel):
         time_service = time_service_pb2_grpc.TimeServiceStub(channel)
-        created = await lobby.CreateTable(lobby_service_pb2.CreateTableRequest(
-            name="p", preset="standard", seat_count=2), timeout=TIMEOUT)  # idle store: committed at once
-        joined = await lobby.JoinTable(lobby_service_pb2.JoinTableRequest(
-            table_id=created.table.table_id, name="ann", role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
+        table = await _joined_table(host)  # one group, on an idle store: committed at once
         store.append("other", JournalEntry(1, 0, {"k": "x"}), [])  # opens a group due in an hour
         assert store.in_transaction
-        request = time_service_pb2.PingRequest(sequence=1, table_id=created.table.table_id, token=joined.token)
+        request = time_service_pb2.PingRequest(sequence=1, table_id=table.table_id, token=table.seats[0].token)
         request.client_send_time.GetCurrentTime()
         reply = await time_service.Ping(request, timeout=TIMEOUT)
         assert reply.sequence == 1 and reply.send_time.ToNanoseconds() >= reply.receive_time.ToNanoseconds()

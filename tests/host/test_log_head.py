@@ -19,6 +19,7 @@ import pytest
 from host_stubs import reason_of
 from written_tables import write_table
 
+from unonet.fairness.encoding import tagged_hash
 from unonet.host import journal, loghead
 from unonet.host.host import Host
 from unonet.host.server import create_server
@@ -79,6 +80,19 @@ def _restore(db: Path) -> Host:
     host = Host(SqliteStore(db))
     host.restore()
     return host
+
+
+def test_each_link_is_the_tagged_hash_the_docs_define() -> None:
+    """`link` builds the hash's bytes itself (the store links every event): the same chain as
+    `H("unonet/v1/host-log", head, n, public_n)` of docs/protocol.md, step by step."""
+    events = [(1, b""), (2, b"\x08\x02" + b"e" * 300), (3, bytes(range(256)))]
+    digest = tagged_hash(loghead.GENESIS_TAG, b"t1")
+    assert loghead.genesis("t1") == (0, digest)
+    for event_number, public in events:
+        digest = tagged_hash(loghead.LINK_TAG, digest, event_number.to_bytes(8, "big"), public)
+    assert loghead.head_over("t1", events) == (3, digest)
+    with pytest.raises(ValueError, match="event 5 cannot follow event 3"):
+        loghead.link((3, digest), [(5, b"")])
 
 
 def test_the_sent_mark_carries_the_head_of_the_log_that_was_sent(written) -> None:

@@ -10,6 +10,8 @@ same markers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from written_tables import write_table
 from unonet.host.host import Host
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
+from unonet.host.table import TableSettings
 from unonet.v1 import events_pb2, watch_service_pb2, watch_service_pb2_grpc
 
 TIMEOUT = 10.0
@@ -100,3 +103,60 @@ def test_a_sound_restart_adds_no_marker(tmp_path) -> None:
     host.restore()
     assert host.tables[table_id].last_number == sent and host.tables[table_id].lost == []
     host.store.close()
+
+
+def _backup(source: Path, target: Path) -> None:
+    """SQLite's online backup of one file, as `sqlite3 SOURCE ".backup TARGET"` takes it."""
+    with contextlib.closing(sqlite3.connect(source)) as live, contextlib.closing(sqlite3.connect(target)) as copy:
+        live.backup(copy)
+
+
+async def _backed_up_while_serving(tmp_path: Path) -> tuple[Path, Path, str, int, int]:
+    """A host that keeps chatting while its database is backed up as docs/protocol.md says (the
+    database, more chat, then its marks), and chats on after: (the live database, the backup, the
+    table id, the backup's last journalled event, the last event the host sent)."""
+    db, backup = tmp_path / "live" / "host.db", tmp_path / "backup" / "host.db"
+    db.parent.mkdir()
+    backup.parent.mkdir()
+    store = SqliteStore(db)
+    host = Host(store)
+    try:
+        table = host.create_table(TableSettings(name="t", seat_count=2, preset="standard", overrides={},
+                                                manual_start=True))
+        token, _ = table.join("ann", None, False)
+        for number in range(3):
+            table.chat(token, f"before-{number}", "hello")
+        await store.durable()
+        _backup(db, backup)
+        in_backup = table.last_number
+        table.chat(token, "between", "sent after the database's copy, before the marks'")
+        await store.durable()
+        _backup(Path(f"{db}.sent"), Path(f"{backup}.sent"))
+        table.chat(token, "after", "sent after the whole backup")
+        await store.durable()
+        return db, backup, table.table_id, in_backup, table.last_number
+    finally:
+        await host.stop()
+        store.close()
+
+
+def test_a_backup_taken_while_the_host_serves_restores_and_its_later_numbers_become_markers(tmp_path) -> None:
+    db, backup, table_id, in_backup, sent = asyncio.run(_backed_up_while_serving(tmp_path))
+    restored = Host(SqliteStore(backup))
+    restored.restore()
+    try:  # the backup's marks were taken after its journal: the chat between them is a marker
+        table = restored.tables[table_id]
+        assert table.lost == [(in_backup + 1, in_backup + 1)]
+        assert in_backup + 1 < sent
+    finally:
+        restored.store.close()
+    # With the live host's own marks file kept, every number it sent after the backup is a marker.
+    shutil.copyfile(f"{db}.sent", f"{backup}.sent")
+    Path(f"{backup}.sent-wal").unlink(missing_ok=True)
+    Path(f"{backup}.sent-shm").unlink(missing_ok=True)
+    restored = Host(SqliteStore(backup))
+    restored.restore()
+    try:
+        assert restored.tables[table_id].lost == [(in_backup + 1, in_backup + 1), (in_backup + 2, sent)]
+    finally:
+        restored.store.close()

@@ -46,12 +46,13 @@ class Running:
 
 
 @asynccontextmanager
-async def host_process(db: Path, log: Path) -> AsyncIterator[Running]:
-    """A host process on 127.0.0.1:0 serving `db`; killed at exit if the test has not ended it."""
+async def host_process(db: Path, log: Path, *options: str) -> AsyncIterator[Running]:
+    """A host process on 127.0.0.1:0 serving `db` (with `unonet serve`'s `options`); killed at exit if
+    the test has not ended it."""
     with log.open("ab") as stderr:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "unonet.cli", "serve", "--listen", "127.0.0.1:0", "--db", str(db),
-            "--bot-delay", "0", stdout=asyncio.subprocess.PIPE, stderr=stderr,
+            "--bot-delay", "0", *options, stdout=asyncio.subprocess.PIPE, stderr=stderr,
         )
     channel = None
     try:

@@ -2,10 +2,12 @@
 
 The protocol's retry contract (docs/protocol.md, "Command ids") has no window: a command resent with
 its id, however late, gets its first result and is never applied twice, and an id reused for another
-request is refused. So every record is kept, in the store (`Store.add_command`, written in the group
-commit of the input that made it, so a record exists exactly when its input was journalled), and only
+request is refused. So every record is kept, in the store (`Store.add_command`, written in the journal
+row of the input that made it, so a record exists exactly when its input was journalled), and only
 the latest `RECENT_COMMANDS` of a table stay in memory: a retry comes within seconds, and an older id
 costs one primary-key read. Before this a long match's records were most of what its memory grew by.
+Until a table's book first lets a record go (its first RECENT_COMMANDS commands, most matches' all),
+memory holds every record, so a new command id, which is most of what is looked up, costs no read.
 
 While a replay rebuilds the table (`holding`), every record stays in memory and nothing is written:
 `release` stores the ones a host before the store kept them did not, then keeps only the recent ones.
@@ -46,11 +48,15 @@ class CommandBook:
         self._recent_limit = RECENT_COMMANDS if recent is None else recent
         self._recent: collections.OrderedDict[Key, CommandRecord] = collections.OrderedDict()
         self.holding = False  # while a replay rebuilds the table: kept in memory, not written (`release`)
+        # Every record of the table is in memory: a new table's, until the first one is let go. A table
+        # rebuilt from the store reads there (`release`).
+        self._all_in_memory = True
 
     def get(self, key: Key) -> CommandRecord | None:
-        """The record of `key`: from memory if it is recent, else read back from the store."""
+        """The record of `key`: from memory if it is recent (or memory holds them all), else read back
+        from the store."""
         record = self._recent.get(key)
-        if record is not None or self.holding:
+        if record is not None or self.holding or self._all_in_memory:
             return record
         stored = self._store.command(self._table_id, *key)
         if stored is None:
@@ -96,8 +102,10 @@ class CommandBook:
                 (seat, command_id, json.dumps(record.request), record.result.SerializeToString())
                 for (seat, command_id), record in self._recent.items()])
         self.holding = False
+        self._all_in_memory = False
         self._trim()
 
     def _trim(self) -> None:
         while len(self._recent) > self._recent_limit:
             self._recent.popitem(last=False)
+            self._all_in_memory = False

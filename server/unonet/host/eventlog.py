@@ -117,21 +117,28 @@ class EventLog:
         """The rows the store keeps for `entry` (`public`: its public rendering): the public one, and
         each seat's own where it differs (a card only it sees, its legal actions)."""
         rows: list[Rendering] = [(entry.number, PUBLIC_VIEWER, public)]
-        if entry.legal is not None or _hides_something(entry.event):
-            for seat in range(self._seat_count):
-                wire = self.render_bytes(entry, seat, cache=cache)
-                if wire != public:
-                    rows.append((entry.number, seat, wire))
+        event, legal = entry.event, entry.legal
+        hides = _hides_something(event)
+        if legal is None and not hides:
+            return rows
+        shown = event.visible_to(None) if _hides_something(event) else None
+        for seat in range(self._seat_count):
+            if (legal is None or seat not in legal) and (
+                    not _hides_something(event) or event.visible_to(seat) == shown):
+                continue  # rendered as the public one (render_bytes' key for it): no row, and no bytes built
+            wire = self.render_bytes(entry, seat, cache=cache)
+            if wire != public:
+                rows.append((entry.number, seat, wire))
         return rows
 
     def framed(self, numbers: list[int], seat: int | None, tag: bytes) -> bytes:
         """The events `numbers` (consecutive, ascending) as `seat`'s stream sends them, each framed as
         field `tag` of a WatchEventsResponse: from memory, or the store for those left the window."""
-        old = [n for n in numbers if self.entry(n) is None]
+        entries = [self.entry(number) for number in numbers]
+        old = [number for number, entry in zip(numbers, entries, strict=True) if entry is None]
         stored = self._stored(old[0], old[-1], seat) if old else {}
         parts = []
-        for number in numbers:
-            entry = self.entry(number)
+        for number, entry in zip(numbers, entries, strict=True):
             if entry is None:
                 parts.append(length_delimited(tag, stored[number]))
             elif tag is EVENTS_FIELD and entry.shared is not None:

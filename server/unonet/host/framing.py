@@ -16,14 +16,40 @@ LEGAL_ACTIONS_TAG = b"\x1a"
 EVENT_FIELD, EVENTS_FIELD = b"\x0a", b"\x12"
 
 
+# The varints of 0 to 2,047, built once: nearly every length and number the host frames (an event is a few
+# hundred bytes), about 70 KB.
+_SMALL_VARINTS = [bytes((value,)) if value < 0x80 else bytes(((value & 0x7F) | 0x80, value >> 7))
+                  for value in range(1 << 11)]
+
+
 def varint(value: int) -> bytes:
     """A protobuf base-128 varint."""
+    if 0 <= value < 1 << 11:
+        return _SMALL_VARINTS[value]
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+def read_varint(data: bytes, position: int) -> tuple[int, int]:
+    """The varint at `position` of `data`, and the position after it.
+
+    Raises:
+        ValueError: the bytes end inside the varint.
+    """
+    value = shift = 0
+    while True:
+        if position >= len(data):
+            raise ValueError("the bytes end inside a varint")
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, position
+        shift += 7
 
 
 def length_delimited(tag: bytes, payload: bytes) -> bytes:

@@ -125,6 +125,9 @@ class Host:
 
     def _rebuild(self, stored: StoredTable) -> Table:
         check_rows(stored)
+        lost = self.store.mark_lost(stored.table_id)
+        if lost is not None:
+            raise TableDamaged(stored.table_id, TableDamaged.SENT_MARK, lost)
         record = stored.record
         try:
             table = Table(

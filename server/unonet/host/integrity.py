@@ -1,10 +1,12 @@
 """A stored table that cannot be rebuilt is quarantined, named and explained, never the host's end.
 
 The journal is the table: a row deleted, garbled or altered so that it no longer replays means the
-table's state is unknown. The host then serves every other table and answers calls naming this one
-with FAILED_PRECONDITION / TABLE_DAMAGED (not UNAVAILABLE, which clients retry forever), and its log
-says which table and which journal entry. `unonet serve --check-db` reports every table's state the
-same way without serving (`Host.check_tables`).
+table's state is unknown; and a table whose sent mark is lost (store.py: the database was opened
+without its marks file) could give numbers its clients saw to other events. The host then serves
+every other table and answers calls naming this one with FAILED_PRECONDITION / TABLE_DAMAGED (not
+UNAVAILABLE, which clients retry forever), and its log says which table and which journal entry (or
+its sent mark). `unonet serve --check-db` reports every table's state the same way without serving
+(`Host.check_tables`).
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ class ReplayFailed(Exception):
 
 class TableDamaged(Exception):
     """Table `table_id` cannot be rebuilt from the store: `entry` is the first journal entry at fault
-    (0: the table's own record), `why` says what is wrong with it."""
+    (0: the table's own record; SENT_MARK: its sent mark, lost), `why` says what is wrong with it."""
+
+    SENT_MARK = -1
 
     def __init__(self, table_id: str, entry: int, why: str) -> None:
-        where = "its record" if entry == 0 else f"journal entry {entry}"
+        where = {0: "its record", self.SENT_MARK: "its sent mark"}.get(entry, f"journal entry {entry}")
         super().__init__(f"table {table_id} is damaged at {where}: {why}")
         self.table_id = table_id
         self.entry = entry

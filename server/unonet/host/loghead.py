@@ -15,9 +15,11 @@ unnoticed.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 
-from unonet.fairness.encoding import exact_bytes, tagged_hash, text, u64
+from unonet.fairness.encoding import exact_bytes, tag_field, tagged_hash, text, u64
+from unonet.fairness.errors import InvalidInput
 
 __all__ = ["ChainHead", "check", "genesis", "head_over", "in_words", "link", "ranges"]
 
@@ -33,18 +35,31 @@ def genesis(table_id: str) -> ChainHead:
     return 0, tagged_hash(GENESIS_TAG, text(table_id))
 
 
+# `tagged_hash(LINK_TAG, digest, u64(number), public)`'s bytes but `public`'s, built once: the store links
+# every event the host records (about 2 us an event instead of 5, bench/host.py's hot path).
+_LINK_PREFIX = tag_field(LINK_TAG) + (32).to_bytes(4, "big")
+_NUMBER_FIELD = (8).to_bytes(4, "big")
+
+
 def link(head: ChainHead, events: Iterable[tuple[int, bytes]]) -> ChainHead:
-    """`head` extended by the events (number, public rendering), which must follow it in order.
+    """`head` extended by the events (number, public rendering), which must follow it in order: each
+    step is `tagged_hash(LINK_TAG, previous head, u64(number), public)`.
 
     Raises:
         ValueError: an event's number is not the next one.
+        InvalidInput: the head is not a hash, or a number or rendering does not fit its field.
     """
     number, digest = head
+    exact_bytes(digest, "the previous head")
     for event_number, public in events:
         if event_number != number + 1:
             raise ValueError(f"event {event_number} cannot follow event {number} in the log's chain")
-        number, digest = event_number, tagged_hash(LINK_TAG, exact_bytes(digest, "the previous head"),
-                                                   u64(event_number, "an event number"), public)
+        size = len(public)
+        if size > 0xFFFFFFFF:
+            raise InvalidInput(f"a field of {size} bytes does not fit a 4-byte length prefix")
+        digest = hashlib.sha256(b"".join((_LINK_PREFIX, digest, _NUMBER_FIELD, u64(event_number, "an event number"),
+                                          size.to_bytes(4, "big"), public))).digest()
+        number = event_number
     return number, digest
 
 

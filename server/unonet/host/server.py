@@ -99,7 +99,7 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
                 commit_interval_s: float | None = None, batch_helper_threads: bool = True,
                 announce_as: str | None = None, limits: Limits | None = None,
-                synchronous: str = SERVE_SYNCHRONOUS) -> None:
+                synchronous: str = SERVE_SYNCHRONOUS, accept_lost_marks: bool = False) -> None:
     """Run a host until SIGTERM or SIGINT, then shut down gracefully (in-flight calls get a grace period).
 
     `pace`: how fast host bots act at a table with a person (pace.py).
@@ -107,14 +107,16 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     `batch_helper_threads`: gRPC's threads may not preempt the event loop's (threads.py; Linux).
     `announce_as`: publish the host on the LAN under that name (announce.py) while it serves, and
     withdraw it before shutting down. `limits`: the host's limits on load (limits.py; None: the defaults).
-    `synchronous`: SQLite's, FULL (an acknowledged input survives a power loss) or NORMAL (a process kill)."""
+    `synchronous`: SQLite's, FULL (an acknowledged input survives a power loss) or NORMAL (a process kill).
+    `accept_lost_marks`: serve the tables whose sent marks were lost (SqliteStore) instead of quarantining them."""
     stop = asyncio.Event()  # the handlers come first: a SIGTERM right after "listening" must stop us cleanly
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
-    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval, synchronous=synchronous)
+    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval, synchronous=synchronous,
+                               accept_lost_marks=accept_lost_marks)
     host = Host(store, pace=pace, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s,
                 limits=limits)
     restored = host.restore()
