@@ -112,10 +112,10 @@ class FlakyLeague(NetworkedLeague):
             return FlakyBot(7, self.failures)
         return bot
 
-    async def _seat(self, client, bot, table_id, seat):
+    async def _seat(self, client, bot, table_id, seat, tally):
         if self.silent and seat == 1:
             await asyncio.Event().wait()  # joined, never plays: only the host's clock can end its wait
-        await super()._seat(client, bot, table_id, seat)
+        await super()._seat(client, bot, table_id, seat, tally)
 
 
 @pytest.mark.timeout(GAME_TIMEOUT + 30)

@@ -24,6 +24,10 @@ line received; an answer that comes after its decision's deadline is read and dr
 none of these is garbage: logged, nothing sent (`BadAnswer`). When the program exits or closes its
 stdout the seat is left to the table's clock (`BotGone`). At the match's end its stdin is closed.
 
+The program runs in a session of its own (`unonet.bots.sessions`): a Ctrl-C at the terminal reaches its
+supervisor, not it, and `close` ends it and everything it started: its stdin is closed, then after a
+grace its process group gets SIGTERM, and after another its whole session SIGKILL.
+
 A seed, when the runner has one for the seat (a league game: the bot's seed for that game), is in the
 program's environment as UNONET_SEED, by the launch convention (`unonet.bots.launch.ENV_SEED`): a
 program that seeds its own generator with it makes the same choices on a rerun. No line of the
@@ -47,6 +51,7 @@ from unonet.bots.actions import BadCommand, command_from_json, command_to_json, 
 from unonet.bots.faults import BadAnswer, BotGone
 from unonet.bots.launch import seed_env
 from unonet.bots.policy import Bot, BotState
+from unonet.bots.sessions import stop_session
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
@@ -109,7 +114,8 @@ class ExecBot(Bot):
     """A policy run as a child process that speaks the JSON-lines protocol (see the module).
 
     Use it as ``async with ExecBot(["./my-bot", "--flag"]) as bot: await BotRunner(bot).run(...)``:
-    the program starts on entry and is stopped (stdin closed, then terminated) on exit. `env` is its
+    the program starts on entry and is stopped on exit (`close`: stdin closed, then SIGTERM, then SIGKILL
+    to its whole session, so a program that ignores both still ends, and so does whatever it started). `env` is its
     environment (default: ours); with a `seed` it has UNONET_SEED set to it (see the module).
     Raises ValueError for no program or a seed outside 0 .. 2**64 - 1.
     """
@@ -130,7 +136,7 @@ class ExecBot(Bot):
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
-        """Start the program (its stderr goes where ours goes)."""
+        """Start the program in a session of its own (its stderr goes where ours goes)."""
         self.process = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
@@ -138,21 +144,21 @@ class ExecBot(Bot):
             cwd=self.cwd,
             env=self.env,
             limit=_ANSWER_LIMIT,
+            start_new_session=True,
         )
 
     async def close(self, grace: float = 2.0) -> int | None:
-        """Close its stdin, give it `grace` seconds to exit, then terminate it. Returns its exit status."""
+        """Close its stdin and give it `grace` seconds to exit; then SIGTERM its process group and, after
+        `sessions.TERM_GRACE_S`, SIGKILL every process left in its session (also when it exited by itself
+        but left children behind). Returns its exit status."""
         process = self.process
         if process is None:
             return None
         if process.stdin is not None and not process.stdin.is_closing():
             process.stdin.close()
-        try:
-            return await asyncio.wait_for(process.wait(), grace)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            return await process.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), grace)
+        return await stop_session(process)
 
     async def __aenter__(self) -> Self:
         await self.start()

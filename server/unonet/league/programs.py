@@ -18,9 +18,15 @@ its seat, up to `max_restarts` times, as long as the host still lets the seat pl
 the seat leaves the table, which forfeits it (the log's SeatTakenOver, reason LEFT: outcome
 "forfeit"). The turns a hung program missed are the table's clock's to judge, as for any bot: each
 is a strike, and out of strikes the host forfeits the seat (outcome "time_loss"). Every program is
-stopped when its game ends. A game that outlasts the league's `game_timeout_s` is a stall (`network`): cancelling the
-seat stops its program (stdin closed, then killed; a launched one's whole process group gets
-SIGTERM, then SIGKILL). This module imports the client SDK and the bots only, never the host.
+stopped when its game ends, and when its seat is cancelled (a stall, the league's end, a Ctrl-C): it runs
+in a session of its own, which gets SIGTERM and, after a grace, SIGKILL (`unonet.bots.sessions`; an exec
+program's stdin is closed first). While it runs its pid is recorded (`reaper.ProgramRecords`), so that if
+this process dies before it could stop it, whoever outlives it kills what is left.
+
+What the seat's program did wrong is counted in the seat's `SeatTally`: a crash (it exited, or closed
+its output, before the match was over; a launched one exited with a failure), each restart, and the
+answers the bots' runner refused (garbage, illegal). This module imports the client SDK and the bots
+only, never the host.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ from unonet.bots.bridge import ExecBot
 from unonet.bots.launch import Launched, SeatGrant
 from unonet.client import TableClient
 from unonet.league.entrants import Program
+from unonet.league.reaper import ProgramRecords
+from unonet.league.tallies import SeatTally
 from unonet.v1 import table_pb2
 
 __all__ = ["RESTART_BACKOFF_S", "play_program"]
@@ -51,32 +59,34 @@ START_CHECK_S = 0.05
 
 async def play_program(
     client: TableClient, program: Program, address: str, table_id: str, seat: int, max_restarts: int,
-    seed: int | None = None,
+    seed: int | None = None, *, tally: SeatTally | None = None, records: ProgramRecords | None = None,
 ) -> None:
     """Play the seat with `program` to the match's end: restarts after crashes, then leaving (see the module).
 
     `client` is attached to the seat (its token); `address` is the host's, for a launched program;
-    `seed` is the bot's seed for this game, handed to the program (and to each restart) as UNONET_SEED."""
+    `seed` is the bot's seed for this game, handed to the program (and to each restart) as UNONET_SEED;
+    `tally` counts its failures; `records` lists its pid while it runs."""
+    tally = SeatTally() if tally is None else tally
     play = _exec_once if program.source == "exec" else _launch_once
     delay = RESTART_BACKOFF_S
     for attempt in range(max_restarts + 1):
         try:
-            run = play(client, program, address, table_id, seat, seed)
+            run = play(client, program, address, table_id, seat, seed, tally, records)
             finished = await _until_struck(client, table_id, seat, run)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("seat %d at %s: %s could not play", seat, table_id, program.argv[0])
+            log.exception("%s could not play", program.argv[0])
+            tally.crashes += 1
             finished = False
         if finished or not await _still_playing(client, table_id, seat):
             return
         if attempt < max_restarts:
-            log.warning("seat %d at %s: %s crashed or hung (start %d); starting it again", seat, table_id,
-                        program.argv[0], attempt + 1)
+            log.warning("%s crashed or hung (start %d); starting it again", program.argv[0], attempt + 1)
+            tally.restarts += 1
             await asyncio.sleep(delay)
             delay *= 2
-    log.warning("seat %d at %s: %s crashed or hung %d times; the seat leaves", seat, table_id, program.argv[0],
-                max_restarts + 1)
+    log.warning("%s crashed or hung %d times; the seat leaves", program.argv[0], max_restarts + 1)
     # Leaving a table that has not started would empty the seat instead of forfeiting it (and the table
     # could not start): a program that died before the start leaves once the match is under way.
     while await _status(client, table_id) == table_pb2.TABLE_STATUS_WAITING:
@@ -97,7 +107,7 @@ async def _until_struck(client: TableClient, table_id: str, seat: int, run: Awai
                 return task.result()
             now = await _strikes(client, table_id, seat)
             if now > strikes:
-                log.warning("seat %d at %s: its program let the turn clock run out", seat, table_id)
+                log.warning("its program let the turn clock run out")
                 return False
     finally:
         task.cancel()
@@ -109,29 +119,61 @@ async def _strikes(client: TableClient, table_id: str, seat: int) -> int:
     try:
         seats = (await client.get_table(table_id)).seats
     except Exception:
-        log.exception("seat %d at %s: cannot read the table", seat, table_id)
+        log.exception("cannot read the table")
         return 0
     return seats[seat].strikes if seat < len(seats) else 0
 
 
 async def _exec_once(
-    client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None
+    client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None,
+    tally: SeatTally, records: ProgramRecords | None,
 ) -> bool:
     """One run of an exec program: True when it played to the match's end, False when it is gone."""
-    async with ExecBot(list(program.argv), seed=seed) as bot:
-        ended = await BotRunner(bot, reaction_delay=0.0, pauses=False).run(client, table_id, seat)
+    bot = ExecBot(list(program.argv), seed=seed)
+    await bot.start()
+    pid = bot.process.pid if bot.process is not None else 0
+    if records is not None:
+        records.add(pid)
+    runner = BotRunner(bot, reaction_delay=0.0, pauses=False)
+    try:
+        ended = await runner.run(client, table_id, seat)
+    finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
+        tally.count(runner.faults)
+        try:
+            await bot.close()
+        finally:
+            if records is not None:
+                records.discard(pid)
     return ended is not None
 
 
 async def _launch_once(
-    client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None
+    client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None,
+    tally: SeatTally, records: ProgramRecords | None,
 ) -> bool:
     """One run of a launched program: True when it exited 0 (it played the match to its end)."""
-    launched = Launched(program.argv, SeatGrant(address, table_id, seat, client.token), max_restarts=0, seed=seed)
+    started: list[int] = []
+
+    def on_start(pid: int) -> None:
+        started.append(pid)
+        if records is not None:
+            records.add(pid)
+
+    launched = Launched(program.argv, SeatGrant(address, table_id, seat, client.token), max_restarts=0, seed=seed,
+                        on_start=on_start)
     try:
-        return await launched.run() == 0
+        status = await launched.run()
     finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
-        await launched.stop()
+        try:
+            await launched.stop()
+        finally:
+            if records is not None:
+                for pid in started:
+                    records.discard(pid)
+    if status != 0:
+        log.warning("%s exited with status %d", program.argv[0], status)
+        tally.crashes += 1
+    return status == 0
 
 
 async def _still_playing(client: TableClient, table_id: str, seat: int) -> bool:
@@ -139,7 +181,7 @@ async def _still_playing(client: TableClient, table_id: str, seat: int) -> bool:
     try:
         info = await client.get_table(table_id)
     except Exception:
-        log.exception("seat %d at %s: cannot read the table", seat, table_id)
+        log.exception("cannot read the table")
         return False
     if info.status == table_pb2.TABLE_STATUS_FINISHED or seat >= len(info.seats):
         return False
@@ -152,5 +194,5 @@ async def _status(client: TableClient, table_id: str) -> int:
     try:
         return (await client.get_table(table_id)).status
     except Exception:
-        log.exception("cannot read table %s", table_id)
+        log.exception("cannot read the table")
         return table_pb2.TABLE_STATUS_FINISHED
