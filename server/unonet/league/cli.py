@@ -10,6 +10,7 @@ limit came first, 2 and 130 as for `run`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,14 +58,19 @@ def _run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from unonet.league import report
+    from unonet.league import logs, report
     from unonet.league.config import LeagueFileError, load
     from unonet.league.entrants import EntrantError
+    from unonet.league.failures import InfrastructureError
     from unonet.league.progress import LeagueProgress
     from unonet.league.results import Results, ResultsMismatch
     from unonet.league.runner import Player, check_entrants, play_inprocess, run_league
     from unonet.league.standings import standings
 
+    # gRPC's C core writes INFO lines (a GOAWAY when a seats process dies) to stderr, over the bar and the
+    # league's own lines: errors only, unless the user asked for more.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    logs.install(fmt="league %(levelname)s %(message)s")
     try:
         config = load(args.file)
         if args.db:
@@ -94,6 +100,9 @@ def _run(args: argparse.Namespace) -> int:
     except (LeagueFileError, EntrantError, ResultsMismatch) as error:
         print(f"unonet league: {error}", file=sys.stderr)
         return 2
+    except InfrastructureError as error:
+        print(f"unonet league: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("unonet league: interrupted; run the same command again to resume", file=sys.stderr)
         return 130

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import sys
 
 __all__ = ["GameFilter", "install", "playing"]
 
@@ -35,12 +36,25 @@ class GameFilter(logging.Filter):
         return True
 
 
+class _Stderr:
+    """Whatever `sys.stderr` is when a line is written (rich's progress bar swaps it for one that prints
+    above the bar), not the stream it was when logging was set up."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def install(level: int = logging.WARNING, fmt: str = "%(levelname)s %(name)s: %(message)s") -> None:
     """Give this process a stderr handler that prefixes game ids, unless its logging is set up already
     (then the caller's configuration stays as it is)."""
     root = logging.getLogger()
     if root.handlers:
         return
-    logging.basicConfig(level=level, format=fmt)
-    for handler in root.handlers:
-        handler.addFilter(GameFilter())
+    handler = logging.StreamHandler(_Stderr())
+    handler.setFormatter(logging.Formatter(fmt))
+    handler.addFilter(GameFilter())
+    root.addHandler(handler)
+    root.setLevel(level)

@@ -431,8 +431,10 @@ def play_networked(
         loop_ready.set()
         async with NetworkedLeague(config, options) as league:
             pending = await league.play_many(specs)
-            for _ in specs:
+            for number in range(1, len(specs) + 1):
                 item = await pending.get()
+                if isinstance(item, BaseException) or number == len(specs):
+                    state["ending"] = True  # the league winds down by itself: nothing to cancel
                 results.put(item)
                 if isinstance(item, BaseException):
                     return
@@ -462,7 +464,7 @@ def play_networked(
         loop_ready.wait()
         loop = state.get("loop")
         task = state.get("task")
-        if loop is not None and task is not None and thread.is_alive():
+        if loop is not None and task is not None and thread.is_alive() and not state.get("ending"):
             with contextlib.suppress(RuntimeError):  # the loop already closed
                 loop.call_soon_threadsafe(task.cancel)
         thread.join()
@@ -576,15 +578,25 @@ class _SeatProcess:
         self.waiting: dict[str, asyncio.Future[list[SeatTally]]] = {}
         self.gone: SeatsProcessGone | None = None
         self.reader = asyncio.get_running_loop().create_task(self._read())
+        self.errors = asyncio.get_running_loop().create_task(self._forward_stderr())
 
     @classmethod
     async def start(cls, address: str, records_folder: Path) -> _SeatProcess:
         records = ProgramRecords(records_folder)
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "unonet.league.seats", address, str(records_folder),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
         return cls(process, records)
+
+    async def _forward_stderr(self) -> None:
+        """Its log lines (and its programs') onto ours, through `sys.stderr` as it is now, so they print
+        above a progress bar instead of through it."""
+        assert self.process.stderr is not None
+        with contextlib.suppress(OSError, ValueError):
+            while line := await self.process.stderr.readline():
+                sys.stderr.write(line.decode("utf-8", "replace"))
+                sys.stderr.flush()
 
     def submit(self, job: dict[str, Any]) -> _RemoteSeats:
         """Send one game's job; its seats are done when the child answers (with their tallies)."""
@@ -638,6 +650,9 @@ class _SeatProcess:
         with contextlib.suppress(asyncio.CancelledError):
             await self.reader
         self.records.reap()
+        # Its stderr ends with it, once the programs it started (which write there too) are gone.
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(self.errors, 1.0)
 
 
 def _exit_status(status: int) -> str:

@@ -139,11 +139,7 @@ async def _exec_once(
         ended = await runner.run(client, table_id, seat)
     finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
         tally.count(runner.faults)
-        try:
-            await bot.close()
-        finally:
-            if records is not None:
-                records.discard(pid)
+        await _stopped(bot.close(), records, [pid])
     return ended is not None
 
 
@@ -164,16 +160,26 @@ async def _launch_once(
     try:
         status = await launched.run()
     finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
-        try:
-            await launched.stop()
-        finally:
-            if records is not None:
-                for pid in started:
-                    records.discard(pid)
+        await _stopped(launched.stop(), records, started)
     if status != 0:
         log.warning("%s exited with status %d", program.argv[0], status)
         tally.crashes += 1
     return status == 0
+
+
+async def _stopped(stop: Awaitable[object], records: ProgramRecords | None, pids: list[int]) -> None:
+    """Run `stop` (a program's stop) to its end even if this seat is cancelled again meanwhile, and only
+    then forget the program's record: a stop cut short (this process dies) leaves the record for the reaper."""
+    task = asyncio.ensure_future(stop)
+    if records is not None:
+        task.add_done_callback(lambda done: _forget(records, pids) if not done.cancelled() and
+                               done.exception() is None else None)
+    await asyncio.shield(task)
+
+
+def _forget(records: ProgramRecords, pids: list[int]) -> None:
+    for pid in pids:
+        records.discard(pid)
 
 
 async def _still_playing(client: TableClient, table_id: str, seat: int) -> bool:

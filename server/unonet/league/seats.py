@@ -149,8 +149,11 @@ async def serve(address: str, records: ProgramRecords | None = None, timeout: fl
             key = str(job["id"])  # unique per attempt: a game played again is a job of its own
             running[key] = task = loop.create_task(run(job), name=key)
             task.add_done_callback(functools.partial(_forget, running, key))
+        # The runner is gone or done: stop every job (a job already asked to stop is left to finish
+        # stopping: cancelling it again would cut its programs' stop short).
         for task in list(running.values()):
-            task.cancel()
+            if not task.cancelling():
+                task.cancel()
         await asyncio.gather(*running.values(), return_exceptions=True)
 
 
