@@ -47,7 +47,10 @@ from typing import Any
 from unonet.engine import PRESETS, Ruleset, RulesetError, find_ruleset
 from unonet.league.deals import DealBookError, derived_seed, read_book
 
-__all__ = ["BotSpec", "GameUnit", "LeagueConfig", "LeagueFileError", "PlaySettings", "Reporting", "load", "parse"]
+__all__ = [
+    "BotSpec", "GameUnit", "LeagueConfig", "LeagueFileError", "PlaySettings", "Reporting", "load", "parse",
+    "play_settings", "reporting", "with_deal_book",
+]
 
 SOURCES = ("kind", "python", "exec", "launch")
 
@@ -274,6 +277,15 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
         deal_book=book,
         deal_book_path=book_path,
     )
+
+
+def with_deal_book(config: LeagueConfig, path: Path) -> LeagueConfig:
+    """`config` dealt from the deal book at `path` (`--deals`). Raises LeagueFileError."""
+    try:
+        book = read_book(path)
+    except DealBookError as error:
+        raise LeagueFileError(f"--deals: {error}") from error
+    return dataclasses.replace(config, deal_book=book, deal_book_path=path)
 
 
 def play_settings(values: dict[str, Any], where: str = "", base: PlaySettings | None = None) -> PlaySettings:
