@@ -13,9 +13,10 @@ built with) as UNONET_SEED, so with fixed seeds a program that seeds its own cho
 same games on a rerun, as the built-in bots do.
 
 A program that crashes (exits, or closes its output, before the match is over) or hangs (the host
-struck the seat: its turn clock ran out, `SeatState.strikes` went up) is stopped and started again on
-its seat, up to `max_restarts` times, as long as the host still lets the seat play; out of restarts,
-the seat leaves the table, which forfeits it (the log's SeatTakenOver, reason LEFT: outcome
+struck the seat: its turn clock ran out, `SeatState.strikes` went up, and an exec program gave no answer
+the bots' runner refused for that turn: a garbage or illegal answer is counted as such, not as a hang) is
+stopped and started again on its seat, up to `max_restarts` times, as long as the host still lets the
+seat play; out of restarts, the seat leaves the table, which forfeits it (the log's SeatTakenOver, reason LEFT: outcome
 "forfeit"). The turns a hung program missed are the table's clock's to judge, as for any bot: each
 is a strike, and out of strikes the host forfeits the seat (outcome "time_loss"). Every program is
 stopped when its game ends, and when its seat is cancelled (a stall, the league's end, a Ctrl-C): it runs
@@ -38,6 +39,7 @@ from collections.abc import Awaitable
 
 from unonet.bots import BotRunner
 from unonet.bots.bridge import ExecBot
+from unonet.bots.faults import FaultKind
 from unonet.bots.launch import Launched, SeatGrant
 from unonet.client import TableClient
 from unonet.league.entrants import Program
@@ -70,9 +72,10 @@ async def play_program(
     play = _exec_once if program.source == "exec" else _launch_once
     delay = RESTART_BACKOFF_S
     for attempt in range(max_restarts + 1):
+        answers = _Answers()
         try:
-            run = play(client, program, address, table_id, seat, seed, tally, records)
-            finished = await _until_struck(client, table_id, seat, run)
+            run = play(client, program, address, table_id, seat, seed, tally, records, answers)
+            finished = await _until_struck(client, table_id, seat, run, answers)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -95,18 +98,33 @@ async def play_program(
         await client.leave()  # out of restarts: the seat forfeits
 
 
-async def _until_struck(client: TableClient, table_id: str, seat: int, run: Awaitable[bool]) -> bool:
-    """`run`'s result, or False (the program hung) as soon as the host strikes the seat meanwhile; the
-    run is cancelled then, which stops its program."""
+class _Answers:
+    """The answers of one run of an exec program that the bots' runner refused (garbage, illegal): a strike
+    that follows one is the clock deciding a turn the program did answer, not a hang."""
+
+    def __init__(self) -> None:
+        self.runner: BotRunner | None = None
+
+    def refused(self) -> int:
+        faults = [] if self.runner is None else self.runner.faults
+        return sum(fault.kind in (FaultKind.GARBAGE, FaultKind.ILLEGAL) for fault in faults)
+
+
+async def _until_struck(client: TableClient, table_id: str, seat: int, run: Awaitable[bool], answers: _Answers) -> bool:
+    """`run`'s result, or False (the program hung) as soon as the host strikes the seat meanwhile for a turn
+    the program did not answer; the run is cancelled then, which stops its program."""
     task = asyncio.ensure_future(run)
     try:
         strikes = await _strikes(client, table_id, seat)
+        refused = answers.refused()
         while True:
             done, _ = await asyncio.wait({task}, timeout=STRIKE_CHECK_S)
             if done:
                 return task.result()
-            now = await _strikes(client, table_id, seat)
-            if now > strikes:
+            # Each answer refused (garbage, illegal) is a turn the clock decided although the program answered:
+            # only strikes beyond those are turns it did not answer at all.
+            struck = await _strikes(client, table_id, seat) - strikes
+            if struck > answers.refused() - refused:
                 log.warning("its program let the turn clock run out")
                 return False
     finally:
@@ -126,7 +144,7 @@ async def _strikes(client: TableClient, table_id: str, seat: int) -> int:
 
 async def _exec_once(
     client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None,
-    tally: SeatTally, records: ProgramRecords | None,
+    tally: SeatTally, records: ProgramRecords | None, answers: _Answers,
 ) -> bool:
     """One run of an exec program: True when it played to the match's end, False when it is gone."""
     bot = ExecBot(list(program.argv), seed=seed)
@@ -134,7 +152,7 @@ async def _exec_once(
     pid = bot.process.pid if bot.process is not None else 0
     if records is not None:
         records.add(pid)
-    runner = BotRunner(bot, reaction_delay=0.0, pauses=False)
+    runner = answers.runner = BotRunner(bot, reaction_delay=0.0, pauses=False)
     try:
         ended = await runner.run(client, table_id, seat)
     finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
@@ -145,7 +163,7 @@ async def _exec_once(
 
 async def _launch_once(
     client: TableClient, program: Program, address: str, table_id: str, seat: int, seed: int | None,
-    tally: SeatTally, records: ProgramRecords | None,
+    tally: SeatTally, records: ProgramRecords | None, answers: _Answers,
 ) -> bool:
     """One run of a launched program: True when it exited 0 (it played the match to its end)."""
     started: list[int] = []
