@@ -22,7 +22,7 @@ from unonet.league.config import LeagueConfig
 from unonet.league.results import GameResult
 from unonet.league.standings import Z95, head_to_head, rating_history, standings
 
-__all__ = ["plot_head_to_head", "plot_ratings"]
+__all__ = ["head_to_head_figure", "plot_head_to_head", "plot_ratings", "ratings_figure"]
 
 
 def _pyplot() -> Any:
@@ -54,6 +54,13 @@ def _colours(count: int) -> list[Any]:
 
 def plot_ratings(path: Path, config: LeagueConfig, results: Sequence[GameResult]) -> None:
     """A PNG of each bot's rating over the games (see the module), bots ranked as the board ranks them."""
+    figure = ratings_figure(config, results)
+    figure.savefig(path, format="png", bbox_inches="tight")
+    _pyplot().close(figure)
+
+
+def ratings_figure(config: LeagueConfig, results: Sequence[GameResult]) -> Any:
+    """`plot_ratings`'s matplotlib Figure."""
     plt = _pyplot()
     names = [spec.name for spec in config.bots]
     ranked = standings(results, names)
@@ -92,12 +99,18 @@ def plot_ratings(path: Path, config: LeagueConfig, results: Sequence[GameResult]
     figure.suptitle(f"{config.name}: ratings over {len(results)} games, ranked by ordinal (mu - 3 sigma)\n"
                     "line: mu, band: mu ± 1.96 sigma (95%), dashed: ordinal; grey: the other bots' mu", fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, format="png", bbox_inches="tight")
-    plt.close(figure)
+    return figure
 
 
 def plot_head_to_head(path: Path, config: LeagueConfig, results: Sequence[GameResult]) -> None:
     """A PNG of the head-to-head matrix (see the module), bots in the board's order."""
+    figure = head_to_head_figure(config, results)
+    figure.savefig(path, format="png", bbox_inches="tight")  # cut to what it draws: every name whole
+    _pyplot().close(figure)
+
+
+def head_to_head_figure(config: LeagueConfig, results: Sequence[GameResult]) -> Any:
+    """`plot_head_to_head`'s matplotlib Figure."""
     plt = _pyplot()
     names = [line.name for line in standings(results, [spec.name for spec in config.bots])]
     matrix = head_to_head(results, names)
@@ -122,5 +135,4 @@ def plot_head_to_head(path: Path, config: LeagueConfig, results: Sequence[GameRe
     ax.set_xlabel("against")
     ax.set_title(f"{config.name}: row's score against column (games)", fontsize=10)
     figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    figure.savefig(path, format="png", bbox_inches="tight")
-    plt.close(figure)
+    return figure
