@@ -11,8 +11,9 @@ kept (`outcome.read_outcome`), each seat's decision times and timeouts from its 
 supervisor (`tallies.SeatTally`, sent back with the seats' job).
 
 An `exec` or `launch` entrant is a program of its own, started for its seat by the seats' side and
-supervised there (`unonet.league.programs`); the table starts once every launched program has opened
-its event stream (or after `launch_wait_s`), so a slow start does not cost it turns. Programs run in
+supervised there (`unonet.league.programs`). A table starts once every seat's bot has opened its event
+stream (or after `launch_wait_s`): the bots' side taking a game up (the job's hop to the seats process,
+a launched program's start) is the league's latency, not the bots' time, so it costs no seat a turn. Programs run in
 sessions of their own and are recorded while they run (`reaper.ProgramRecords`, in this run's scratch
 folder), so none outlives the league: when the seats process dies its leftovers are killed at once,
 and a runner that died has its leftovers killed by the next league on the machine.
@@ -63,7 +64,7 @@ from unonet.host.limits import Limits
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
 from unonet.league.config import LeagueConfig, PlaySettings
-from unonet.league.entrants import Factory, Program, bot_seed
+from unonet.league.entrants import Program, bot_seed
 from unonet.league.failures import DEFAULT_FAILURE_LIMIT, GameAborted, InfrastructureError, ProgressGuard
 from unonet.league.outcome import read_outcome, turn_clock
 from unonet.league.programs import play_program
@@ -84,8 +85,8 @@ log = logging.getLogger(__name__)
 FINISHED_CHECK_S = 0.5
 #: The embedded host's scratch folders, in the temporary directory: PREFIX + the runner's pid + "-" + a suffix.
 SCRATCH_PREFIX = "unonet-league-host-"
-#: How often a game waiting for its launched programs to connect asks the host about its seats.
-LAUNCH_CHECK_S = 0.05
+#: How often a game waiting for its bots to connect asks the host about its seats.
+CONNECT_CHECK_S = 0.02
 #: Seconds a finished game's seats have to wind down (programs told the match is over exit) by themselves,
 #: and then, asked to stop, to answer with their tallies.
 WIND_DOWN_S = 5.0
@@ -238,7 +239,7 @@ class NetworkedLeague:
             tokens = [(await client.join(table_id, name, seat=seat)).token
                       for seat, (client, name) in enumerate(zip(clients, spec.seats, strict=True))]
             seats = await self._start_seats(spec, table_id, clients, tokens)
-            await self._until_launched(owner, table_id, spec, seats)
+            await self._until_connected(owner, table_id, spec, seats)
             await owner.start_table(table_id=table_id)
             playing = time.perf_counter()
             stalled = not await self._until_finished(owner, table_id, seats)
@@ -296,22 +297,19 @@ class NetworkedLeague:
                  for seat, (client, name, tally) in enumerate(zip(clients, spec.seats, tallies, strict=True))]
         return _LocalSeats(tasks, tallies)
 
-    async def _until_launched(self, owner: TableClient, table_id: str, spec: GameSpec, seats: _Seats) -> None:
-        """Wait until every launched program's seat is connected (its event stream open), at most
-        `launch_wait_s`, and only while every seat's player still plays; a program not connected by then
-        starts on the table's clock like any late player."""
-        launched = [seat for seat, name in enumerate(spec.seats) if _is_launched(self.entrants[name])]
-        if not launched:
-            return
+    async def _until_connected(self, owner: TableClient, table_id: str, spec: GameSpec, seats: _Seats) -> None:
+        """Wait until every seat's bot is connected (its event stream open), at most `launch_wait_s`, and
+        only while every seat's player still plays; a bot not connected by then starts on the table's clock
+        like any late player (a launched program that never connects loses its turns to the clock)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.options.launch_wait_s
         while loop.time() < deadline and not seats.any_done():
             table = await owner.get_table(table_id)
-            if all(table.seats[seat].connected for seat in launched):
+            if all(seat.connected for seat in table.seats):
                 return
-            await asyncio.sleep(LAUNCH_CHECK_S)
+            await asyncio.sleep(CONNECT_CHECK_S)
         seats.raise_failure()
-        log.warning("%s: a launched bot is not connected; starting the table anyway", spec.game_id)
+        log.warning("%s: a bot is not connected; starting the table anyway", spec.game_id)
 
     async def _until_finished(self, owner: TableClient, table_id: str, seats: _Seats) -> bool:
         """Wait for the table's match to end: True once it has, False at the game's time limit (a stall).
@@ -413,9 +411,11 @@ async def _leave_all(clients: Sequence[TableClient]) -> None:
 
 
 def play_networked(
-    config: LeagueConfig, specs: Sequence[GameSpec], options: NetworkOptions | None = None
+    config: LeagueConfig, specs: Sequence[GameSpec], options: NetworkOptions | None = None,
+    timings: Counter[str] | None = None,
 ) -> Iterator[GameResult]:
     """The default player: an embedded host on its own event loop thread; results as games finish.
+    `timings`, when given, gets the league's `NetworkedLeague.timings` added to it as it winds down.
 
     Raises NoProgress when the league's machinery keeps failing (after the games already finished have
     been yielded). Closing the generator (the league is done, or the runner was interrupted: Ctrl-C)
@@ -430,14 +430,18 @@ def play_networked(
         state["task"] = asyncio.current_task()
         loop_ready.set()
         async with NetworkedLeague(config, options) as league:
-            pending = await league.play_many(specs)
-            for number in range(1, len(specs) + 1):
-                item = await pending.get()
-                if isinstance(item, BaseException) or number == len(specs):
-                    state["ending"] = True  # the league winds down by itself: nothing to cancel
-                results.put(item)
-                if isinstance(item, BaseException):
-                    return
+            try:
+                pending = await league.play_many(specs)
+                for number in range(1, len(specs) + 1):
+                    item = await pending.get()
+                    if isinstance(item, BaseException) or number == len(specs):
+                        state["ending"] = True  # the league winds down by itself: nothing to cancel
+                    results.put(item)
+                    if isinstance(item, BaseException):
+                        return
+            finally:
+                if timings is not None:
+                    timings.update(league.timings)
 
     def thread_main() -> None:
         try:
@@ -484,10 +488,6 @@ def remove_stale_scratch() -> None:
             shutil.rmtree(folder, ignore_errors=True)
         except PermissionError:  # alive, another user's
             pass
-
-
-def _is_launched(played: Factory | Program) -> bool:
-    return isinstance(played, Program) and played.source == "launch"
 
 
 class _SeatsFailure(InfrastructureError):
