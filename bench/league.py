@@ -20,10 +20,12 @@ path the embedded host's and the seats process's start and stop too: `grpc_setup
 alone (a league of no games, timed in the same process), to read the figure's share of it. The gRPC
 path's cost per game is shown as where a game's own time goes on the runner's side (`grpc_per_game_ms`,
 means over the league's games, 8 in flight at once): `setup` (create the table, join its seats, hand the
-job to the seats process, start it: the protocol's fixed cost per game), `play` (from the start to the
-host's saying the table is finished), `wind_down` (until the seats process answers with the seats'
-tallies) and `record` (reading the log back from the host's journal and building the result); beside
-it, `inprocess_ms_per_game`, a whole game on the engine alone. Then a
+job to the seats process), `connect` (until every seat's bot has its event stream open: the seats
+process taking the game up; the table starts then), `play` (from the start to the host's saying the
+table is finished), `wind_down` (until the seats process answers with the seats' tallies) and `record`
+(reading the log back from the host's journal and building the result); beside it,
+`inprocess_ms_per_game`, a whole game on the engine alone, and on every path `cpu_ms_per_game_*`, the CPU
+seconds the league's processes spent (this one, the seats process, the Dask workers) per game. Then a
 cProfile of the gRPC league says where its time goes, by the module that spent it (own time, not
 cumulative): the host (`unonet.host`, `unonet.engine`, the `unonet.wire` rendering of every event,
 `unonet.fairness`, and its journal's SQLite calls), the bots' runner (`BotRunner`, its `TablePicture`,
@@ -71,9 +73,7 @@ from unonet.bots import BOT_KINDS
 from unonet.league.cluster import dask_player
 from unonet.league.config import load
 from unonet.league.network import NetworkOptions, play_networked
-from unonet.league.results import Results, decode_log
 from unonet.league.runner import Player, play_inprocess, run_league
-from unonet.v1 import events_pb2
 
 # By the file that spent the time, first match wins. The host renders every event with `unonet.wire`
 # and hashes with `unonet.fairness`; the bots' runner (its loop, the picture it keeps of the table,
@@ -136,21 +136,6 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def seats_connected_ms(path: Path) -> float:
-    """From the recorded logs, by the host's clock: the mean time from a game's start until its last seat's
-    bot had its event stream open (the bots' side taking the job up), in ms."""
-    config = load(path)
-    with Results(config.db) as db:
-        games = db.games(with_logs=True)
-    waits = []
-    for game in games:
-        events = [events_pb2.Event.FromString(blob) for blob in decode_log(game.log)]
-        start = next(e.time.ToMicroseconds() for e in events if e.HasField("match_started"))
-        connected = [e.time.ToMicroseconds() for e in events if e.HasField("seat_connection_changed")]
-        waits.append((max(connected) - start) / 1000 if connected else 0.0)
-    return sum(waits) / max(1, len(waits))
-
-
 def grpc_setup(path: Path, bot_processes: int = 1) -> float:
     """Seconds to start and stop the gRPC path's embedded host (and with `bot_processes`, the seats
     process), playing nothing."""
@@ -168,17 +153,14 @@ def grpc_setup(path: Path, bot_processes: int = 1) -> float:
 
 
 def timed_grpc(path: Path) -> tuple[int, float, dict[str, float], float]:
-    """The gRPC league timed, where each game's own time went on the runner's side (ms, means: of `play`,
-    `seats_connect` is the part before its bots were all connected, from the log), and the CPU seconds
-    it took in this process and the seats process together."""
+    """The gRPC league timed, where each game's own time went on the runner's side (ms, means), and the
+    CPU seconds it took in this process and the seats process together."""
     timings: Counter[str] = Counter()
     cpu = own_cpu_s()
     played, seconds = timed(path, lambda config, specs: play_networked(config, specs, timings=timings))
     cpu = own_cpu_s() - cpu
     games = max(1, int(timings.pop("games", 0)))
-    per_game = {part: 1000 * value / games for part, value in timings.items()}
-    per_game["seats_connect"] = seats_connected_ms(path)
-    return played, seconds, per_game, cpu
+    return played, seconds, {part: 1000 * value / games for part, value in timings.items()}, cpu
 
 
 def timed_dask(path: Path, workers: int) -> dict[str, float]:

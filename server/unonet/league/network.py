@@ -131,9 +131,10 @@ class NetworkedLeague:
     """An embedded host and a channel to it; `play(spec)` plays one game there. Use `async with`.
 
     `timings` adds up, over the games played, the seconds each part of a game took on this side: `setup`
-    (create the table, join its seats, hand them to the bots, start it), `play` (from the start to the
-    host's saying it is finished), `wind_down` (until the seats answered with their tallies) and `record`
-    (reading the log back and building the result); `games` counts them."""
+    (create the table, join its seats, hand them to the bots), `connect` (until every bot has its event
+    stream open, and the table is started), `play` (from the start to the host's saying it is finished),
+    `wind_down` (until the seats answered with their tallies) and `record` (reading the log back and
+    building the result); `games` counts them."""
 
     def __init__(self, config: LeagueConfig, options: NetworkOptions | None = None) -> None:
         self.config = config
@@ -239,6 +240,7 @@ class NetworkedLeague:
             tokens = [(await client.join(table_id, name, seat=seat)).token
                       for seat, (client, name) in enumerate(zip(clients, spec.seats, strict=True))]
             seats = await self._start_seats(spec, table_id, clients, tokens)
+            joined = time.perf_counter()
             await self._until_connected(owner, table_id, spec, seats)
             await owner.start_table(table_id=table_id)
             playing = time.perf_counter()
@@ -279,8 +281,9 @@ class NetworkedLeague:
             outcomes=outcomes, steps=len(events), path="grpc", seconds=time.perf_counter() - started,
             log=encode_log(blobs), stats=stats,
         )
-        self.timings.update({"setup": playing - started, "play": finished - playing, "wind_down": wound_down - finished,
-                             "record": time.perf_counter() - wound_down, "games": 1})
+        self.timings.update({"setup": joined - started, "connect": playing - joined, "play": finished - playing,
+                             "wind_down": wound_down - finished, "record": time.perf_counter() - wound_down,
+                             "games": 1})
         return result
 
     async def _start_seats(
