@@ -6,7 +6,9 @@ scheduled games into a fresh results database:
 
   * in-process (`--inprocess`): the policies straight on the engine, in this process;
   * gRPC (the default path): an embedded host on 127.0.0.1 in this process, the bots in a process of
-    their own (`unonet.league.seats`), one TableClient and BotRunner per seat, 8 games at a time;
+    their own (`unonet.league.seats`), one TableClient and BotRunner per seat, 8 games at a time; and
+    again with the bots on the host's event loop in this process (`games_per_s_grpc_one_process`), as a
+    Dask worker plays them;
   * Dask: a LocalCluster of 1, 2 and 4 worker processes on 127.0.0.1 (no dashboard, one thread each),
     batches of 8 games, each batch with its own embedded host and its bots on that host's event loop (the
     gRPC path on the worker, `bot_processes=0`: a worker is one core). Cluster start-up is not counted.
@@ -152,12 +154,14 @@ def grpc_setup(path: Path, bot_processes: int = 1) -> float:
     return time.perf_counter() - started
 
 
-def timed_grpc(path: Path) -> tuple[int, float, dict[str, float], float]:
+def timed_grpc(path: Path, bot_processes: int = 1) -> tuple[int, float, dict[str, float], float]:
     """The gRPC league timed, where each game's own time went on the runner's side (ms, means), and the
-    CPU seconds it took in this process and the seats process together."""
+    CPU seconds it took in this process and the seats process together (`bot_processes=0`: the bots on
+    the host's loop, in this process, as a Dask worker plays them)."""
     timings: Counter[str] = Counter()
     cpu = own_cpu_s()
-    played, seconds = timed(path, lambda config, specs: play_networked(config, specs, timings=timings))
+    options = NetworkOptions(bot_processes=bot_processes)
+    played, seconds = timed(path, lambda config, specs: play_networked(config, specs, options, timings=timings))
     cpu = own_cpu_s() - cpu
     games = max(1, int(timings.pop("games", 0)))
     return played, seconds, {part: 1000 * value / games for part, value in timings.items()}, cpu
@@ -257,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
               + f"; in-process a whole game takes {out['inprocess_ms_per_game']:.0f}", file=sys.stderr)
         print(f"{'':10s} CPU per game: gRPC {out['cpu_ms_per_game_grpc']:.0f} ms (host and bots' processes), "
               f"in-process {out['cpu_ms_per_game_inprocess']:.0f} ms", file=sys.stderr)
+        played, seconds, _, cpu = timed_grpc(league_file(folder, args.kind, games), bot_processes=0)
+        out["games_per_s_grpc_one_process"] = played / seconds
+        out["cpu_ms_per_game_grpc_one_process"] = 1000 * cpu / played
+        print(f"{'grpc x1':10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s with the bots on the "
+              f"host's loop, in one process ({out['cpu_ms_per_game_grpc_one_process']:.0f} ms CPU a game)",
+              file=sys.stderr)
         out["grpc_setup_s"] = grpc_setup(league_file(folder, args.kind, games))
         out["grpc_batch_setup_s"] = grpc_setup(league_file(folder, args.kind, games), bot_processes=0)
         print(f"{'':10s} of which {out['grpc_setup_s']:.2f} s start and stop the host and the seats process "

@@ -241,10 +241,10 @@ class NetworkedLeague:
                       for seat, (client, name) in enumerate(zip(clients, spec.seats, strict=True))]
             seats = await self._start_seats(spec, table_id, clients, tokens)
             joined = time.perf_counter()
-            await self._until_connected(owner, table_id, spec, seats)
+            await self._until_connected(table_id, spec, seats)
             await owner.start_table(table_id=table_id)
             playing = time.perf_counter()
-            stalled = not await self._until_finished(owner, table_id, seats)
+            stalled = not await self._until_finished(table_id, seats)
             finished = time.perf_counter()
             if stalled:
                 log.warning("%s stalled (still running after %gs): ending it", spec.game_id,
@@ -300,21 +300,20 @@ class NetworkedLeague:
                  for seat, (client, name, tally) in enumerate(zip(clients, spec.seats, tallies, strict=True))]
         return _LocalSeats(tasks, tallies)
 
-    async def _until_connected(self, owner: TableClient, table_id: str, spec: GameSpec, seats: _Seats) -> None:
+    async def _until_connected(self, table_id: str, spec: GameSpec, seats: _Seats) -> None:
         """Wait until every seat's bot is connected (its event stream open), at most `launch_wait_s`, and
         only while every seat's player still plays; a bot not connected by then starts on the table's clock
         like any late player (a launched program that never connects loses its turns to the clock)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.options.launch_wait_s
         while loop.time() < deadline and not seats.any_done():
-            table = await owner.get_table(table_id)
-            if all(seat.connected for seat in table.seats):
+            if all(seat.connected for seat in self.host.info(table_id).seats):  # in-process: no call to make
                 return
             await asyncio.sleep(CONNECT_CHECK_S)
         seats.raise_failure()
         log.warning("%s: a bot is not connected; starting the table anyway", spec.game_id)
 
-    async def _until_finished(self, owner: TableClient, table_id: str, seats: _Seats) -> bool:
+    async def _until_finished(self, table_id: str, seats: _Seats) -> bool:
         """Wait for the table's match to end: True once it has, False at the game's time limit (a stall).
         Raises what failed the seats (the league's machinery, not a bot: the game is aborted).
 
@@ -334,7 +333,7 @@ class NetworkedLeague:
                 await seats.wait(min(left, FINISHED_CHECK_S))
             seats.raise_failure()
             asked_when_done = seats.any_done()
-            if (await owner.get_table(table_id)).status == table_pb2.TABLE_STATUS_FINISHED:
+            if self.host.info(table_id).status == table_pb2.TABLE_STATUS_FINISHED:
                 return True
 
     def _job(self, spec: GameSpec, table_id: str, tokens: Sequence[str], attempt: int) -> dict[str, Any]:
