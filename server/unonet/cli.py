@@ -1,4 +1,10 @@
-"""The `unonet` command: rule checks today; serving, demos and audits join as they land."""
+"""The `unonet` command: one argparse tree whose subcommands each hand off to the module that owns them.
+
+`rules check` (scenarios), `serve` (the host), `host` (lan), `local` (what `make play` runs), `demo`,
+`play` (the terminal client), `verify`, `replay`, `export` (the audit and the replay screen), `league`
+(its own parser, `unonet.league.cli`) and `bot play` / `bot check`. A handler imports the module it
+hands off to inside its body.
+"""
 
 from __future__ import annotations
 
