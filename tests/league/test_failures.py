@@ -5,6 +5,8 @@ machinery keeps failing stops with exit status 1 and says why. Real processes: `
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
 import sqlite3
 import subprocess
@@ -14,12 +16,13 @@ from pathlib import Path
 
 import pytest
 from league_files import league_file
-from processes import HAS_PROC, children, cmdline, wait_for
+from processes import HAS_PROC, alive, children, cmdline, wait_for
 
 from unonet.league.config import load
 from unonet.league.failures import GameAborted, NoProgress, ProgressGuard
+from unonet.league.network import NetworkOptions, play_networked
 from unonet.league.results import Results, decode_log
-from unonet.league.runner import play_inprocess
+from unonet.league.runner import play_inprocess, run_league
 from unonet.league.schedule import schedule
 from unonet.v1 import events_pb2
 
@@ -124,6 +127,33 @@ def test_a_league_whose_seats_process_keeps_dying_stops_and_says_why(tmp_path):
     assert "cannot make progress" in err and "was killed by SIGKILL" in err, err
     assert "Traceback" not in err
     assert_only_games_played_out(path, complete=False)
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="reads /proc")
+@pytest.mark.timeout(RUN_TIMEOUT + 60)
+def test_a_seats_process_that_stops_answering_is_killed_and_its_games_played_again(tmp_path, caplog):
+    # SIGSTOP: alive, holding its games, answering nothing; left alone, the host's clock would forfeit every
+    # seat of its games in turn and "record" them. The runner's watchdog kills it instead.
+    path = league_file(tmp_path, games=9, size=3, bots=3, extra="games_at_once = 2")
+    config = load(path)
+    stopped: list[int] = []
+
+    def stop_the_seats_process(result, done, total, leader) -> None:
+        if stopped:
+            return
+        pid = next(pid for pid in children(os.getpid()) if "unonet.league.seats" in cmdline(pid))
+        os.kill(pid, signal.SIGSTOP)
+        stopped.append(pid)
+
+    options = NetworkOptions(concurrency=2, seats_silence_s=2.0)
+    with caplog.at_level(logging.WARNING):
+        summary = run_league(config, lambda c, s: play_networked(c, s, options), on_game=stop_the_seats_process)
+    assert stopped and summary.played == 9
+    assert not alive(stopped[0])  # killed, not left stopped
+    assert any("has answered nothing for 2s: killing it" in record.getMessage() for record in caplog.records)
+    assert any("stopped answering" in record.getMessage() and "played again" in record.getMessage()
+               for record in caplog.records)  # its games in flight were aborted
+    assert_only_games_played_out(path, complete=True)
 
 
 def test_a_failure_that_takes_several_games_down_counts_once():

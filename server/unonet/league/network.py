@@ -64,7 +64,7 @@ from unonet.host.limits import Limits
 from unonet.host.server import create_server
 from unonet.host.store import SqliteStore
 from unonet.league.config import LeagueConfig, PlaySettings
-from unonet.league.entrants import Program, bot_seed
+from unonet.league.entrants import Factory, Program, bot_seed
 from unonet.league.failures import DEFAULT_FAILURE_LIMIT, GameAborted, InfrastructureError, ProgressGuard
 from unonet.league.outcome import read_outcome, turn_clock
 from unonet.league.programs import play_program
@@ -93,6 +93,8 @@ WIND_DOWN_S = 5.0
 STOP_ANSWER_S = 10.0
 #: Seconds a seats process has to stop its games and exit once its stdin is closed, before it is killed.
 SEATS_EXIT_S = 15.0
+#: How often the runner asks a seats process whether it is alive (a JSON ping line it answers at once).
+PING_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,9 @@ class NetworkOptions:
     call_timeout_s: float = 10.0
     launch_wait_s: float = 60.0
     time_bank_s: float = 0.0
+    # A seats process that answers nothing (not even a ping) this long is hung (or stopped): it is killed,
+    # which aborts its games, and another is started.
+    seats_silence_s: float = 20.0
     failure_limit: int = DEFAULT_FAILURE_LIMIT
 
     @classmethod
@@ -196,7 +201,7 @@ class NetworkedLeague:
     async def _start_seats_process(self) -> _SeatProcess:
         self._started_processes += 1
         records = self.programs / f"seats-{self._started_processes}"
-        return await _SeatProcess.start(self.address, records)
+        return await _SeatProcess.start(self.address, records, self.options.seats_silence_s)
 
     async def _seats_process(self, index: int) -> _SeatProcess:
         """The seats process for game `index`, started again first if it died."""
@@ -311,7 +316,12 @@ class NetworkedLeague:
                 return
             await asyncio.sleep(CONNECT_CHECK_S)
         seats.raise_failure()
-        log.warning("%s: a bot is not connected; starting the table anyway", spec.game_id)
+        late = [seat.seat for seat in self.host.info(table_id).seats if not seat.connected]
+        ours = [seat for seat in late if not _is_launched(self.entrants[spec.seats[seat]])]
+        if ours:  # the league's own runner connects these seats, whatever their bot: its machinery failed
+            raise InfrastructureError(f"the bots' side did not take seats {ours} up within "
+                                      f"{self.options.launch_wait_s:g}s")
+        log.warning("%s: a launched bot is not connected; starting the table anyway", spec.game_id)
 
     async def _until_finished(self, table_id: str, seats: _Seats) -> bool:
         """Wait for the table's match to end: True once it has, False at the game's time limit (a stall).
@@ -492,6 +502,10 @@ def remove_stale_scratch() -> None:
             pass
 
 
+def _is_launched(played: Factory | Program) -> bool:
+    return isinstance(played, Program) and played.source == "launch"
+
+
 class _SeatsFailure(InfrastructureError):
     """The seats of a game failed for the league's reason (`cause`: the failure they share)."""
 
@@ -572,24 +586,45 @@ class _SeatProcess:
 
     When it exits (it was killed, or crashed) every job it had is failed with one `SeatsProcessGone`,
     whatever its bots' programs left running is killed (its `records`), and `gone` says why; the league
-    starts another for the games that follow."""
+    starts another for the games that follow. It is pinged every `PING_S`; one that has answered nothing
+    for `silence_s` (hung, or stopped: SIGSTOP) is killed, which fails its jobs the same way, so a seats
+    process that stopped working never leaves its games to the host's clock."""
 
-    def __init__(self, process: asyncio.subprocess.Process, records: ProgramRecords) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, records: ProgramRecords, silence_s: float) -> None:
         self.process = process
         self.records = records
+        self.silence_s = silence_s
         self.waiting: dict[str, asyncio.Future[list[SeatTally]]] = {}
         self.gone: SeatsProcessGone | None = None
-        self.reader = asyncio.get_running_loop().create_task(self._read())
-        self.errors = asyncio.get_running_loop().create_task(self._forward_stderr())
+        self.silent = False
+        loop = asyncio.get_running_loop()
+        self.heard = loop.time()
+        self.reader = loop.create_task(self._read())
+        self.errors = loop.create_task(self._forward_stderr())
+        self.watchdog = loop.create_task(self._watch())
 
     @classmethod
-    async def start(cls, address: str, records_folder: Path) -> _SeatProcess:
+    async def start(cls, address: str, records_folder: Path, silence_s: float) -> _SeatProcess:
         records = ProgramRecords(records_folder)
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "unonet.league.seats", address, str(records_folder),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
-        return cls(process, records)
+        return cls(process, records, silence_s)
+
+    async def _watch(self) -> None:
+        """Ping it; kill it when it has said nothing for `silence_s` (see the class)."""
+        loop = asyncio.get_running_loop()
+        while self.process.returncode is None:
+            await asyncio.sleep(PING_S)
+            if loop.time() - self.heard > self.silence_s:
+                log.warning("the seats process (pid %d) has answered nothing for %gs: killing it",
+                            self.process.pid, self.silence_s)
+                self.silent = True
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.kill()
+                return
+            self.send({"ping": True})
 
     async def _forward_stderr(self) -> None:
         """Its log lines (and its programs') onto ours, through `sys.stderr` as it is now, so they print
@@ -621,7 +656,10 @@ class _SeatProcess:
         assert self.process.stdout is not None
         with contextlib.suppress(OSError, ValueError):
             while line := await self.process.stdout.readline():
+                self.heard = asyncio.get_running_loop().time()
                 answer = json.loads(line)
+                if "pong" in answer:
+                    continue
                 done = self.waiting.pop(str(answer["id"]), None)
                 if done is None or done.done():
                     continue
@@ -631,7 +669,8 @@ class _SeatProcess:
                     error = SeatsJobFailed(f"the seats process could not play the game: {answer.get('error')}")
                     done.set_exception(_SeatsFailure(str(error), error))
         status = await self.process.wait()
-        self.gone = SeatsProcessGone(f"the seats process (pid {self.process.pid}) {_exit_status(status)}")
+        how = f"stopped answering for {self.silence_s:g}s and was killed" if self.silent else _exit_status(status)
+        self.gone = SeatsProcessGone(f"the seats process (pid {self.process.pid}) {how}")
         # Its programs are orphans now: kill them before anything else is played.
         self.records.reap()
         for done in self.waiting.values():
@@ -651,6 +690,7 @@ class _SeatProcess:
             await self.process.wait()
         with contextlib.suppress(asyncio.CancelledError):
             await self.reader
+        self.watchdog.cancel()
         self.records.reap()
         # Its stderr ends with it, once the programs it started (which write there too) are gone.
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):

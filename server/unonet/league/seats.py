@@ -9,7 +9,9 @@ bot to play it) and reads one JSON line back on stdout when the job's seats are 
 
 with each seat's `tallies.SeatTally` (its bot's crashes, restarts, bad and illegal answers). The runner
 may ask a job to stop (`{"stop": "g000012.1"}`: its game ended, or stalled); the job then stops its
-seats and answers the same way, with `"stopped": true`. A job that fails for a reason of this
+seats and answers the same way, with `"stopped": true`. Every second or so it pings (`{"ping": true}`),
+answered at once with `{"pong": true}`: a seats process that answers nothing for a while is hung, and
+the runner kills it and plays its games again. A job that fails for a reason of this
 process's own, not its bots', answers `{"id": ..., "done": false, "error": ...}`: the runner aborts
 that game and plays it again. Many jobs run at once on this process's event loop, each seat with the
 bots' own `BotRunner`; log lines name the game, seat and bot (`unonet.league.logs`).
@@ -141,6 +143,9 @@ async def serve(address: str, records: ProgramRecords | None = None, timeout: fl
 
         while line := await reader.readline():
             job = json.loads(line)
+            if "ping" in job:  # the runner's watchdog: this process's event loop still turns
+                _answer({"pong": True})
+                continue
             if "stop" in job:
                 task = running.get(str(job["stop"]))
                 if task is not None:
