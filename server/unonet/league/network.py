@@ -85,6 +85,10 @@ log = logging.getLogger(__name__)
 FINISHED_CHECK_S = 0.5
 #: The embedded host's scratch folders, in the temporary directory: PREFIX + the runner's pid + "-" + a suffix.
 SCRATCH_PREFIX = "unonet-league-host-"
+#: The folders recording the bot programs a runner has running (`reaper`), named the same way. Apart from
+#: the host's scratch, so that whatever removes a dead runner's scratch (a league of an older version, which
+#: knows nothing of programs) leaves the records for the reaper.
+PROGRAMS_PREFIX = "unonet-league-programs-"
 #: How often a game waiting for its bots to connect asks the host about its seats.
 CONNECT_CHECK_S = 0.02
 #: Seconds a finished game's seats have to wind down (programs told the match is over exit) by themselves,
@@ -151,7 +155,7 @@ class NetworkedLeague:
         # kills the programs it recorded there and removes every such folder whose process is gone.
         remove_stale_scratch()
         self._scratch = tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
-        self.programs = Path(self._scratch.name) / "programs"
+        self.programs = Path(tempfile.mkdtemp(prefix=f"{PROGRAMS_PREFIX}{os.getpid()}-"))
         self.store = SqliteStore(Path(self._scratch.name) / "host.sqlite")
         # Every seat of every game comes from this machine's one address: the per-address rates a public
         # host applies (`unonet serve`) would throttle the league itself, so only the per-token ones stay.
@@ -190,6 +194,7 @@ class NetworkedLeague:
             await process.stop()
         self._local_records.reap()
         reap_folder(self.programs)
+        shutil.rmtree(self.programs, ignore_errors=True)
         if self.channel is not None:
             await self.channel.close()
         if self.server is not None:
@@ -487,19 +492,21 @@ def play_networked(
 
 
 def remove_stale_scratch() -> None:
-    """Clean up after league runners that are no longer running: kill the bot programs each recorded
-    (`reaper`), then remove its scratch folder (named by the runner's pid)."""
-    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
-        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:  # gone: its programs are orphans, its folder garbage
-            reap_folder(folder)
-            shutil.rmtree(folder, ignore_errors=True)
-        except PermissionError:  # alive, another user's
-            pass
+    """Clean up after league runners that are no longer running (their folders are named by their pid):
+    kill the bot programs each recorded (`reaper`), then remove its folders."""
+    temp = Path(tempfile.gettempdir())
+    for prefix in (PROGRAMS_PREFIX, SCRATCH_PREFIX):  # the programs first: a scratch folder may hold old records
+        for folder in temp.glob(f"{prefix}*-*"):
+            pid = folder.name.removeprefix(prefix).split("-", 1)[0]
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:  # gone: its programs are orphans, its folders garbage
+                reap_folder(folder)
+                shutil.rmtree(folder, ignore_errors=True)
+            except PermissionError:  # alive, another user's
+                pass
 
 
 def _is_launched(played: Factory | Program) -> bool:

@@ -22,7 +22,10 @@ is a strike, and out of strikes the host forfeits the seat (outcome "time_loss")
 stopped when its game ends, and when its seat is cancelled (a stall, the league's end, a Ctrl-C): it runs
 in a session of its own, which gets SIGTERM and, after a grace, SIGKILL (`unonet.bots.sessions`; an exec
 program's stdin is closed first). While it runs its pid is recorded (`reaper.ProgramRecords`), so that if
-this process dies before it could stop it, whoever outlives it kills what is left.
+this process dies before it could stop it, whoever outlives it kills what is left. The record is made
+before the program runs a single instruction of its own: it is started through `sh -c 'echo > RECORDS/$$;
+exec "$@"'`, which writes its pid (the session's id) and becomes the program, so even a supervisor killed
+the moment it started a program leaves nothing the reaper does not know of.
 
 What the seat's program did wrong is counted in the seat's `SeatTally`: a crash (it exited, or closed
 its output, before the match was over; a launched one exited with a failure), each restart, and the
@@ -147,7 +150,7 @@ async def _exec_once(
     tally: SeatTally, records: ProgramRecords | None, answers: _Answers,
 ) -> bool:
     """One run of an exec program: True when it played to the match's end, False when it is gone."""
-    bot = ExecBot(list(program.argv), seed=seed)
+    bot = ExecBot(_recorded(program.argv, records), seed=seed)
     await bot.start()
     pid = bot.process.pid if bot.process is not None else 0
     if records is not None:
@@ -173,8 +176,8 @@ async def _launch_once(
         if records is not None:
             records.add(pid)
 
-    launched = Launched(program.argv, SeatGrant(address, table_id, seat, client.token), max_restarts=0, seed=seed,
-                        on_start=on_start)
+    launched = Launched(_recorded(program.argv, records), SeatGrant(address, table_id, seat, client.token),
+                        max_restarts=0, seed=seed, on_start=on_start)
     try:
         status = await launched.run()
     finally:  # also when the game is cancelled (its end, a stall): the program never outlives its seat
@@ -183,6 +186,17 @@ async def _launch_once(
         log.warning("%s exited with status %d", program.argv[0], status)
         tally.crashes += 1
     return status == 0
+
+
+#: The shim a recorded program is started through: its pid into the records folder ($0), then the program.
+_RECORD_THEN_EXEC = 'echo > "$0/$$"; exec "$@"'
+
+
+def _recorded(argv: tuple[str, ...] | list[str], records: ProgramRecords | None) -> list[str]:
+    """`argv` started through the recording shim (see the module); unchanged without records."""
+    if records is None:
+        return list(argv)
+    return ["/bin/sh", "-c", _RECORD_THEN_EXEC, str(records.folder), *argv]
 
 
 async def _stopped(stop: Awaitable[object], records: ProgramRecords | None, pids: list[int]) -> None:

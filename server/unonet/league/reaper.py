@@ -9,7 +9,8 @@ folder still lists (`reap`): the runner when its seats process dies or the leagu
 league on the machine for a runner that died (`network.remove_stale_scratch`).
 
 The start time tells a leftover from an unrelated process that got the same pid since: a recorded
-program still running with another start time is not ours, and is left alone.
+program still running with another start time is not ours, and is left alone. (A record written by the
+program's start-up shim, before its supervisor could add the start time, holds none: it is reaped as ours.)
 """
 
 from __future__ import annotations
