@@ -145,12 +145,12 @@ def test_a_seats_process_that_stops_answering_is_killed_and_its_games_played_aga
         os.kill(pid, signal.SIGSTOP)
         stopped.append(pid)
 
-    options = NetworkOptions(concurrency=2, seats_silence_s=2.0)
+    options = NetworkOptions(concurrency=2, seats_silence_s=5.0)
     with caplog.at_level(logging.WARNING):
         summary = run_league(config, lambda c, s: play_networked(c, s, options), on_game=stop_the_seats_process)
     assert stopped and summary.played == 9
     assert not alive(stopped[0])  # killed, not left stopped
-    assert any("has answered nothing for 2s: killing it" in record.getMessage() for record in caplog.records)
+    assert any("has answered nothing for 5s: killing it" in record.getMessage() for record in caplog.records)
     assert any("stopped answering" in record.getMessage() and "played again" in record.getMessage()
                for record in caplog.records)  # its games in flight were aborted
     assert_only_games_played_out(path, complete=True)

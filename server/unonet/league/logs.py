@@ -32,7 +32,7 @@ class GameFilter(logging.Filter):
         where = _WHERE.get()
         if where and not getattr(record, "league_where", ""):
             record.league_where = where
-            record.msg = f"{where}: {record.msg}"
+            record.msg = f"{where.replace('%', '%%')}: {record.msg}"  # a bot's name may hold a % sign
         return True
 
 

@@ -99,6 +99,9 @@ STOP_ANSWER_S = 10.0
 SEATS_EXIT_S = 15.0
 #: How often the runner asks a seats process whether it is alive (a JSON ping line it answers at once).
 PING_S = 1.0
+#: Seconds a new seats process has to say it is ready (Python, gRPC and the bots imported) before the
+#: watchdog takes it for hung; after that, `NetworkOptions.seats_silence_s`.
+SEATS_START_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,8 +285,9 @@ class NetworkedLeague:
         if not outcome.finished and not stalled:
             raise GameAborted(spec.game_id, "its log stops before the game's end")
         clock = turn_clock(events, len(spec.seats))
-        stats = tuple(SeatStats.of(tally, clock.timeouts[seat], clock.decision_us[seat])
-                      for seat, tally in enumerate(tallies))
+        tallies += [SeatTally() for _ in range(len(spec.seats) - len(tallies))]  # none lost, none made up
+        stats = tuple(SeatStats.of(tallies[seat], clock.timeouts[seat], clock.decision_us[seat])
+                      for seat in range(len(spec.seats)))
         outcomes = ("stall",) * len(spec.seats) if stalled else outcome.outcomes
         result = GameResult(
             game_id=spec.game_id, index=spec.index, cycle=spec.cycle, deal=spec.deal, seed=spec.seed,
@@ -604,6 +608,7 @@ class _SeatProcess:
         self.waiting: dict[str, asyncio.Future[list[SeatTally]]] = {}
         self.gone: SeatsProcessGone | None = None
         self.silent = False
+        self.ready = False  # it said so once it started reading its stdin
         loop = asyncio.get_running_loop()
         self.heard = loop.time()
         self.reader = loop.create_task(self._read())
@@ -624,9 +629,10 @@ class _SeatProcess:
         loop = asyncio.get_running_loop()
         while self.process.returncode is None:
             await asyncio.sleep(PING_S)
-            if loop.time() - self.heard > self.silence_s:
+            limit = self.silence_s if self.ready else max(self.silence_s, SEATS_START_S)
+            if loop.time() - self.heard > limit:
                 log.warning("the seats process (pid %d) has answered nothing for %gs: killing it",
-                            self.process.pid, self.silence_s)
+                            self.process.pid, limit)
                 self.silent = True
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
@@ -665,7 +671,8 @@ class _SeatProcess:
             while line := await self.process.stdout.readline():
                 self.heard = asyncio.get_running_loop().time()
                 answer = json.loads(line)
-                if "pong" in answer:
+                if "pong" in answer or "ready" in answer:
+                    self.ready = True
                     continue
                 done = self.waiting.pop(str(answer["id"]), None)
                 if done is None or done.done():
@@ -676,7 +683,7 @@ class _SeatProcess:
                     error = SeatsJobFailed(f"the seats process could not play the game: {answer.get('error')}")
                     done.set_exception(_SeatsFailure(str(error), error))
         status = await self.process.wait()
-        how = f"stopped answering for {self.silence_s:g}s and was killed" if self.silent else _exit_status(status)
+        how = "stopped answering and was killed" if self.silent else _exit_status(status)
         self.gone = SeatsProcessGone(f"the seats process (pid {self.process.pid}) {how}")
         # Its programs are orphans now: kill them before anything else is played.
         self.records.reap()

@@ -10,11 +10,11 @@ bot to play it) and reads one JSON line back on stdout when the job's seats are 
 with each seat's `tallies.SeatTally` (its bot's crashes, restarts, bad and illegal answers). The runner
 may ask a job to stop (`{"stop": "g000012.1"}`: its game ended, or stalled); the job then stops its
 seats and answers the same way, with `"stopped": true`. Every second or so it pings (`{"ping": true}`),
-answered at once with `{"pong": true}`: a seats process that answers nothing for a while is hung, and
-the runner kills it and plays its games again. A job that fails for a reason of this
-process's own, not its bots', answers `{"id": ..., "done": false, "error": ...}`: the runner aborts
-that game and plays it again. Many jobs run at once on this process's event loop, each seat with the
-bots' own `BotRunner`; log lines name the game, seat and bot (`unonet.league.logs`).
+answered at once with `{"pong": true}` (and `{"ready": true}` says it started): a seats process that
+answers nothing for a while is hung, and the runner kills it and plays its games again. A job that
+fails for a reason of this process's own, not its bots', answers `{"id": ..., "done": false, "error":
+...}`: the runner aborts that game and plays it again. Many jobs run at once on this process's event
+loop, each seat with the bots' own `BotRunner`; log lines name the game, seat and bot (`unonet.league.logs`).
 
 A seat whose runner raises is restarted on its seat with its token, up to `max_restarts` times; then
 the seat leaves the table, which forfeits it. An `exec` or `launch` entrant's program is started and
@@ -125,6 +125,7 @@ async def serve(address: str, records: ProgramRecords | None = None, timeout: fl
     reader = asyncio.StreamReader(limit=1 << 22)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     running: dict[str, asyncio.Task[None]] = {}
+    _answer({"ready": True})  # the runner's watchdog times this process's silences from here
     async with grpc.aio.insecure_channel(address) as channel:
 
         async def run(job: dict[str, Any]) -> None:
