@@ -164,8 +164,10 @@ exec {shlex.quote(str(SH_BOT))}"""
     command, starts = counting_script(tmp_path, body)
     config = with_program(tmp_path, "exec", command)
     [spec] = program_games(config, 1)
-    # Generous turns, so the restarted program is up before its next turn on a loaded machine.
-    options = NetworkOptions(turn_time_s=2.0, strikes_before_takeover=3, bot_processes=0)
+    # Generous turns, so the restarted program is up before its next turn on a loaded machine (at a load
+    # average of 20 on 2 cores, 2 s turns saw the sh bot, which reads its questions a byte at a time,
+    # answer two turns late after its restart: a third strike, a time loss).
+    options = NetworkOptions(turn_time_s=4.0, strikes_before_takeover=3, bot_processes=0)
     [result] = await play(config, [spec], options)
     seat = spec.seats.index("prog")
     assert result.outcomes == ("played",) * 3  # struck once, then played the game out
