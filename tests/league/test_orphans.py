@@ -95,19 +95,24 @@ def test_a_league_with_a_program_that_will_not_stop_ends_and_leaves_nothing(tmp_
 def test_ctrl_c_stops_the_league_and_every_program(tmp_path):
     script, programs, children = stubborn(tmp_path)
     path = league(tmp_path, script, extra="turn_time = 30.0")  # its games are still being played
-    runner = subprocess.Popen(cli(path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as err:
+        runner = subprocess.Popen(cli(path), stdout=subprocess.DEVNULL, stderr=err, text=True)
     try:
         wait_for(lambda: len(read_pids(children)) >= 1, 60, "a program to start",
-                 check=lambda: runner.poll() is None or pytest.fail(runner.communicate()[1]))
+                 check=lambda: runner.poll() is None or pytest.fail(log.read_text()))
         runner.send_signal(signal.SIGINT)  # Ctrl-C, to the runner alone
-        _, err = runner.communicate(timeout=60)
+        try:
+            runner.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the runner did not stop within 90 s of a Ctrl-C: {log.read_text()}")
     finally:
         if runner.poll() is None:
             runner.kill()
-            runner.communicate(timeout=30)
-    assert runner.returncode == 130, err
-    assert "interrupted" in err
-    assert left_behind(programs, children) == []
+            runner.wait(timeout=30)
+    assert runner.returncode == 130, log.read_text()
+    assert "interrupted" in log.read_text()
+    assert left_behind(programs, children) == [], log.read_text()
 
 
 @pytest.mark.timeout(2 * GAME_TIMEOUT + 60)

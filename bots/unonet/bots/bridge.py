@@ -37,7 +37,6 @@ protocol carries it, so programs written before it still work unchanged.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Sequence
@@ -51,7 +50,7 @@ from unonet.bots.actions import BadCommand, command_from_json, command_to_json, 
 from unonet.bots.faults import BadAnswer, BotGone
 from unonet.bots.launch import seed_env
 from unonet.bots.policy import Bot, BotState
-from unonet.bots.sessions import stop_session
+from unonet.bots.sessions import exited, stop_session
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
@@ -156,8 +155,7 @@ class ExecBot(Bot):
             return None
         if process.stdin is not None and not process.stdin.is_closing():
             process.stdin.close()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), grace)
+        await exited(process, grace)
         return await stop_session(process)
 
     async def __aenter__(self) -> Self:
@@ -221,8 +219,5 @@ class ExecBot(Bot):
 
     async def _status(self) -> str:
         assert self.process is not None
-        try:
-            code = await asyncio.wait_for(self.process.wait(), 1.0)
-        except TimeoutError:
-            return "it is still running"
-        return f"it exited with status {code}"
+        code = await exited(self.process, 1.0)  # not wait(): a child it left may hold its pipes
+        return "it is still running" if code is None else f"it exited with status {code}"

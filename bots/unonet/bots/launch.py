@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from unonet.bots.sessions import kill_session, stop_session
+from unonet.bots.sessions import exited, kill_session, stop_session
 
 __all__ = [
     "ENV_ADDRESS", "ENV_SEAT", "ENV_SEED", "ENV_TABLE", "ENV_TOKEN", "Launched", "SeatGrant", "launch_argv",
@@ -146,7 +146,8 @@ class Launched:
         delay = self.backoff
         while True:
             process = await self._start()
-            status = await process.wait()
+            status = await exited(process)  # not wait(): a child it left may hold its stderr
+            assert status is not None
             kill_session(process.pid)  # whatever it started and left behind ends with it
             self.statuses.append(status)
             if status == 0 or self._stopping or self.starts > self.max_restarts:

@@ -13,6 +13,10 @@ A program a bot runs (`unonet.bots.bridge.ExecBot`, `unonet.bots.launch.Launched
 
 Finding a session's processes reads /proc (Linux). Elsewhere only the process group is signalled, and
 only while the program itself is not reaped yet (after that its pid, the group's id, may be reused).
+
+Waiting for a program to exit reads its exit status (`exited`), never `Process.wait()`: asyncio's wait
+also waits for the program's pipes to close, which a child it left behind (`sleep 600 &`, holding its
+stdout or stderr) keeps open for as long as it lives.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import os
 import signal
 from pathlib import Path
 
-__all__ = ["TERM_GRACE_S", "kill_session", "session_members", "start_time", "stop_session"]
+__all__ = ["TERM_GRACE_S", "exited", "kill_session", "session_members", "start_time", "stop_session"]
 
 #: Seconds a program has to exit after SIGTERM before its whole session is killed.
 TERM_GRACE_S = 1.0
@@ -80,6 +84,22 @@ def kill_session(sid: int, *, leader_running: bool = False) -> int:
     return killed
 
 
+#: How often `exited` looks at a process's exit status.
+_POLL_S = 0.02
+
+
+async def exited(process: asyncio.subprocess.Process, timeout: float | None = None) -> int | None:
+    """The process's exit status once it has exited (whatever still holds its pipes), or None when it is
+    still running after `timeout` seconds (None: wait for as long as it takes)."""
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    while process.returncode is None:
+        if deadline is not None and loop.time() >= deadline:
+            return None
+        await asyncio.sleep(_POLL_S)
+    return process.returncode
+
+
 async def stop_session(process: asyncio.subprocess.Process, grace: float = TERM_GRACE_S) -> int:
     """Stop a program started with `start_new_session=True`: SIGTERM to its process group, `grace` seconds
     to exit, then SIGKILL to every process left in its session (the program, if it is still running, and
@@ -87,7 +107,8 @@ async def stop_session(process: asyncio.subprocess.Process, grace: float = TERM_
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGTERM)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), grace)
+        await exited(process, grace)
     kill_session(process.pid, leader_running=process.returncode is None)
-    return await process.wait()
+    status = await exited(process)
+    assert status is not None
+    return status

@@ -58,6 +58,7 @@ from typing import Any
 import grpc
 
 from unonet.bots import Bot
+from unonet.bots.sessions import exited
 from unonet.client import TableClient
 from unonet.host.host import Host
 from unonet.host.limits import Limits
@@ -682,7 +683,10 @@ class _SeatProcess:
                 else:
                     error = SeatsJobFailed(f"the seats process could not play the game: {answer.get('error')}")
                     done.set_exception(_SeatsFailure(str(error), error))
-        status = await self.process.wait()
+        # Its exit status, not wait(): its bots' programs, orphans now, still hold its stderr, and asyncio's
+        # wait() waits for every pipe to close.
+        status = await exited(self.process)
+        assert status is not None
         how = "stopped answering and was killed" if self.silent else _exit_status(status)
         self.gone = SeatsProcessGone(f"the seats process (pid {self.process.pid}) {how}")
         # Its programs are orphans now: kill them before anything else is played.
@@ -696,14 +700,11 @@ class _SeatProcess:
         """Close its stdin (it stops its games, programs included, and exits); kill it if it does not."""
         if self.process.stdin is not None and not self.process.stdin.is_closing():
             self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), SEATS_EXIT_S)
-        except TimeoutError:
+        if await exited(self.process, SEATS_EXIT_S) is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
-            await self.process.wait()
         with contextlib.suppress(asyncio.CancelledError):
-            await self.reader
+            await self.reader  # it ends once the process has exited, whoever holds its pipes
         self.watchdog.cancel()
         self.records.reap()
         # Its stderr ends with it, once the programs it started (which write there too) are gone.
