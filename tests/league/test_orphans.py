@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 from league_files import league_file
-from processes import HAS_PROC, alive, read_pids, session_members, wait_for
+from processes import HAS_PROC, alive, cmdline, read_pids, session_members, wait_for
+from processes import children as process_children
 
 from unonet.league import config as league_config
+from unonet.league.failures import GameAborted
 from unonet.league.network import NetworkedLeague, NetworkOptions
 from unonet.league.schedule import schedule
 
@@ -77,6 +79,25 @@ async def test_a_program_that_will_not_stop_ends_with_its_game(tmp_path, bot_pro
         assert read_pids(programs) and read_pids(children)
         # The league is still up, other games could follow: the game's end alone ended its program.
         assert left_behind(programs, children) == []
+
+
+@pytest.mark.timeout(2 * GAME_TIMEOUT + 60)
+async def test_programs_of_a_killed_seats_process_are_killed_at_once_and_the_game_played_again(tmp_path):
+    script, programs, children = stubborn(tmp_path)
+    config = league_config.load(league(tmp_path, script, extra="turn_time = 30.0"))
+    spec = schedule(config)[0]
+    async with NetworkedLeague(config) as networked:
+        game = asyncio.ensure_future(networked.play(spec))
+        await asyncio.wait_for(asyncio.to_thread(wait_for, lambda: read_pids(children), 60, "the program"), 70)
+        [seats] = [pid for pid in process_children(os.getpid()) if "unonet.league.seats" in cmdline(pid)]
+        os.kill(seats, signal.SIGKILL)
+        with pytest.raises(GameAborted, match="was killed by SIGKILL"):
+            await asyncio.wait_for(game, GAME_TIMEOUT)
+        # the runner killed what its seats process left (SIGKILL: gone within moments), before playing on
+        await asyncio.to_thread(wait_for, lambda: left_behind(programs, children) == [], 10, "the orphans to die")
+        result = await asyncio.wait_for(networked.play(spec), GAME_TIMEOUT)  # a new seats process
+        assert result.outcomes == ("played",) * 3
+    assert left_behind(programs, children) == []
 
 
 @pytest.mark.timeout(GAME_TIMEOUT + 60)
