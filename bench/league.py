@@ -1,4 +1,4 @@
-"""League throughput: the same 4-bot league in-process, over real gRPC, and on a 2-worker LocalCluster.
+"""League throughput: the same 4-bot league in-process, over real gRPC, and on LocalClusters of 1, 2, 4 workers.
 
 The league: four bots of one kind (`--kind`, default `greedy` when the bots' registry has it, else
 `random`), one 4-seat table, duplicate deals, one round per game, fixed seeds. Each path plays the same
@@ -6,13 +6,28 @@ scheduled games into a fresh results database:
 
   * in-process (`--inprocess`): the policies straight on the engine, in this process;
   * gRPC (the default path): an embedded host on 127.0.0.1 in this process, the bots in a process of
-    their own (`unonet.league.seats`), one TableClient and BotRunner per seat, 8 games at a time;
-  * Dask: a LocalCluster of two worker processes on 127.0.0.1 (no dashboard), batches of 8 games, each
-    batch with its own embedded host (the gRPC path on the worker). Cluster start-up is not counted.
+    their own (`unonet.league.seats`), one TableClient and BotRunner per seat, 8 games at a time; and
+    again with the bots on the host's event loop in this process (`games_per_s_grpc_one_process`), as a
+    Dask worker plays them;
+  * Dask: a LocalCluster of 1, 2 and 4 worker processes on 127.0.0.1 (no dashboard, one thread each),
+    batches of 8 games, each batch with its own embedded host and its bots on that host's event loop (the
+    gRPC path on the worker, `bot_processes=0`: a worker is one core). Cluster start-up is not counted.
+    From the scheduler's task stream: `dask_N_busy_share`, the share of N workers' wall-clock time spent
+    computing batches, and `dask_N_batch_s`, a batch's mean compute time; `grpc_batch_setup_s` is what
+    a batch pays before its first game and after its last (an embedded host, no seats process, started
+    and stopped in this process).
 
 Games per second is games recorded over wall-clock seconds, database writes included, and for the gRPC
 path the embedded host's and the seats process's start and stop too: `grpc_setup_s` is that fixed cost
-alone (a league of no games, timed in the same process), to read the figure's share of it. Then a
+alone (a league of no games, timed in the same process), to read the figure's share of it. The gRPC
+path's cost per game is shown as where a game's own time goes on the runner's side (`grpc_per_game_ms`,
+means over the league's games, 8 in flight at once): `setup` (create the table, join its seats, hand the
+job to the seats process), `connect` (until every seat's bot has its event stream open: the seats
+process taking the game up; the table starts then), `play` (from the start to the host's saying the
+table is finished), `wind_down` (until the seats process answers with the seats' tallies) and `record`
+(reading the log back from the host's journal and building the result); beside it,
+`inprocess_ms_per_game`, a whole game on the engine alone, and on every path `cpu_ms_per_game_*`, the CPU
+seconds the league's processes spent (this one, the seats process, the Dask workers) per game. Then a
 cProfile of the gRPC league says where its time goes, by the module that spent it (own time, not
 cumulative): the host (`unonet.host`, `unonet.engine`, the `unonet.wire` rendering of every event,
 `unonet.fairness`, and its journal's SQLite calls), the bots' runner (`BotRunner`, its `TablePicture`,
@@ -27,6 +42,7 @@ policies decide) are profiled.
 
     .venv/bin/python bench/league.py                  # 96 games per path, a readable report
     .venv/bin/python bench/league.py --quick --json   # 32 games per path; the last line is one JSON object
+    .venv/bin/python bench/league.py --workers 2      # Dask at 2 workers only
 
 Last, `sprt_games_duplicate` and `sprt_games_independent`: the mean games a heads-up SPRT(0, 20) of
 `greedy` against `greedy:2` (a close pairing, the SPRT's real use: docs/leagues.md) takes on duplicate
@@ -41,11 +57,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
+import resource
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -104,19 +122,71 @@ def timed(path: Path, player: Player) -> tuple[int, float]:
     return summary.played, time.perf_counter() - started
 
 
-def grpc_setup(path: Path) -> float:
-    """Seconds to start and stop the gRPC path's embedded host and seats process, playing nothing."""
+def own_cpu_s() -> float:
+    """CPU seconds of this process and of its children it has waited for (the seats process, once its
+    league is over)."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds process `pid` has used so far (/proc/PID/stat); 0 without /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def grpc_setup(path: Path, bot_processes: int = 1) -> float:
+    """Seconds to start and stop the gRPC path's embedded host (and with `bot_processes`, the seats
+    process), playing nothing."""
     import asyncio
 
     from unonet.league.network import NetworkedLeague
 
     async def empty() -> None:
-        async with NetworkedLeague(load(path)):
+        async with NetworkedLeague(load(path), NetworkOptions(bot_processes=bot_processes)):
             pass
 
     started = time.perf_counter()
     asyncio.run(empty())
     return time.perf_counter() - started
+
+
+def timed_grpc(path: Path, bot_processes: int = 1) -> tuple[int, float, dict[str, float], float]:
+    """The gRPC league timed, where each game's own time went on the runner's side (ms, means), and the
+    CPU seconds it took in this process and the seats process together (`bot_processes=0`: the bots on
+    the host's loop, in this process, as a Dask worker plays them)."""
+    timings: Counter[str] = Counter()
+    cpu = own_cpu_s()
+    options = NetworkOptions(bot_processes=bot_processes)
+    played, seconds = timed(path, lambda config, specs: play_networked(config, specs, options, timings=timings))
+    cpu = own_cpu_s() - cpu
+    games = max(1, int(timings.pop("games", 0)))
+    return played, seconds, {part: 1000 * value / games for part, value in timings.items()}, cpu
+
+
+def timed_dask(path: Path, workers: int) -> dict[str, float]:
+    """The league on a LocalCluster of `workers` one-thread worker processes on 127.0.0.1, with how busy
+    they were (from the scheduler's task stream)."""
+    from distributed import Client, LocalCluster, get_task_stream
+
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                     dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        pids = list(client.run(os.getpid).values())
+        cpu = own_cpu_s() + sum(map(process_cpu_s, pids))
+        with get_task_stream(client) as stream:
+            played, seconds = timed(path, dask_player(cluster.scheduler_address))
+        cpu = own_cpu_s() + sum(map(process_cpu_s, pids)) - cpu
+    computes = [part["stop"] - part["start"] for task in stream.data for part in task.get("startstops", ())
+                if part.get("action") == "compute"]
+    return {"games": played, "seconds": seconds, "games_per_s": played / seconds,
+            "busy_share": sum(computes) / (workers * seconds), "batch_s": sum(computes) / max(1, len(computes)),
+            "cpu_ms_per_game": 1000 * cpu / max(1, played)}
 
 
 def profile_grpc(path: Path) -> dict[str, float]:
@@ -167,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="32 games per path instead of 96")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
     parser.add_argument("--kind", default="greedy" if "greedy" in BOT_KINDS else "random")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4], help="Dask cluster sizes (default 1 2 4)")
     parser.add_argument("--no-profile", action="store_true", help="skip the gRPC profile")
     parser.add_argument("--no-sprt", action="store_true", help="skip the SPRT figures (bench/league_sprt.py --quick)")
     args = parser.parse_args(argv)
@@ -174,25 +245,46 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"bot_kind": args.kind, "games": games}
     with tempfile.TemporaryDirectory(prefix="unonet-bench-league-") as scratch:
         folder = Path(scratch)
-        runs: dict[str, Callable[[], tuple[int, float]]] = {
-            "inprocess": lambda: timed(league_file(folder, args.kind, games), play_inprocess),
-            "grpc": lambda: timed(league_file(folder, args.kind, games), play_networked),
-        }
-        for name, run in runs.items():
-            played, seconds = run()
-            out[f"games_per_s_{name}"] = played / seconds
-            print(f"{name:10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
-        out["grpc_setup_s"] = grpc_setup(league_file(folder, args.kind, games))
-        print(f"{'':10s} of which {out['grpc_setup_s']:.2f} s start and stop the host and the seats process",
+        cpu = own_cpu_s()
+        played, seconds = timed(league_file(folder, args.kind, games), play_inprocess)
+        out["cpu_ms_per_game_inprocess"] = 1000 * (own_cpu_s() - cpu) / played
+        out["games_per_s_inprocess"] = played / seconds
+        out["inprocess_ms_per_game"] = 1000 * seconds / played
+        print(f"{'inprocess':10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
+        played, seconds, per_game, cpu = timed_grpc(league_file(folder, args.kind, games))
+        out["games_per_s_grpc"] = played / seconds
+        out["grpc_per_game_ms"] = per_game
+        out["cpu_ms_per_game_grpc"] = 1000 * cpu / played
+        print(f"{'grpc':10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
+        print(f"{'':10s} a game's own time on the runner's side (ms, 8 in flight): "
+              + ", ".join(f"{part} {value:.0f}" for part, value in per_game.items())
+              + f"; in-process a whole game takes {out['inprocess_ms_per_game']:.0f}", file=sys.stderr)
+        print(f"{'':10s} CPU per game: gRPC {out['cpu_ms_per_game_grpc']:.0f} ms (host and bots' processes), "
+              f"in-process {out['cpu_ms_per_game_inprocess']:.0f} ms", file=sys.stderr)
+        played, seconds, _, cpu = timed_grpc(league_file(folder, args.kind, games), bot_processes=0)
+        out["games_per_s_grpc_one_process"] = played / seconds
+        out["cpu_ms_per_game_grpc_one_process"] = 1000 * cpu / played
+        print(f"{'grpc x1':10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s with the bots on the "
+              f"host's loop, in one process ({out['cpu_ms_per_game_grpc_one_process']:.0f} ms CPU a game)",
               file=sys.stderr)
-        from distributed import LocalCluster
-
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=None) as cluster:
-            played, seconds = timed(league_file(folder, args.kind, games), dask_player(cluster.scheduler_address))
-        out["games_per_s_dask"] = played / seconds
-        print(f"{'dask':10s} {played} games in {seconds:.2f} s: {played / seconds:.1f} games/s", file=sys.stderr)
+        out["grpc_setup_s"] = grpc_setup(league_file(folder, args.kind, games))
+        out["grpc_batch_setup_s"] = grpc_setup(league_file(folder, args.kind, games), bot_processes=0)
+        print(f"{'':10s} of which {out['grpc_setup_s']:.2f} s start and stop the host and the seats process "
+              f"(a Dask batch's host alone: {out['grpc_batch_setup_s']:.2f} s)", file=sys.stderr)
+        for workers in args.workers:
+            dask = timed_dask(league_file(folder, args.kind, games), workers)
+            out[f"games_per_s_dask_{workers}"] = dask["games_per_s"]
+            out[f"dask_{workers}_busy_share"] = dask["busy_share"]
+            out[f"dask_{workers}_batch_s"] = dask["batch_s"]
+            out[f"cpu_ms_per_game_dask_{workers}"] = dask["cpu_ms_per_game"]
+            print(f"{f'dask x{workers}':10s} {dask['games']:.0f} games in {dask['seconds']:.2f} s: "
+                  f"{dask['games_per_s']:.1f} games/s; workers busy {100 * dask['busy_share']:.0f}% of the time, "
+                  f"{dask['batch_s']:.2f} s a batch of 8, {dask['cpu_ms_per_game']:.0f} ms CPU a game", file=sys.stderr)
+        if 2 in args.workers:
+            out["games_per_s_dask"] = out["games_per_s_dask_2"]  # the figure earlier runs reported
         out["ratio_grpc_to_inprocess"] = out["games_per_s_grpc"] / out["games_per_s_inprocess"]
+        for workers in args.workers:
+            out[f"ratio_dask_{workers}_to_grpc"] = out[f"games_per_s_dask_{workers}"] / out["games_per_s_grpc"]
         if not args.no_profile:
             shares = profile_grpc(league_file(folder, args.kind, max(16, games // 2)))
             out["grpc_time_share"] = shares

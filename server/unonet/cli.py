@@ -9,9 +9,11 @@ hands off to inside its body.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -226,15 +228,54 @@ def _verify(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"cannot read {args.log}: {error}", file=sys.stderr)
             return 2
-    return audit_status(table_id, events, sys.stdout, heads, reveals, [_replayed] if args.replay else [])
+    replay = functools.partial(_replayed, league_seed=_league_seed(args.db, args.log, table_id))
+    return audit_status(table_id, events, sys.stdout, heads, reveals, [replay] if args.replay else [])
 
 
-def _replayed(table_id: str, events: list[Any]) -> str:
-    """`--replay`: the log through the engine (unonet.verify_replay); raises ReplayMismatch."""
-    from unonet.verify_replay import replay_log
+def _league_seed(db: str | None, log: str | None, table_id: str) -> int | None:
+    """A league game's seed, for `--replay`: from the league's results database, or from the header of the
+    game's exported log (`unonet export --game`); None for anything else."""
+    import json
 
-    report = replay_log(table_id, events)
-    return (f"replayed through the engine: {report.inputs} inputs over {report.rounds} round(s) give all "
+    from unonet.league.results import Results, is_league_db
+
+    if db:
+        if not is_league_db(db):
+            return None
+        with Results(db) as results:
+            game = results.game(table_id)
+        return None if game is None else game.seed
+    try:
+        with open(str(log), "rb") as stream:
+            first = stream.readline()
+        seed = json.loads(first).get("league_seed") if first.startswith(b"{") else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return int(seed) if isinstance(seed, str) and seed.isdigit() else None
+
+
+def _replayed(table_id: str, events: list[Any], league_seed: int | None = None) -> str:
+    """`--replay`: the log through the engine (unonet.verify_replay); raises ReplayMismatch. A league-seeded
+    log replays from its league seed (checked against the log's commitment to it)."""
+    from unonet.verify_replay import ReplayMismatch, replay_league_log, replay_log
+
+    started = next((e for e in events if e.HasField("match_started")), None)
+    if started is not None and started.match_started.settings.league_seeded:
+        import hashlib
+
+        if league_seed is None:
+            raise ReplayMismatch("a league-seeded log replays from its league seed: verify it from the league's "
+                                 "database (--db LEAGUE.sqlite) or from `unonet export --game`'s log",
+                                 number=started.number)
+        if hashlib.sha256(league_seed.to_bytes(8, "big")).digest() != started.match_started.settings.league_seed_sha256:
+            raise ReplayMismatch(f"the seed {league_seed} is not the one the log commits to (league_seed_sha256)",
+                                 number=started.number)
+        report, _ = replay_league_log(table_id, events, league_seed)
+        how = "from its league seed, checked against the log's league_seed_sha256"
+    else:
+        report = replay_log(table_id, events)
+        how = "from the revealed decks"
+    return (f"replayed through the engine {how}: {report.inputs} inputs over {report.rounds} round(s) give all "
             f"{report.events} of the log's game events, every draw, penalty and score included")
 
 
@@ -351,27 +392,81 @@ def _pick_table(db: str, command: str) -> str | None:
 
 
 def _export(args: argparse.Namespace) -> int:
+    """`unonet export`: one table's (or league game's) public log as JSON lines on stdout, or with `--all
+    DIR` every one into DIR/ID.jsonl; with neither, a host database's tables are listed to pick from. A
+    league game's log carries its seed in the header (`league_seed`), from which `unonet verify --replay`
+    replays it. Exit 0, 1 for no such table or game, 2 for bad usage."""
     from unonet.client.audit import write_jsonl
-    from unonet.host.store import SqliteStore
-    from unonet.v1 import events_pb2
+    from unonet.league.results import is_league_db
 
+    one = args.table or args.game
+    if one and args.all:
+        print("give --table ID (or --game ID), or --all DIR, not both", file=sys.stderr)
+        return 2
     if not os.path.isfile(args.db):
         print(f"no database at {args.db}", file=sys.stderr)  # opening it would create an empty one
         return 2
-    if not args.table:
-        args.table = _pick_table(args.db, "export")
-        if args.table is None:
+    if not one and not args.all:
+        one = _pick_table(args.db, "export")
+        if one is None:
             return 2
-    store = SqliteStore(args.db)
+    logs = _league_logs(args.db) if is_league_db(args.db) else _host_logs(args.db)
+    if one:
+        found = logs.get(one)
+        if found is None:
+            kind = "game" if is_league_db(args.db) else "table"
+            print(f"no {kind} {one!r} in {args.db}", file=sys.stderr)
+            return 1
+        events, extra = found()
+        write_jsonl(sys.stdout, one, events, extra)
+        return 0
+    folder = Path(args.all)
+    folder.mkdir(parents=True, exist_ok=True)
+    for table_id, read in logs.items():
+        events, extra = read()
+        with (folder / f"{table_id}.jsonl").open("w", encoding="utf-8") as out:
+            write_jsonl(out, table_id, events, extra)
+    print(f"wrote {len(logs)} logs to {folder}", file=sys.stderr)
+    return 0
+
+
+_Log = Callable[[], tuple[list[Any], dict[str, str]]]
+
+
+def _league_logs(db: str) -> dict[str, _Log]:
+    """Each recorded league game's log (by game id), with its seed for the header."""
+    from unonet.league.results import Results, decode_log
+    from unonet.v1 import events_pb2
+
+    def read(game_id: str) -> tuple[list[Any], dict[str, str]]:
+        with Results(db) as results:
+            game = results.game(game_id)
+        assert game is not None
+        return [events_pb2.Event.FromString(blob) for blob in decode_log(game.log)], {"league_seed": str(game.seed)}
+
+    with Results(db) as results:
+        ids = results.game_ids()
+    return {game_id: functools.partial(read, game_id) for game_id in ids}
+
+
+def _host_logs(db: str) -> dict[str, _Log]:
+    """Each table's public log in a host's SQLite file (by table id); tables without events are left out."""
+    from unonet.host.store import SqliteStore
+    from unonet.v1 import events_pb2
+
+    def read(table_id: str) -> tuple[list[Any], dict[str, str]]:
+        store = SqliteStore(db)
+        try:
+            return [events_pb2.Event.FromString(blob) for _, blob in store.public_events(table_id)], {}
+        finally:
+            store.close()
+
+    store = SqliteStore(db)
     try:
-        events = [events_pb2.Event.FromString(blob) for _, blob in store.public_events(args.table)]
+        ids = [table.table_id for table in store.tables() if next(iter(store.public_events(table.table_id)), None)]
     finally:
         store.close()
-    if not events:
-        print(f"no events for table {args.table!r} in {args.db}", file=sys.stderr)
-        return 1
-    write_jsonl(sys.stdout, args.table, events)
-    return 0
+    return {table_id: functools.partial(read, table_id) for table_id in ids}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -504,9 +599,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "from the commitments and checked)")
     replay.add_argument("--step", type=int, help="the step to show, 1 = the first event (default: the last)")
     replay.set_defaults(func=_replay)
-    export = commands.add_parser("export", help="write a table's public event log as JSON lines to stdout")
-    export.add_argument("--db", required=True, help="the host's SQLite file")
-    export.add_argument("--table", help="the table id (without it: the database's tables are listed to pick from)")
+    export = commands.add_parser("export", help="write a table's or a league game's public event log as JSON lines "
+                                                "(to stdout, or every one to a folder)")
+    export.add_argument("--db", required=True, help="a host's SQLite file, or a league's results database")
+    export.add_argument("--table", help="the table id (without it, or --game or --all: the database's tables "
+                                        "are listed to pick from)")
+    export.add_argument("--game", help="the league game id (g000001; the same as --table)")
+    export.add_argument("--all", metavar="DIR", help="write every table's or game's log to DIR/ID.jsonl")
     export.set_defaults(func=_export)
     _add_bot_commands(commands)
     from unonet.league.cli import add_parser as add_league_parser  # `unonet league ...`: docs/leagues.md

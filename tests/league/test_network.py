@@ -112,10 +112,12 @@ class FlakyLeague(NetworkedLeague):
             return FlakyBot(7, self.failures)
         return bot
 
-    async def _seat(self, client, bot, table_id, seat):
-        if self.silent and seat == 1:
-            await asyncio.Event().wait()  # joined, never plays: only the host's clock can end its wait
-        await super()._seat(client, bot, table_id, seat)
+    async def _seat(self, client, bot, table_id, seat, tally):
+        if self.silent and seat == 1:  # connected, reading its events, never playing: only the host's clock
+            async for _ in client.events():  # can end its wait
+                pass
+            await asyncio.Event().wait()
+        await super()._seat(client, bot, table_id, seat, tally)
 
 
 @pytest.mark.timeout(GAME_TIMEOUT + 30)
@@ -148,6 +150,23 @@ async def test_a_silent_bot_loses_on_time(make_league):
     [result] = await play(config, schedule(config)[:1], options, league_class=Silent)
     assert result.outcomes[1] == "time_loss"
     assert result.ranks[1] == 3
+
+
+@pytest.mark.timeout(GAME_TIMEOUT + 30)
+async def test_a_table_starts_once_every_bot_is_connected_so_a_slow_start_costs_no_turn(make_league):
+    class LateLeague(NetworkedLeague):
+        """Seat 0's bot is taken up late (a loaded seats process): twice its turn clock after the others."""
+
+        async def _seat(self, client, bot, table_id, seat, tally):
+            if seat == 0:
+                await asyncio.sleep(3.0)
+            await super()._seat(client, bot, table_id, seat, tally)
+
+    config = make_league(games=3, size=3, bots=3)
+    options = NetworkOptions(turn_time_s=1.5, strikes_before_takeover=1, bot_processes=0)
+    [result] = await play(config, schedule(config)[:1], options, league_class=LateLeague)
+    assert result.outcomes == ("played",) * 3  # no time loss for the late seat
+    assert result.stats[0].timeouts == 0
 
 
 @pytest.mark.timeout(GAME_TIMEOUT + 30)

@@ -135,6 +135,7 @@ async def test_an_exec_entrant_that_keeps_crashing_is_restarted_then_forfeits(tm
     assert result.outcomes.count("played") == 2
     assert result.ranks[seat] == 3  # a forfeit finishes behind everyone
     assert starts.read_text().count("start") == 3  # the first start and two restarts
+    assert (result.stats[seat].crashes, result.stats[seat].restarts) == (3, 2)  # the board's columns
     taken = [e.seat_taken_over for e in events_of(result) if e.HasField("seat_taken_over")]
     assert [(t.seat, t.reason) for t in taken] == [(seat, events_pb2.TAKEOVER_REASON_LEFT)]
 
@@ -150,6 +151,7 @@ async def test_an_exec_entrant_that_hangs_loses_on_time_and_the_game_goes_on(tmp
     assert result.outcomes[seat] == "time_loss"
     assert result.ranks[seat] == 3
     assert any(e.HasField("round_ended") for e in events_of(result))  # the others played it out
+    assert result.stats[seat].timeouts == 1 and result.stats[seat].crashes == 0
 
 
 @pytest.mark.timeout(GAME_TIMEOUT + 30)
@@ -162,8 +164,10 @@ exec {shlex.quote(str(SH_BOT))}"""
     command, starts = counting_script(tmp_path, body)
     config = with_program(tmp_path, "exec", command)
     [spec] = program_games(config, 1)
-    # Generous turns, so the restarted program is up before its next turn on a loaded machine.
-    options = NetworkOptions(turn_time_s=2.0, strikes_before_takeover=3, bot_processes=0)
+    # Generous turns, so the restarted program is up before its next turn on a loaded machine (at a load
+    # average of 20 on 2 cores, 2 s turns saw the sh bot, which reads its questions a byte at a time,
+    # answer two turns late after its restart: a third strike, a time loss).
+    options = NetworkOptions(turn_time_s=4.0, strikes_before_takeover=3, bot_processes=0)
     [result] = await play(config, [spec], options)
     seat = spec.seats.index("prog")
     assert result.outcomes == ("played",) * 3  # struck once, then played the game out
@@ -171,6 +175,7 @@ exec {shlex.quote(str(SH_BOT))}"""
     timed_out = [e for e in events_of(result) if e.HasField("turn_timed_out") and e.turn_timed_out.seat == seat]
     assert len(timed_out) >= 1
     first_timeout = timed_out[0].number
+    assert result.stats[seat].restarts >= 1 and result.stats[seat].timeouts == len(timed_out)
     assert any(e.HasField("cards_played") and e.cards_played.seat == seat and e.number > first_timeout
                for e in events_of(result))  # the restarted program played
 
@@ -210,3 +215,4 @@ async def test_a_launch_entrant_that_keeps_crashing_is_restarted_then_forfeits(t
     assert result.outcomes[seat] == "forfeit" and result.ranks[seat] == 3
     assert starts.read_text().count("start") == 2
     assert told.read_text().count("told") == 2
+    assert (result.stats[seat].crashes, result.stats[seat].restarts) == (2, 1)

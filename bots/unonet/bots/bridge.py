@@ -27,6 +27,10 @@ any it got wrong (nothing sent, the table's clock decides; the safe default at a
 When the program exits or closes its stdout the seat is lost to it (`BotGone`: `unonet bot play` exits
 1). At the match's end its stdin is closed.
 
+The program runs in a session of its own (`unonet.bots.sessions`): a Ctrl-C at the terminal reaches its
+supervisor, not it, and `close` ends it and everything it started: its stdin is closed, then after a
+grace its process group gets SIGTERM, and after another its whole session SIGKILL.
+
 A seed, when the runner has one for the seat (a league game: the bot's seed for that game), is in the
 program's environment as UNONET_SEED, by the launch convention (`unonet.bots.launch.ENV_SEED`): a
 program that seeds its own generator with it makes the same choices on a rerun. No line of the
@@ -36,7 +40,6 @@ protocol carries it, so programs written before it still work unchanged.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Sequence
@@ -50,6 +53,7 @@ from unonet.bots.actions import BadCommand, command_from_json, command_to_json, 
 from unonet.bots.faults import BadAnswer, BotGone, Fault, FaultKind
 from unonet.bots.launch import seed_env
 from unonet.bots.policy import Bot, BotState
+from unonet.bots.sessions import exited, stop_session
 from unonet.client import commands as cmd
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
@@ -112,7 +116,8 @@ class ExecBot(Bot):
     """A policy run as a child process that speaks the JSON-lines protocol (see the module).
 
     Use it as ``async with ExecBot(["./my-bot", "--flag"]) as bot: await BotRunner(bot).run(...)``:
-    the program starts on entry and is stopped (stdin closed, then terminated) on exit. `env` is its
+    the program starts on entry and is stopped on exit (`close`: stdin closed, then SIGTERM, then SIGKILL
+    to its whole session, so a program that ignores both still ends, and so does whatever it started). `env` is its
     environment (default: ours); with a `seed` it has UNONET_SEED set to it (see the module).
     Raises ValueError for no program or a seed outside 0 .. 2**64 - 1.
     """
@@ -137,7 +142,7 @@ class ExecBot(Bot):
         self.dropped_faults: list[Fault] = []
 
     async def start(self) -> None:
-        """Start the program (its stderr goes where ours goes)."""
+        """Start the program in a session of its own (its stderr goes where ours goes)."""
         self.process = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
@@ -145,21 +150,20 @@ class ExecBot(Bot):
             cwd=self.cwd,
             env=self.env,
             limit=_ANSWER_LIMIT,
+            start_new_session=True,
         )
 
     async def close(self, grace: float = 2.0) -> int | None:
-        """Close its stdin, give it `grace` seconds to exit, then terminate it. Returns its exit status."""
+        """Close its stdin and give it `grace` seconds to exit; then SIGTERM its process group and, after
+        `sessions.TERM_GRACE_S`, SIGKILL every process left in its session (also when it exited by itself
+        but left children behind). Returns its exit status."""
         process = self.process
         if process is None:
             return None
         if process.stdin is not None and not process.stdin.is_closing():
             process.stdin.close()
-        try:
-            return await asyncio.wait_for(process.wait(), grace)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            return await process.wait()
+        await exited(process, grace)
+        return await stop_session(process)
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -234,8 +238,5 @@ class ExecBot(Bot):
 
     async def _status(self) -> str:
         assert self.process is not None
-        try:
-            code = await asyncio.wait_for(self.process.wait(), 1.0)
-        except TimeoutError:
-            return "it is still running"
-        return f"it exited with status {code}"
+        code = await exited(self.process, 1.0)  # not wait(): a child it left may hold its pipes
+        return "it is still running" if code is None else f"it exited with status {code}"

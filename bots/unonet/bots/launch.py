@@ -17,20 +17,21 @@ A bot that speaks gRPC itself (the Node bot, a Rust or Go bot) is started for on
 It attaches to the seat with the token (no JoinTable), plays until the match ends, and exits 0; any
 other status means it could not play the match to its end. `Launched` starts such a program and
 supervises it: it restarts one that crashed (with back-off, a bounded number of times), and stops it
-(SIGTERM, then SIGKILL after a grace) when asked. The leagues use it; `unonet bot play --exec` is a
-different thing (the runner speaks gRPC and the program only JSON lines).
+when asked: it runs in a session of its own (`unonet.bots.sessions`), whose process group gets SIGTERM
+and, after a grace, whose every process SIGKILL, so nothing it started outlives it. The leagues use it;
+`unonet bot play --exec` is a different thing (the runner speaks gRPC and the program only JSON lines).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
+
+from unonet.bots.sessions import exited, kill_session, stop_session
 
 __all__ = [
     "ENV_ADDRESS", "ENV_SEAT", "ENV_SEED", "ENV_TABLE", "ENV_TOKEN", "Launched", "SeatGrant", "launch_argv",
@@ -95,6 +96,8 @@ class Launched:
         max_restarts: how many times a program that exited with a failure is started again.
         backoff: seconds before the first restart, doubled for each next one.
         seed: the seed it gets as UNONET_SEED (a restart gets the same one), or None for none.
+        on_start: told the pid of every start (the id of its session too), e.g. to record it so that a
+            supervisor killed before it could stop the program can have it reaped later.
     """
 
     def __init__(
@@ -108,9 +111,11 @@ class Launched:
         env: Mapping[str, str] | None = None,
         stderr: int | IO[Any] | None = None,
         seed: int | None = None,
+        on_start: Callable[[int], None] | None = None,
     ) -> None:
         if not command:
             raise ValueError("the program to run is missing")
+        self.on_start = on_start
         self.argv = launch_argv(command, grant)
         self.env = launch_env(grant, env, seed)
         self.cwd = cwd
@@ -132,13 +137,18 @@ class Launched:
             stderr=self.stderr,
             start_new_session=True,
         )
+        if self.on_start is not None:
+            self.on_start(self.process.pid)
         return self.process
 
     async def run(self) -> int:
         """Start the program and wait for it, restarting it after a failure; returns its last status."""
         delay = self.backoff
         while True:
-            status = await (await self._start()).wait()
+            process = await self._start()
+            status = await exited(process)  # not wait(): a child it left may hold its stderr
+            assert status is not None
+            kill_session(process.pid)  # whatever it started and left behind ends with it
             self.statuses.append(status)
             if status == 0 or self._stopping or self.starts > self.max_restarts:
                 return status
@@ -147,16 +157,8 @@ class Launched:
             delay *= 2
 
     async def stop(self, grace: float = 2.0) -> None:
-        """SIGTERM the program (its whole process group), then SIGKILL it after `grace` seconds."""
+        """SIGTERM the program's process group, then after `grace` seconds SIGKILL every process left in
+        its session (also when the program exited by itself but left children behind)."""
         self._stopping = True
-        process = self.process
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            await asyncio.wait_for(process.wait(), grace)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
+        if self.process is not None:
+            await stop_session(self.process, grace)

@@ -21,7 +21,7 @@ the log's hash-chain head (8.2) and checks it against each head another copy sho
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TextIO
 
@@ -42,9 +42,12 @@ NOT_FAIR = 3
 """The exit status of a consistent log whose decks were not provably fair."""
 
 
-def write_jsonl(out: TextIO, table_id: str, events: Iterable[events_pb2.Event]) -> int:
-    """Write a JSON-lines log; returns how many events were written."""
-    out.write(json.dumps({"format": FORMAT, "version": VERSION, "table_id": table_id}) + "\n")
+def write_jsonl(
+    out: TextIO, table_id: str, events: Iterable[events_pb2.Event], header: Mapping[str, str] | None = None
+) -> int:
+    """Write a JSON-lines log; returns how many events were written. `header` adds keys to the header line
+    (a league game's export adds `league_seed`, the seed it was dealt from; readers skip keys they do not know)."""
+    out.write(json.dumps({"format": FORMAT, "version": VERSION, "table_id": table_id, **(header or {})}) + "\n")
     count = 0
     for event in events:
         out.write(json_format.MessageToJson(event, indent=None) + "\n")
@@ -147,7 +150,7 @@ def audit_status(table_id: str, events: list[events_pb2.Event], out: TextIO,
     if not any(event.HasField("match_ended") for event in events):
         print("note    the log does not end with MatchEnded: only the rounds it holds were audited", file=out)
     _print_counts(verifier, out)
-    if verifier.rounds:
+    if verifier.rounds or _is_league_seeded(events):  # a league-seeded log replays from its league seed
         for check in extra:
             try:
                 print(f"ok      {check(table_id, events)}", file=out)

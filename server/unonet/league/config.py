@@ -10,13 +10,27 @@
     schedule = "round-robin" # or "gauntlet" (then: challenger = "NAME")
     duplicate = true         # duplicate deals (the default): each deck replayed with the seats rotated
     seat_draws = true        # per-seat draw streams (the default for heads-up duplicate leagues)
+    deals = "book.deals"     # a deal book (`deals.py`): the deals' seeds from a file, not from `seed`
+
+    games_at_once = 8        # how the games are played (`PlaySettings`; the values here are the defaults)
+    turn_time = 10.0         # seconds a bot has for each decision
+    time_bank = 0.0          # extra seconds per seat for the whole game, after a turn's own time ran out
+    strikes = 2              # turns timed out before the host forfeits the seat (a time loss); 0: never
+    restarts = 3             # times a crashed or hung bot is started again in one game
+    game_time_limit = 300.0  # seconds before a game still running is ended as a stall
+    standings_every = 0      # print the standings every N games (0: not by games) ...
+    standings_interval = 300.0  # ... and every this many seconds (0: not by time)
 
     [[bot]]
     name = "rnd"
     kind = "random"          # a built-in kind; or python = "module:Class", exec = "CMD", launch = "CMD"
     seed = 1                 # optional: added to the league's seed for this bot
 
-Everything is checked when the file is read: a `LeagueFileError` names the key at fault.
+Everything is checked when the file is read: a `LeagueFileError` names the key at fault. Every setting
+of `PlaySettings` and `Reporting` can be overridden on the command line (`unonet league run --turn-time
+2`, ...); they decide how games are played out and reported, not which games a league plays, so they
+are not part of its fingerprint (a league may be resumed with a longer turn clock; each game's log keeps
+the clock it was played under).
 """
 
 from __future__ import annotations
@@ -31,8 +45,12 @@ from pathlib import Path
 from typing import Any
 
 from unonet.engine import PRESETS, Ruleset, RulesetError, find_ruleset
+from unonet.league.deals import DealBookError, derived_seed, read_book
 
-__all__ = ["BotSpec", "GameUnit", "LeagueConfig", "LeagueFileError", "load", "parse"]
+__all__ = [
+    "BotSpec", "GameUnit", "LeagueConfig", "LeagueFileError", "PlaySettings", "Reporting", "load", "parse",
+    "play_settings", "reporting", "with_deal_book",
+]
 
 SOURCES = ("kind", "python", "exec", "launch")
 
@@ -60,6 +78,43 @@ class BotSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class PlaySettings:
+    """How a league's games are played out (over gRPC; in-process games have no clock, so only the steps
+    limit, `LeagueConfig.max_steps`, applies there). The defaults are the documented ones.
+
+    - `games_at_once`: games in flight at a time (on each Dask worker, per batch);
+    - `turn_time`: seconds a seat has for each decision (the table's ClockSettings.turn_time);
+    - `time_bank`: extra seconds per seat for the whole game, spent only once a turn's own time ran out;
+    - `strikes`: turns timed out before the host forfeits the seat (a time loss); 0 never forfeits;
+    - `restarts`: times a bot whose program crashed or hung (or whose runner raised) is started again
+      in one game, after which its seat leaves (a forfeit);
+    - `game_time_limit`: seconds after which a game still running is ended as a stall.
+    """
+
+    games_at_once: int = 8
+    turn_time: float = 10.0
+    time_bank: float = 0.0
+    strikes: int = 2
+    restarts: int = 3
+    game_time_limit: float = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class Reporting:
+    """When a long run prints the standings: every `standings_every` games and every `standings_interval`
+    seconds (0 turns either off; by default every five minutes)."""
+
+    standings_every: int = 0
+    standings_interval: float = 300.0
+
+
+#: The league-file keys of `PlaySettings` and `Reporting`, with the type each takes.
+PLAY_KEYS: dict[str, type] = {"games_at_once": int, "turn_time": float, "time_bank": float, "strikes": int,
+                              "restarts": int, "game_time_limit": float}
+REPORTING_KEYS: dict[str, type] = {"standings_every": int, "standings_interval": float}
+
+
+@dataclass(frozen=True, slots=True)
 class LeagueConfig:
     """A checked league file. `fingerprint()` identifies what the results depend on, so a results
     database is never resumed under a different league."""
@@ -82,6 +137,24 @@ class LeagueConfig:
     # the same draws for as long as the pile holds them. On by default for heads-up duplicate leagues,
     # where bench/league_sprt.py measures it; docs/leagues.md has the figures.
     seat_draws: bool = False
+    play: PlaySettings = PlaySettings()
+    reporting: Reporting = Reporting()
+    # A deal book (`unonet.league.deals`): deal k is dealt from the book's k-th seed instead of one derived
+    # from `seed`, so other leagues (a new version of a bot, an SPRT) play the very same deals.
+    deal_book: tuple[int, ...] | None = None
+    deal_book_path: Path | None = None
+
+    def deal_seed(self, deal: int) -> int:
+        """The seed of deal number `deal` (from 1): the book's, or derived from the league's seed.
+        Raises LeagueFileError when the book has fewer deals."""
+        if self.deal_book is None:
+            return derived_seed(self.seed, deal)
+        if deal > len(self.deal_book):
+            raise LeagueFileError(
+                f"the deal book {self.deal_book_path} has {len(self.deal_book)} deals; this league needs deal {deal}: "
+                "make a longer one (unonet league deals --count N) or play fewer games"
+            )
+        return self.deal_book[deal - 1]
 
     def ruleset(self) -> Ruleset:
         """The ruleset every game is played under (the preset with `[league.rules]` applied)."""
@@ -116,6 +189,8 @@ class LeagueConfig:
         }
         if self.seat_draws:  # only when on, so the leagues recorded before keep their fingerprint
             data["seat_draws"] = True
+        if self.deal_book is not None:  # the deals themselves, not the file's name or place
+            data["deal_book"] = hashlib.sha256(" ".join(map(str, self.deal_book)).encode()).hexdigest()
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -138,7 +213,7 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
     if unknown:
         raise LeagueFileError(f"unknown top-level key(s): {', '.join(sorted(unknown))}")
     known = {"name", "seed", "games", "table_size", "table_sizes", "preset", "rules", "game", "schedule",
-             "challenger", "duplicate", "seat_draws", "db", "max_steps"}
+             "challenger", "duplicate", "seat_draws", "db", "max_steps", "deals", *PLAY_KEYS, *REPORTING_KEYS}
     unknown = set(league) - known
     if unknown:
         raise LeagueFileError(f"unknown key(s) in [league]: {', '.join(sorted(unknown))}")
@@ -172,6 +247,16 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
         raise LeagueFileError("league.seat_draws is for duplicate deals: it needs duplicate = true")
     if base is not None and not db.is_absolute() and "db" in league:
         db = base / db
+    book_path: Path | None = None
+    book: tuple[int, ...] | None = None
+    if "deals" in league:
+        book_path = Path(_get(league, "deals", str, ""))
+        if base is not None and not book_path.is_absolute():
+            book_path = base / book_path
+        try:
+            book = read_book(book_path)
+        except DealBookError as error:
+            raise LeagueFileError(f"league.deals: {error}") from error
     return LeagueConfig(
         name=_get(league, "name", str, "league"),
         seed=_get(league, "seed", int, 0),
@@ -187,7 +272,53 @@ def parse(data: dict[str, Any], *, default_db: Path, base: Path | None = None) -
         db=db,
         max_steps=_get(league, "max_steps", int, 20_000),
         seat_draws=seat_draws,
+        play=play_settings({key: league[key] for key in PLAY_KEYS if key in league}, "league."),
+        reporting=reporting({key: league[key] for key in REPORTING_KEYS if key in league}, "league."),
+        deal_book=book,
+        deal_book_path=book_path,
     )
+
+
+def with_deal_book(config: LeagueConfig, path: Path) -> LeagueConfig:
+    """`config` dealt from the deal book at `path` (`--deals`). Raises LeagueFileError."""
+    try:
+        book = read_book(path)
+    except DealBookError as error:
+        raise LeagueFileError(f"--deals: {error}") from error
+    return dataclasses.replace(config, deal_book=book, deal_book_path=path)
+
+
+def play_settings(values: dict[str, Any], where: str = "", base: PlaySettings | None = None) -> PlaySettings:
+    """`base` (default: the defaults) with `values` (PLAY_KEYS) applied, each checked; `where` prefixes the
+    names in errors ("league." for the file, "--" for the command line). Raises LeagueFileError."""
+    settings = dataclasses.replace(base or PlaySettings(), **_checked(values, PLAY_KEYS, where))
+    if settings.games_at_once < 1:
+        raise LeagueFileError(f"{where}games_at_once must be at least 1")
+    if settings.turn_time <= 0 or settings.game_time_limit <= 0:
+        raise LeagueFileError(f"{where}turn_time and {where}game_time_limit must be positive numbers of seconds")
+    if settings.time_bank < 0 or settings.strikes < 0 or settings.restarts < 0:
+        raise LeagueFileError(f"{where}time_bank, {where}strikes and {where}restarts cannot be negative")
+    return settings
+
+
+def reporting(values: dict[str, Any], where: str = "", base: Reporting | None = None) -> Reporting:
+    """`base` with `values` (REPORTING_KEYS) applied, each checked. Raises LeagueFileError."""
+    settings = dataclasses.replace(base or Reporting(), **_checked(values, REPORTING_KEYS, where))
+    if settings.standings_every < 0 or settings.standings_interval < 0:
+        raise LeagueFileError(f"{where}standings_every and {where}standings_interval cannot be negative (0 is off)")
+    return settings
+
+
+def _checked(values: dict[str, Any], kinds: dict[str, type], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        kind = kinds[key]
+        ok = isinstance(value, int | float) if kind is float else isinstance(value, kind)
+        if not ok or isinstance(value, bool):
+            wanted = "number" if kind is float else "whole number"
+            raise LeagueFileError(f"{where}{key} must be a {wanted}, not {value!r}")
+        out[key] = kind(value)
+    return out
 
 
 def _table(data: dict[str, Any], key: str, *, required: bool = True) -> dict[str, Any]:

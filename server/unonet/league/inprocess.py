@@ -16,7 +16,10 @@ the default action); a game that runs past the league's `max_steps` is ended as 
 points left in hand.
 
 The game's public log (what a spectator of a host table would receive, without clock fields) is kept
-with the result, so `unonet replay` opens it.
+with the result, so `unonet replay` opens it, and each seat's `tallies.SeatStats`: a policy that raised
+(one crash), the commands the rules refused it (illegal), and how long each of its required decisions
+took, from the engine asking to a command applied, on this process's clock (no network, no clock of a
+host's: the policy's own time). An in-process seat never times out and is never restarted.
 """
 
 from __future__ import annotations
@@ -25,8 +28,11 @@ import hashlib
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
-from unonet.bots.engine_table import EngineTable, StepRaces
+from unonet.bots import Bot
+from unonet.bots.engine_table import EngineTable, Races, StepRaces
+from unonet.client import commands as cmd
 from unonet.engine import Match
 from unonet.engine.draws import SeatDraws
 from unonet.league.config import GameUnit, LeagueConfig
@@ -34,6 +40,7 @@ from unonet.league.entrants import Factory, bot_seed
 from unonet.league.order import hand_points, match_ranks, round_ranks
 from unonet.league.results import GameResult, encode_log
 from unonet.league.schedule import GameSpec
+from unonet.league.tallies import SeatStats
 from unonet.v1 import table_pb2
 from unonet.wire import convert
 
@@ -51,7 +58,34 @@ def league_settings(config: LeagueConfig, spec: GameSpec) -> table_pb2.TableSett
     )
 
 
-def _table(config: LeagueConfig, spec: GameSpec, factories: Sequence[Factory]) -> EngineTable:
+class _LeagueTable(EngineTable):
+    """The in-process table, keeping per seat what the board reports: each required decision's time and
+    the commands the rules refused."""
+
+    def __init__(self, match: Match, bots: Sequence[Bot], races: Races, **options: Any) -> None:
+        super().__init__(match, bots, races, **options)
+        self.decision_us: list[list[int]] = [[] for _ in range(self.n)]
+        self.refused_by_seat = [0] * self.n
+
+    def decide(self, seat: int) -> bool:
+        started = time.perf_counter_ns()
+        try:
+            return super().decide(seat)
+        finally:
+            self.decision_us[seat].append((time.perf_counter_ns() - started) // 1000)
+
+    def send(self, seat: int, command: cmd.Command) -> bool:
+        applied = super().send(seat, command)
+        if not applied:
+            self.refused_by_seat[seat] += 1
+        return applied
+
+    def stats(self) -> tuple[SeatStats, ...]:
+        return tuple(SeatStats(crashes=int(seat in self.crashed), illegal=self.refused_by_seat[seat],
+                               decision_us=tuple(self.decision_us[seat])) for seat in range(self.n))
+
+
+def _table(config: LeagueConfig, spec: GameSpec, factories: Sequence[Factory]) -> _LeagueTable:
     """The game's in-process table: a match dealt from the deal's seed, each seat's policy seeded for it."""
     settings = league_settings(config, spec)
     seat_states = [
@@ -61,7 +95,7 @@ def _table(config: LeagueConfig, spec: GameSpec, factories: Sequence[Factory]) -
     bots = [build(bot_seed(config.bot(name), spec.seed)) for build, name in zip(factories, spec.seats, strict=True)]
     draws = SeatDraws(spec.seed) if config.seat_draws else None
     match = Match(config.game_ruleset(), len(spec.seats), random.Random(spec.seed), draws=draws)
-    table = EngineTable(
+    table = _LeagueTable(
         match, bots, StepRaces(), settings=settings, seat_states=seat_states, table_id=spec.game_id,
         keep_log=True, crash_forfeits=True, ends_with_round=config.unit is GameUnit.ROUND,
         max_steps=config.max_steps,
@@ -105,4 +139,5 @@ def play_game(config: LeagueConfig, spec: GameSpec, factories: Sequence[Factory]
         game_id=spec.game_id, index=spec.index, cycle=spec.cycle, deal=spec.deal, seed=spec.seed,
         rotation=spec.rotation, seats=spec.seats, ranks=ranks, points=points, outcomes=outcomes,
         steps=table.steps, path="inprocess", seconds=time.perf_counter() - started, log=encode_log(table.log or []),
+        stats=table.stats(),
     )

@@ -4,6 +4,12 @@ The gRPC path learns how a game went from the log the host kept, never from what
 the first RoundEnded (a round game) or the MatchEnded (a match game) gives the finishing order
 (`order`), and the host's own events give each seat's failures: a SeatTakenOver that forfeits the
 seat for its strikes (turns timed out) is a time loss, one for a seat that left a forfeit.
+
+The log's clock gives each seat's decision times and timeouts (`turn_clock`): every turn the seat's
+clock timed (its TurnStarted has a deadline), from the TurnStarted to the seat's move on it (a card
+played, a card drawn or an obligation taken, a drawn card kept, a challenge) or to its TurnTimedOut,
+by the host's clock, so the loopback round trip is in it: what the turn clock charges. A turn whose
+seat never moved (another seat jumped in, the round ended) is not counted.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from unonet.league.config import GameUnit
 from unonet.league.order import match_ranks, round_ranks
 from unonet.v1 import events_pb2, table_pb2
 
-__all__ = ["LogOutcome", "read_outcome"]
+__all__ = ["LogOutcome", "TurnClock", "read_outcome", "turn_clock"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +70,45 @@ def read_outcome(events: Sequence[events_pb2.Event], seats: int, unit: GameUnit,
     winners = set(match_end.winner_seats) if match_end is not None else set()
     winner = next(iter(winners)) if len(winners) == 1 else -1
     return LogOutcome(round_ranks(winner, hand, forfeited), tuple(hand), tuple(outcomes), match_end is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """Per seat: each timed turn's decision time in microseconds, and how many turns its clock ran out on."""
+
+    decision_us: tuple[tuple[int, ...], ...]
+    timeouts: tuple[int, ...]
+
+
+# The events that are a seat's move on its own turn, and the field naming the seat.
+_MOVES = {"cards_played": "seat", "drawn_card_kept": "seat", "turn_timed_out": "seat",
+          "challenge_resolved": "challenger_seat", "cards_drawn": "seat"}
+_MOVE_DRAWS = (events_pb2.DRAW_REASON_TURN, events_pb2.DRAW_REASON_OBLIGATION)
+
+
+def turn_clock(events: Sequence[events_pb2.Event], seats: int) -> TurnClock:
+    """Each seat's decision times and timeouts, read from the log's clock (see the module)."""
+    times: list[list[int]] = [[] for _ in range(seats)]
+    timeouts = [0] * seats
+    timed = True  # a table with a clock times its turns: a TurnStarted without a deadline waits on a window
+    turn: tuple[int, int] | None = None  # (seat, microseconds) of the turn waiting for its seat's move
+    for event in events:
+        kind = event.WhichOneof("payload")
+        if kind == "match_started":
+            timed = event.match_started.settings.clock.turn_time.ToNanoseconds() > 0
+        elif kind == "turn_started":
+            started = event.turn_started
+            turn = (started.seat, event.time.ToMicroseconds()) if started.HasField("deadline") or not timed else None
+        elif kind in ("round_ended", "match_ended"):
+            turn = None
+        if kind == "turn_timed_out" and event.turn_timed_out.seat < seats:
+            timeouts[event.turn_timed_out.seat] += 1
+        if turn is None or kind not in _MOVES:
+            continue
+        if kind == "cards_drawn" and event.cards_drawn.reason not in _MOVE_DRAWS:
+            continue
+        seat = getattr(getattr(event, kind), _MOVES[kind])
+        if seat == turn[0] and seat < seats:
+            times[seat].append(max(0, event.time.ToMicroseconds() - turn[1]))
+            turn = None
+    return TurnClock(tuple(tuple(seat) for seat in times), tuple(timeouts))

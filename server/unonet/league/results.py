@@ -7,8 +7,13 @@ flight, which the rerun plays again from their seeds. The database remembers the
 and refuses to serve a different league (`ResultsMismatch`).
 
 Each row keeps the game's public event log (`unonet.v1.Event`s, length-delimited) so `unonet replay
---db LEAGUE.sqlite --table-id GAME_ID` opens it, and the deal id, seed and seating so a heads-up
-analysis can pair the games of one deal.
+--db LEAGUE.sqlite --table-id GAME_ID` opens it, the deal id, seed and seating so a heads-up analysis
+can pair the games of one deal, and each seat's `tallies.SeatStats` (JSON: its bot's crashes, restarts,
+timeouts, bad and illegal answers, decision times). A database from before the stats were kept gets the
+column on open, its old rows with none.
+
+Only games played out are ever added: a game the league's machinery failed is aborted, not recorded
+(`unonet.league.failures`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from types import TracebackType
 from typing import Self
 
 from unonet.client.audit import split_delimited
+from unonet.league.tallies import SeatStats
 from unonet.v1 import events_pb2
 
 __all__ = [
@@ -50,7 +56,8 @@ CREATE TABLE IF NOT EXISTS league_games (
     path TEXT NOT NULL,
     seconds REAL NOT NULL,
     log BLOB NOT NULL,
-    finished_at REAL NOT NULL
+    finished_at REAL NOT NULL,
+    stats TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS league_games_idx ON league_games (idx);
 """
@@ -81,6 +88,9 @@ class GameResult:
     path: str
     seconds: float
     log: bytes = b""
+    #: Per seat, what its bot did wrong and how long it took to decide (`tallies.SeatStats`); empty for a
+    #: game recorded before they were kept.
+    stats: tuple[SeatStats, ...] = ()
 
     def same_play(self, other: GameResult) -> bool:
         """The two rows record the same game played the same way (all but timing and the path)."""
@@ -124,6 +134,9 @@ class Results:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(league_games)")}
+        if "stats" not in columns:  # a database from before per-seat stats
+            self._db.execute("ALTER TABLE league_games ADD COLUMN stats TEXT NOT NULL DEFAULT '[]'")
         if fingerprint is not None:
             self._claim(fingerprint)
 
@@ -157,7 +170,8 @@ class Results:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(
-                "INSERT OR IGNORE INTO league_games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                f"INSERT OR IGNORE INTO league_games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                rows,
             )
         return self._db.total_changes - before
 
@@ -173,7 +187,7 @@ class Results:
         log = "log" if with_logs else "x''"
         query = (
             "SELECT game_id, idx, cycle, deal, seed, rotation, seats, ranks, points, outcomes, steps, path, "
-            f"seconds, {log} FROM league_games ORDER BY idx"
+            f"seconds, {log}, stats FROM league_games ORDER BY idx"
         )
         return [_result(row) for row in self._db.execute(query)]
 
@@ -181,10 +195,14 @@ class Results:
         """One recorded game with its log, or None."""
         row = self._db.execute(
             "SELECT game_id, idx, cycle, deal, seed, rotation, seats, ranks, points, outcomes, steps, path, "
-            "seconds, log FROM league_games WHERE game_id = ?",
+            "seconds, log, stats FROM league_games WHERE game_id = ?",
             (game_id,),
         ).fetchone()
         return None if row is None else _result(row)
+
+    def game_ids(self) -> list[str]:
+        """Every recorded game's id, in schedule order."""
+        return [row[0] for row in self._db.execute("SELECT game_id FROM league_games ORDER BY idx")]
 
 
 def is_league_db(path: str | Path) -> bool:
@@ -208,6 +226,10 @@ def stored_events(path: str | Path, game_id: str) -> list[events_pb2.Event]:
     return [events_pb2.Event.FromString(blob) for blob in decode_log(game.log)]
 
 
+_COLUMNS = ("game_id", "idx", "cycle", "deal", "seed", "rotation", "seats", "ranks", "points", "outcomes", "steps",
+            "path", "seconds", "log", "finished_at", "stats")
+
+
 def _row(result: GameResult) -> tuple[object, ...]:
     return (
         result.game_id,
@@ -225,6 +247,7 @@ def _row(result: GameResult) -> tuple[object, ...]:
         result.seconds,
         result.log,
         time.time(),
+        json.dumps([stats.to_json() for stats in result.stats], separators=(",", ":")),
     )
 
 
@@ -244,4 +267,5 @@ def _result(row: Sequence[object]) -> GameResult:
         path=str(row[11]),
         seconds=float(str(row[12])),
         log=bytes(row[13]) if isinstance(row[13], bytes | bytearray | memoryview) else b"",
+        stats=tuple(SeatStats.from_json(seat) for seat in json.loads(str(row[14]))),
     )

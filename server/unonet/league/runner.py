@@ -82,10 +82,18 @@ def run_league(
         if on_start is not None:
             on_start(already, len(games), live.leader())
         played = 0
-        for result in player(config, todo):
-            if db.add(result):
-                played += 1
-                live.add(result)
-                if on_game is not None:
-                    on_game(result, already + played, len(games), live.leader())
+        # Closed here, not whenever the garbage collector gets to it: on an interruption (Ctrl-C) or a
+        # failure, the player stops its games, their seats and their bots' programs before this returns.
+        results = iter(player(config, todo))
+        try:
+            for result in results:
+                if db.add(result):
+                    played += 1
+                    live.add(result)
+                    if on_game is not None:
+                        on_game(result, already + played, len(games), live.leader())
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
     return RunSummary(len(games), already, played)

@@ -8,8 +8,9 @@ balanced after every whole cycle, and a league plays whole cycles: `games` is ro
 
 Duplicate deals (the default): the rotations of a group share one deal, so every bot plays that hand
 from every seat and the luck of the deal cancels out. Without them every game gets a deal of its own.
-A deal is a 64-bit seed the league derives from its own: the engine's shuffle, dealer draw and
-reshuffles all come from it, so the same deal is the same deck order whoever sits where.
+A deal is a 64-bit seed the league derives from its own, or takes from a deal book (`deals`): the
+engine's shuffle, dealer draw and reshuffles all come from it, so the same deal is the same deck order
+whoever sits where.
 
 Games are numbered in schedule order and named `g000001`, ...; the results database is keyed by that
 id, and `deal`/`rotation` let a later stage (the heads-up SPRT) pair the games of one deal.
@@ -17,13 +18,13 @@ id, and `deal`/`rotation` let a later stage (the heads-up SPRT) pair the games o
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from unonet.league.config import LeagueConfig
+from unonet.league.deals import derived_seed as deal_seed
 
 __all__ = ["GameSpec", "cycle_length", "deal_seed", "game_id", "groups", "schedule"]
 
@@ -45,12 +46,6 @@ class GameSpec:
 def game_id(index: int) -> str:
     """The id of the game at 0-based schedule position `index`."""
     return f"g{index + 1:06d}"
-
-
-def deal_seed(league_seed: int, deal: int) -> int:
-    """The seed of deal number `deal`: the first 8 bytes of a SHA-256 of the league seed and deal."""
-    digest = hashlib.sha256(f"unonet-league:{league_seed}:deal:{deal}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 def groups(config: LeagueConfig) -> list[tuple[str, ...]]:
@@ -94,7 +89,7 @@ def _games(config: LeagueConfig, cycles: int) -> Iterator[GameSpec]:
                     game_id=game_id(index),
                     cycle=cycle,
                     deal=deal,
-                    seed=deal_seed(config.seed, deal),
+                    seed=config.deal_seed(deal),
                     rotation=rotation,
                     seats=order[rotation:] + order[:rotation],
                 )

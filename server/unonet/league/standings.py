@@ -9,6 +9,11 @@
   and the win rate (first place, shared or not) with a 95% Wilson score interval.
 - A head-to-head matrix: for bots A and B, A's score against B over the games both played (1 when A
   finished ahead, 1/2 when tied, 0 behind).
+- What went wrong, per bot, each counted apart (`tallies.SeatStats` and the games' outcomes): crashes
+  (its program exited or its policy raised), restarts, timeouts (turns its clock ran out on), time
+  losses (games the host forfeited it for its timeouts), bad answers (not an answer at all), illegal
+  answers (a command the legal actions did not list, or the rules refused), forfeits (out of restarts,
+  it left) and stalls; and its decision times' median, 99th percentile (nearest rank) and maximum.
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from openskill.models import PlackettLuce
 
 from unonet.league.order import scores
 from unonet.league.results import GameResult
+from unonet.league.tallies import SeatStats
 
 __all__ = [
     "Z95",
@@ -30,6 +37,7 @@ __all__ = [
     "RatingPoint",
     "head_to_head",
     "mean_interval",
+    "percentile",
     "rating_history",
     "standings",
     "wilson_interval",
@@ -56,6 +64,18 @@ class BotStanding:
     win_low: float
     win_high: float
     losses_by_failure: int
+    crashes: int = 0
+    restarts: int = 0
+    timeouts: int = 0
+    time_losses: int = 0
+    bad_answers: int = 0
+    illegal: int = 0
+    forfeits: int = 0
+    stalls: int = 0
+    decisions: int = 0
+    decision_p50_ms: float | None = None
+    decision_p99_ms: float | None = None
+    decision_max_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +133,9 @@ class LiveRatings:
         return RatingPoint(self.games, {name: (r.mu, r.sigma) for name, r in self.ratings.items()})
 
     def leader(self) -> str:
-        """The bot with the best conservative rating (mu - 3 sigma) so far."""
-        return max(self.ratings, key=lambda name: (self.ratings[name].ordinal(), name))
+        """The bot with the best conservative rating (mu - 3 sigma) so far, and that ordinal."""
+        name = max(self.ratings, key=lambda each: (self.ratings[each].ordinal(), each))
+        return f"{name} (ordinal {self.ratings[name].ordinal():.2f})"
 
 
 def rating_history(results: Sequence[GameResult], names: Sequence[str], every: int = 1) -> list[RatingPoint]:
@@ -131,18 +152,55 @@ def rating_history(results: Sequence[GameResult], names: Sequence[str], every: i
     return history
 
 
+def percentile(ordered: Sequence[int], share: float) -> int:
+    """The nearest-rank percentile of sorted values: the smallest value at least `share` of them do not
+    exceed (share 0.5: the median's upper value; 0.99: the 99th percentile)."""
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+class _Failures:
+    """One bot's failure counts and decision times, summed over its games."""
+
+    def __init__(self) -> None:
+        self.counts = dict.fromkeys(("crashes", "restarts", "timeouts", "time_losses", "bad_answers", "illegal",
+                                     "forfeits", "stalls"), 0)
+        self.decision_us: list[int] = []
+
+    def add(self, outcome: str, stats: SeatStats | None) -> None:
+        self.counts["time_losses"] += outcome == "time_loss"
+        self.counts["forfeits"] += outcome == "forfeit"
+        self.counts["stalls"] += outcome == "stall"
+        if stats is None:  # a row from before per-seat stats: only the outcome tells
+            self.counts["crashes"] += outcome == "crash"
+            return
+        for key in ("crashes", "restarts", "timeouts", "bad_answers", "illegal"):
+            self.counts[key] += getattr(stats, key)
+        self.decision_us += stats.decision_us
+
+    def fields(self) -> dict[str, Any]:
+        times = sorted(self.decision_us)
+        summary: dict[str, Any] = dict(self.counts, decisions=len(times))
+        if times:
+            summary.update(decision_p50_ms=percentile(times, 0.5) / 1000,
+                           decision_p99_ms=percentile(times, 0.99) / 1000, decision_max_ms=times[-1] / 1000)
+        return summary
+
+
 def standings(results: Sequence[GameResult], names: Sequence[str]) -> list[BotStanding]:
     """The leaderboard, best conservative rating (ordinal) first."""
     final = rating_history(results, names, every=max(1, len(results)))[-1].ratings
     points: dict[str, list[float]] = {name: [] for name in names}
     wins = dict.fromkeys(names, 0)
     failures = dict.fromkeys(names, 0)
+    failed = {name: _Failures() for name in names}
     for result in results:
-        for name, rank, score, outcome in zip(result.seats, result.ranks, scores(result.ranks), result.outcomes,
-                                              strict=True):
+        stats: Sequence[SeatStats | None] = result.stats or (None,) * len(result.seats)
+        for name, rank, score, outcome, seat_stats in zip(result.seats, result.ranks, scores(result.ranks),
+                                                          result.outcomes, stats, strict=True):
             points[name].append(score)
             wins[name] += rank == 1
             failures[name] += outcome != "played"
+            failed[name].add(outcome, seat_stats)
     table = []
     for name in names:
         mu, sigma = final[name]
@@ -154,7 +212,7 @@ def standings(results: Sequence[GameResult], names: Sequence[str]) -> list[BotSt
                 name=name, games=games, mu=mu, sigma=sigma, ordinal=mu - 3 * sigma,
                 points_per_game=mean, points_low=low, points_high=high,
                 wins=wins[name], win_rate=wins[name] / games if games else 0.0, win_low=win_low, win_high=win_high,
-                losses_by_failure=failures[name],
+                losses_by_failure=failures[name], **failed[name].fields(),
             )
         )
     return sorted(table, key=lambda line: (-line.ordinal, line.name))
