@@ -27,13 +27,11 @@ pytestmark = pytest.mark.skipif(not HAS_PROC, reason="reads /proc")
 GAME_TIMEOUT = 90.0
 
 
-def stubborn(tmp_path: Path, *, answers: bool = True) -> tuple[Path, Path, Path]:
+def stubborn(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A sh exec bot that will not stop by itself; it writes its pid (its session's id) to `programs` and
-    its child's to `children` when it starts. It plays the first legal action, or with `answers` off
-    reads its questions and answers none (its game stays in play until the turn clock takes it)."""
+    its child's to `children` when it starts."""
     programs, children = tmp_path / "programs", tmp_path / "children"
     script = tmp_path / "stubborn.sh"
-    required = "echo 0" if answers else ":"
     script.write_text(f"""#!/bin/sh
 trap '' TERM INT HUP
 echo $$ >> {programs}
@@ -41,7 +39,7 @@ sleep 600 &
 echo $! >> {children}
 while IFS= read -r line; do
   case $line in
-    '{{"required":true'*) {required} ;;
+    '{{"required":true'*) echo 0 ;;
     *) echo null ;;
   esac
 done
@@ -51,10 +49,10 @@ while :; do sleep 1; done
     return script, programs, children
 
 
-def league(tmp_path: Path, script: Path, **kwargs: object) -> Path:
+def league(tmp_path: Path, script: Path, *, games: int = 3, **kwargs: object) -> Path:
     """Two seeded random bots and the stubborn program at a 3-seat table: 3 games a cycle."""
     lines = f'[[bot]]\nname = "prog"\nexec = "{script}"\n'
-    return league_file(tmp_path, size=3, bots=2, games=3, bot_lines=lines, **kwargs)  # type: ignore[arg-type]
+    return league_file(tmp_path, size=3, bots=2, games=games, bot_lines=lines, **kwargs)  # type: ignore[arg-type]
 
 
 def left_behind(programs: Path, children: Path) -> list[int]:
@@ -116,10 +114,10 @@ def test_a_league_with_a_program_that_will_not_stop_ends_and_leaves_nothing(tmp_
 
 @pytest.mark.timeout(GAME_TIMEOUT + 60)
 def test_ctrl_c_stops_the_league_and_every_program(tmp_path):
-    # The program answers nothing and a turn lasts 30 s, so its game is still in play at the Ctrl-C: one
-    # that played could finish the whole league first on a loaded machine (exit 0, nothing interrupted).
-    script, programs, children = stubborn(tmp_path, answers=False)
-    path = league(tmp_path, script, extra="turn_time = 30.0")
+    # 60 games, so the league is still being played at the Ctrl-C: its 3 games could all finish first on
+    # a loaded machine (exit 0, nothing interrupted).
+    script, programs, children = stubborn(tmp_path)
+    path = league(tmp_path, script, games=60, extra="turn_time = 30.0")
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:
         runner = subprocess.Popen(cli(path), stdout=subprocess.DEVNULL, stderr=err, text=True)
