@@ -33,48 +33,10 @@ from unonet.rl.history import PublicHistory
 __all__ = ["Field", "ObservationLayout"]
 
 _PHASES: Final = tuple(Phase)
-_PHASE_SLOT: Final = {phase: i for i, phase in enumerate(_PHASES)}
 _WINDOW_KINDS: Final = tuple(WindowKind)
-_WINDOW_SLOT: Final = {kind: i for i, kind in enumerate(_WINDOW_KINDS)}
 _OBLIGATION_KINDS: Final = (Rank.DRAW_TWO, Rank.WILD_DRAW_FOUR, Rank.BLANK)
-_OBLIGATION_SLOT: Final = {kind: i for i, kind in enumerate(_OBLIGATION_KINDS)}
 _CARDS: Final = len(CARDS)
 _WILD_DRAW_FOUR_CARD: Final = Card.of(Color.BLACK, Rank.WILD_DRAW_FOUR)
-# The fields `encode` writes, in the order it unpacks their offsets.
-_ENCODED: Final = (
-    "hand",
-    "top",
-    "color",
-    "clockwise",
-    "phase",
-    "offer",
-    "drawn",
-    "swap_card",
-    "bluff",
-    "obligation",
-    "obligation_amount",
-    "obligation_kind",
-    "obligation_target",
-    "obligation_setter",
-    "obligation_challengeable",
-    "hand_sizes",
-    "in_play",
-    "uno_called",
-    "uno_catchable",
-    "current",
-    "to_act",
-    "dealer",
-    "silence",
-    "windows_open",
-    "windows_eligible",
-    "draw_pile",
-    "discard_pile",
-    "discards",
-    "known",
-    "excluded",
-    "lacks",
-    "verdicts",
-)
 # Upper bounds for counts, so the observation space is bounded: no hand, pile or obligation holds more
 # cards than the largest deck (C1 and C2: 108 + 4 + 8 + 4), and no two copies of a coloured card exist.
 _MOST_CARDS: Final = 124.0
@@ -181,136 +143,131 @@ class ObservationLayout:
         self.high = np.concatenate([np.full(f.size, min(f.high, 255), np.uint8) for f in fields])
         at = {f.name: f.offset for f in fields}
         self._at = at
-        self._offsets = tuple(at[name] for name in _ENCODED)
-        # rel[seat][s]: s's seat relative to `seat`.
-        self._rel = tuple(tuple((s - seat) % n for s in range(n)) for seat in range(n))
+        # Each field's offset as an attribute of its own, for `encode` (a native int in the compiled build).
+        self._hand, self._top, self._color, self._clockwise = at["hand"], at["top"], at["color"], at["clockwise"]
+        self._phase, self._offer, self._drawn, self._swap_card = at["phase"], at["offer"], at["drawn"], at["swap_card"]
+        self._bluff, self._obligation = at["bluff"], at["obligation"]
+        self._obligation_amount, self._obligation_kind = at["obligation_amount"], at["obligation_kind"]
+        self._obligation_target, self._obligation_setter = at["obligation_target"], at["obligation_setter"]
+        self._obligation_challengeable = at["obligation_challengeable"]
+        self._hand_sizes, self._in_play, self._uno_called = at["hand_sizes"], at["in_play"], at["uno_called"]
+        self._uno_catchable, self._current, self._to_act = at["uno_catchable"], at["current"], at["to_act"]
+        self._dealer, self._silence = at["dealer"], at["silence"]
+        self._windows_open, self._windows_eligible = at["windows_open"], at["windows_eligible"]
+        self._draw_pile, self._discard_pile, self._discards = at["draw_pile"], at["discard_pile"], at["discards"]
+        self._known, self._excluded, self._lacks, self._verdicts = (
+            at["known"],
+            at["excluded"],
+            at["lacks"],
+            at["verdicts"],
+        )
 
     def offset(self, name: str) -> int:
         """Where field `name` starts. Raises KeyError for an unknown name."""
         return self._at[name]
 
     def encode(self, game: Game, history: PublicHistory, seat: int, *, offer: bool) -> npt.NDArray[np.uint8]:
-        """The observation of `seat` in `game` (with its round's `history`); `offer` marks an optional chance."""
-        (
-            at_hand,
-            at_top,
-            at_color,
-            at_clockwise,
-            at_phase,
-            at_offer,
-            at_drawn,
-            at_swap_card,
-            at_bluff,
-            at_obligation,
-            at_obligation_amount,
-            at_obligation_kind,
-            at_obligation_target,
-            at_obligation_setter,
-            at_obligation_challengeable,
-            at_hand_sizes,
-            at_in_play,
-            at_uno_called,
-            at_uno_catchable,
-            at_current,
-            at_to_act,
-            at_dealer,
-            at_silence,
-            at_windows_open,
-            at_windows_eligible,
-            at_draw_pile,
-            at_discard_pile,
-            at_discards,
-            at_known,
-            at_excluded,
-            at_lacks,
-            at_verdicts,
-        ) = self._offsets
-        rel = self._rel[seat]
+        """The observation of `seat` in `game` (with its round's `history`); `offer` marks an optional chance.
+
+        The vector is written into a zeroed `bytearray`, one store per number that is not 0 (the
+        history's rows copied in one slice each), and handed out as a numpy view of it: one numpy call.
+        """
         n = self.players
-        hands = game.hands
         out = bytearray(self.size)
-        base = at_hand
-        for card in hands[seat]:
-            out[base + card.index] += 1
-        out[at_top + game.discard[-1].index] = 1
-        out[at_color + color_slot(game.color)] = 1
-        if game.direction == 1:
-            out[at_clockwise] = 1
-        out[at_phase + _PHASE_SLOT[game.phase]] = 1
-        if offer:
-            out[at_offer] = 1
-        to_act = game.to_act
-        if game.drawn is not None and to_act == seat:
-            out[at_drawn + game.drawn.index] = 1
-        swap = game.pending_swap
-        if swap is not None and seat in (swap[0], swap[1]):
-            out[at_swap_card + swap[2].index] = 1
+        hands = game.hands
         hand = hands[seat]
+        at = self._hand
+        for card in hand:
+            out[at + card.index] += 1
+        out[self._top + game.discard[-1].index] = 1
+        out[self._color + color_slot(game.color)] = 1
+        if game.direction == 1:
+            out[self._clockwise] = 1
+        out[self._phase + _slot(game.phase, _PHASES)] = 1
+        if offer:
+            out[self._offer] = 1
+        to_act = game.to_act
+        drawn = game.drawn
+        if drawn is not None and to_act == seat:
+            out[self._drawn + drawn.index] = 1
+        swap = game.pending_swap
+        if swap is not None and (seat == swap[0] or seat == swap[1]):
+            out[self._swap_card + swap[2].index] = 1
         if _WILD_DRAW_FOUR_CARD in hand and is_bluff(game, seat):
-            out[at_bluff] = 1
+            out[self._bluff] = 1
         obligation = game.obligation
         if obligation is not None:
-            out[at_obligation] = 1
-            out[at_obligation_amount] = min(obligation.amount, 255)
-            out[at_obligation_kind + _OBLIGATION_SLOT[obligation.kind]] = 1
-            out[at_obligation_target + rel[obligation.target]] = 1
-            out[at_obligation_setter + rel[obligation.setter]] = 1
+            out[self._obligation] = 1
+            out[self._obligation_amount] = min(obligation.amount, 255)
+            out[self._obligation_kind + _slot(obligation.kind, _OBLIGATION_KINDS)] = 1
+            out[self._obligation_target + (obligation.target - seat) % n] = 1
+            out[self._obligation_setter + (obligation.setter - seat) % n] = 1
             if obligation.bluff is not None and game.ruleset.can_challenge:
-                out[at_obligation_challengeable] = 1
+                out[self._obligation_challengeable] = 1
         uno_called = history.uno_called
         in_play = game.in_play
+        at_sizes, at_in_play, at_called = self._hand_sizes, self._in_play, self._uno_called
         for s in range(n):
             if not in_play[s]:
                 continue
-            r = rel[s]
+            r = (s - seat) % n
             size = len(hands[s])
-            out[at_hand_sizes + r] = size if size < 255 else 255
+            out[at_sizes + r] = size if size < 255 else 255
             out[at_in_play + r] = 1
             if size == 1 and uno_called[s]:
-                out[at_uno_called + r] = 1
-        for s in game.catchable:
-            out[at_uno_catchable + rel[s]] = 1
-        out[at_current + rel[game.current]] = 1
+                out[at_called + r] = 1
+        if game.catchable:
+            at = self._uno_catchable
+            for s in game.catchable:
+                out[at + (s - seat) % n] = 1
+        out[self._current + (game.current - seat) % n] = 1
         if to_act is not None:
-            out[at_to_act + rel[to_act]] = 1
-        out[at_dealer + rel[game.dealer]] = 1
+            out[self._to_act + (to_act - seat) % n] = 1
+        out[self._dealer + (game.dealer - seat) % n] = 1
         if game.silence is not None:
-            out[at_silence + rel[game.silence]] = 1
+            out[self._silence + (game.silence - seat) % n] = 1
         if game.windows:
-            opened, eligible = at_windows_open, at_windows_eligible
+            opened, eligible = self._windows_open, self._windows_eligible
             for window in game.windows.values():
-                slot = _WINDOW_SLOT[window.kind]
+                slot = _slot(window.kind, _WINDOW_KINDS)
                 out[opened + slot] += 1
                 if seat in window.eligible:
                     out[eligible + slot] += 1
-        out[at_draw_pile] = min(len(game.draw_pile), 255)
-        out[at_discard_pile] = min(len(game.discard), 255)
-        start = at_discards
-        out[start : start + _CARDS] = history.discard
+        out[self._draw_pile] = min(len(game.draw_pile), 255)
+        out[self._discard_pile] = min(len(game.discard), 255)
+        at = self._discards
+        out[at : at + _CARDS] = history.discard
         # The rarer history (known cards, exclusions, verdicts) is skipped whole while there is none.
         known = history.known[seat] if history.any_known else None
-        excluded: list[bytes | None] | None = history.excluded
-        if history.excluded.count(None) == n:
-            excluded = None
+        excluded = history.excluded
         lacks = history.lacks
+        at_known, at_excluded, at_lacks = self._known, self._excluded, self._lacks
         for r in range(1, n):
             s = (seat + r) % n
             if known is not None:
                 row = known[s]
                 if row is not None:
-                    start = at_known + (r - 1) * _CARDS
-                    out[start : start + _CARDS] = row
-            if excluded is not None:
-                ban = excluded[s]
-                if ban is not None:
-                    start = at_excluded + (r - 1) * _CARDS
-                    out[start : start + _CARDS] = ban
-            start = at_lacks + (r - 1) * 4
-            out[start : start + 4] = lacks[s]
+                    at = at_known + (r - 1) * _CARDS
+                    out[at : at + _CARDS] = row
+            ban = excluded[s]
+            if ban is not None:
+                at = at_excluded + (r - 1) * _CARDS
+                out[at : at + _CARDS] = ban
+            at = at_lacks + (r - 1) * 4
+            out[at : at + 4] = lacks[s]
         if history.any_verdicts:
             verdicts = history.verdicts
+            at = self._verdicts
             for r in range(n):
                 guilty, innocent = verdicts[(seat + r) % n]
-                out[at_verdicts + 2 * r] = min(guilty, 255)
-                out[at_verdicts + 2 * r + 1] = min(innocent, 255)
+                out[at + 2 * r] = min(guilty, 255)
+                out[at + 2 * r + 1] = min(innocent, 255)
         return np.frombuffer(out, np.uint8)
+
+
+def _slot(member: object, members: tuple[object, ...]) -> int:
+    """`members.index(member)` by identity: an enum member's hash is a Python call, a dict lookup's cost."""
+    for slot, candidate in enumerate(members):
+        if candidate is member:
+            return slot
+    raise ValueError(f"{member!r} is none of {members!r}")
