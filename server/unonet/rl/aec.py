@@ -34,8 +34,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from unonet.engine import find_ruleset
-from unonet.rl.actions import ACTION_COUNT, mask_of
-from unonet.rl.observation import ObservationLayout
+from unonet.rl.actions import ACTION_COUNT
+from unonet.rl.observation import ObservationLayout, masked_observation
 from unonet.rl.render import render_table
 from unonet.rl.table import LearningTable
 
@@ -128,22 +128,13 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         # `rewards` is all 0 while the round goes on (only its end rewards), so PettingZoo's clearing and
         # accumulating before and after every step would change nothing but on the last one.
         self.table.act(int(action))
-        self._select()
-        if self.table.is_over:
+        if self._select():
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> Observation:
-        seat = self._seat_of[agent]
-        table = self.table
-        if seat != table.seat:
-            return {
-                "observation": self.layout.encode(table.game, table.history, seat, offer=False),
-                "action_mask": self._no_mask,
-            }
-        observation = self.layout.encode(table.game, table.history, seat, offer=not table.required)
-        return {"observation": observation, "action_mask": np.frombuffer(mask_of(table.legal), np.int8)}
+        return masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -159,20 +150,23 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
 
     # ---------------------------------------------------------------------------------- internals
 
-    def _select(self) -> None:
+    def _select(self) -> bool:
+        """Select the agent the table asks next (its info listing its legal indices); when the round is
+        over, end every agent and give it its reward. True when the round is over."""
         table = self.table
-        if self.agent_selection in self.infos:
-            self.infos[self.agent_selection] = {}
-        if table.seat is not None:
-            self.agent_selection = agent = self.possible_agents[table.seat]
+        self.infos[self.agent_selection] = {}
+        seat = table.seat
+        if seat is not None:
+            self.agent_selection = agent = self.possible_agents[seat]
             self.infos[agent] = {"legal_actions": list(table.legal)}
-            return
+            return False
         done = self.terminations if not table.truncated else self.truncations
         for seat, agent in enumerate(self.possible_agents):
             done[agent] = True
             self.rewards[agent] = table.rewards[seat]
         # the dead agents are stepped with None from the first one on (`_was_dead_step` finds them)
         self.agent_selection = self.agents[0]
+        return True
 
 
 def raw_env(**kwargs: Any) -> UnoEnv:

@@ -48,6 +48,8 @@ from unonet.engine import (
     legal_actions,
     round_points,
 )
+from unonet.engine.cards import Card, standard_deck
+from unonet.engine.round_state import shuffle_like_random
 from unonet.rl.actions import DECLINE, legal_indices
 from unonet.rl.history import PublicHistory
 
@@ -57,6 +59,16 @@ RewardKind = Literal["win", "points"]
 REWARDS: Final = ("win", "points")
 _ROUND_OVER: Final = Phase.ROUND_OVER
 _REACT_WINDOWS: Final = (WindowKind.UNO_SLAP, WindowKind.SOUND_WILD)
+
+
+def _dealer_pile(rng: random.Random) -> list[Card]:
+    """The deck S2's dealer is drawn from, shuffled as `choose_dealer` shuffles it (`rng.shuffle` of a
+    standard deck, drawn from its end) but by the engine's compiled shuffle, draw for draw the same
+    (`shuffle_like_random`): the interpreted `Random.shuffle` of 108 cards was most of a reset's time."""
+    deck = standard_deck()
+    shuffle_like_random(rng, deck)
+    deck.reverse()  # `choose_dealer` draws a given pile from its start
+    return deck
 
 
 class LearningTable:
@@ -108,7 +120,8 @@ class LearningTable:
     def reset(self, seed: int) -> None:
         """Deal a new round from `seed`: the same seed deals the same cards and rules every race alike."""
         rng = random.Random(seed)
-        match = Match(self.ruleset, self.players, random.Random(rng.getrandbits(64)), auto_deal=False)
+        deals = random.Random(rng.getrandbits(64))
+        match = Match(self.ruleset, self.players, deals, auto_deal=False, dealer_pile=_dealer_pile(deals))
         self.start(match, rng.getrandbits(64))
 
     def start(self, match: Match, races_seed: int) -> None:
