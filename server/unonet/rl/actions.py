@@ -161,6 +161,8 @@ def action_count() -> int:
     return ACTION_COUNT
 
 
+# By card index: a number card. `Rank.is_number` is an enum property, a Python call from compiled code.
+_IS_NUMBER: Final = tuple(card.rank.is_number for card in CARDS)
 _NO_ACTIONS: Final = bytearray(ACTION_COUNT)  # `mask_of` copies it: never written
 
 
@@ -194,7 +196,7 @@ def legal_indices(legal: Sequence[Action], seat: int, players: int, windows: Map
             uno = 1 if play.call_uno else 0
             if len(cards) == 1:
                 out[2 * cards[0].index + uno] = action
-            elif cards[0].rank.is_number and cards[1].rank is not cards[0].rank:
+            elif _IS_NUMBER[cards[0].index] and cards[1].rank is not cards[0].rank:
                 out[_RUN_INDEX[tuple([c.index for c in cards])] + uno] = action
             else:
                 _multi(out, play, seat, uno)
