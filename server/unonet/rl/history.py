@@ -79,6 +79,21 @@ _FOLLOWED: Final[frozenset[type[Event]]] = frozenset(
 )
 
 
+# `PublicHistory.__reduce__`'s state: every attribute the constructor does not set from its arguments.
+_State = tuple[
+    bytearray,
+    list[list[bytearray | None]],
+    list[bytes | None],
+    list[bytearray],
+    list[list[int]],
+    bool,
+    list[bool],
+    bool,
+    Color | None,
+    tuple[Color | None, Card | None],
+]
+
+
 def _counts(cards: Sequence[Card]) -> bytearray:
     row = bytearray(len(CARDS))
     for card in cards:
@@ -118,6 +133,37 @@ class PublicHistory:
         clone.color = self.color
         clone._before_wild_draw_four = self._before_wild_draw_four
         return clone
+
+    def __reduce__(self) -> tuple[type[PublicHistory], tuple[int, WildDrawFourRule], _State]:
+        """Pickled as its constructor's arguments and its state: the compiled build's native class has no
+        `__dict__` for pickle's default to fill."""
+        state = (
+            self.discard,
+            self.known,
+            self.excluded,
+            self.lacks,
+            self.verdicts,
+            self.any_verdicts,
+            self.uno_called,
+            self.any_known,
+            self.color,
+            self._before_wild_draw_four,
+        )
+        return PublicHistory, (self.players, self.rule), state
+
+    def __setstate__(self, state: _State) -> None:
+        (
+            self.discard,
+            self.known,
+            self.excluded,
+            self.lacks,
+            self.verdicts,
+            self.any_verdicts,
+            self.uno_called,
+            self.any_known,
+            self.color,
+            self._before_wild_draw_four,
+        ) = state
 
     def knowledge(self, seat: int) -> Knowledge:
         """What `seat` knows of the cards it cannot see, for `unonet.engine.determinize`: the cards it

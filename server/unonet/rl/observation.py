@@ -80,6 +80,11 @@ class Field:
     high: float
     meaning: str
 
+    def __reduce__(self) -> tuple[type[Field], tuple[str, int, int, float, str]]:
+        """Pickled through `__init__`: the compiled build's own unpickling of a native frozen class sets
+        the fields one by one, which the frozen `__setattr__` refuses."""
+        return Field, (self.name, self.offset, self.size, self.high, self.meaning)
+
 
 class ObservationLayout:
     """The observation's fields for a table of `players` seats (the vector's length depends on it)."""
@@ -182,6 +187,10 @@ class ObservationLayout:
         self._no_windows = bytes(2 * len(_WINDOW_KINDS))
         self._no_rows = bytes(others * _CARDS)
         self._no_verdicts = bytes(2 * n)
+
+    def __reduce__(self) -> tuple[type[ObservationLayout], tuple[int]]:
+        """Pickled as its seat count, which builds the rest (a native class has no `__dict__` to copy)."""
+        return ObservationLayout, (self.players,)
 
     def offset(self, name: str) -> int:
         """Where field `name` starts. Raises KeyError for an unknown name."""
