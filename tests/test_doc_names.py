@@ -32,6 +32,7 @@ DOTTED = re.compile(r"(?<![\w./-])unonet(?:\.[A-Za-z_]\w*)+")
 # Dotted names the docs use on purpose for something that is not code, each with why.
 NOT_CODE = {
     "unonet.db": "the database file name the README's `unonet serve --db` examples use",
+    "unonet.db.sent": "the sent marks file beside that database (docs/protocol.md, 'Backing up and restoring')",
     "unonet.v2": "the package a breaking change of the protocol would need: named because it does not exist",
 }
 

