@@ -23,8 +23,8 @@ unexport PYTHONDONTWRITEBYTECODE
 WORKERS ?= 6
 XDIST := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
-# The optional compiled build (setup.py, `UNONET_USE_MYPYC=1`): the engine's hot modules compiled by mypyc into a
-# wheel, installed with the dev extra into its own environment. The editable .venv stays pure Python.
+# The optional compiled build (setup.py, `UNONET_USE_MYPYC=1`): the engine's hot modules (and unonet.rl's) compiled
+# by mypyc into a wheel, installed with the dev extra into its own environment. The editable .venv stays pure Python.
 CVENV := .venv-compiled
 CBIN := $(CVENV)/bin
 CPY := $(CBIN)/python
@@ -35,7 +35,7 @@ WHEELS := build/compiled-wheel
 ENGINE_SRC := $(wildcard server/unonet/engine/*.py) server/unonet/scenarios.py
 # The wheel ships the bots too, and bench/bots.py --build compiled plays them from it: a bot's edit rebuilds it.
 BOTS_SRC := $(wildcard bots/unonet/bots/*.py server/unonet/wire/*.py)
-# The learning environments too: bench/rl.py measures them on the compiled engine from the wheel.
+# The learning environments too: their hot modules are compiled with the engine (pyproject's rl_modules).
 RL_SRC := $(wildcard server/unonet/rl/*.py)
 
 .PHONY: install protos test check lint pytest bench demo play tmux clean compiled compiled-test
@@ -128,11 +128,12 @@ $(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_SRC)
 
 compiled: $(CSTAMP)
 
-# The engine's tests, the scenario files and the replay digest on the compiled build: the digest must equal
-# the pure build's, byte for byte (bench/replay_digest.py).
+# The engine's tests, the scenario files, the learning environments' (their hot modules are compiled too)
+# and the replay digest on the compiled build: the digest must equal the pure build's, byte for byte
+# (bench/replay_digest.py).
 # Two workers: the engine's tests compute rather than wait. The replay digest needs .venv too.
 compiled-test: $(CSTAMP) install
-	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests/engine tests/scenarios
+	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests/engine tests/scenarios tests/rl
 	pure=$$($(PY) bench/replay_digest.py) && compiled=$$($(CPY) bench/replay_digest.py) && echo "pure:     $$pure" && \
 	  echo "compiled: $$compiled" && test "$$pure" = "$$compiled"
 

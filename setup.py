@@ -7,11 +7,11 @@ dm_env_rpc's `setup.py` does; `[build-system].requires` pins both tools to the v
 pins match. An editable install (`make install`) skips this: there `make protos` generates the
 modules next to the `.proto` files, where the editable import finds them.
 
-With `UNONET_USE_MYPYC=1` in the environment the build also compiles the engine's hot modules (the list is
-`[tool.unonet.compiled]` in pyproject.toml) with mypyc into a platform wheel, as black and mypy build
-theirs: `make compiled` does so with `--no-build-isolation` in its own environment, where the dev
-extra's mypy is installed. The compiled modules land in the build directory and the wheel, never beside
-the sources, which stay the reference the editable install runs.
+With `UNONET_USE_MYPYC=1` in the environment the build also compiles the engine's hot modules and the
+learning environments' (the lists are `[tool.unonet.compiled]` in pyproject.toml) with mypyc into a
+platform wheel, as black and mypy build theirs: `make compiled` does so with `--no-build-isolation` in
+its own environment, where the dev extra's mypy is installed. The compiled modules land in the build
+directory and the wheel, never beside the sources, which stay the reference the editable install runs.
 
 Everything else about the distribution is in `pyproject.toml`.
 """
@@ -98,8 +98,10 @@ def compiled_modules() -> list[Any]:
     from mypyc.build import mypycify
 
     with (ROOT / "pyproject.toml").open("rb") as file:
-        modules = tomllib.load(file)["tool"]["unonet"]["compiled"]["modules"]
-    return mypycify([f"server/unonet/engine/{name}.py" for name in modules], opt_level="3")
+        compiled = tomllib.load(file)["tool"]["unonet"]["compiled"]
+    paths = [f"server/unonet/engine/{name}.py" for name in compiled["modules"]]
+    paths += [f"server/unonet/rl/{name}.py" for name in compiled["rl_modules"]]
+    return mypycify(paths, opt_level="3")  # one group: the learning modules call the engine natively
 
 
 setup(cmdclass={"build_py": BuildPyWithProtos, "egg_info": EggInfoApart}, ext_modules=compiled_modules())

@@ -8,7 +8,9 @@ index is turned back into the command that carries it. Offered chances: it slaps
 Wild (a React always beats drawing two), and takes nothing else, as it never trained on them (the
 standard rules heads-up offer only the UNO catches of a player who forgot to call).
 
-The policy file is `UNONET_PPO_POLICY` when set, else `run/policy.zip` beside this file.
+The policy is the network `export_policy.py` took out of the trained MaskablePPO model (`policy.npz`
+beside this file, or `UNONET_PPO_POLICY` when set), played in numpy (`numpy_policy.py`): an entrant
+needs neither torch nor stable-baselines3, and a league's seats process loads it in milliseconds.
 """
 
 from __future__ import annotations
@@ -17,46 +19,51 @@ import os
 from pathlib import Path
 
 import numpy as np
-from sb3_contrib import MaskablePPO
+from numpy_policy import NumpyPolicy
 
 from unonet.bots.options import all_commands
 from unonet.bots.policy import Bot, BotState
 from unonet.bots.policy_seat import engine_actions
 from unonet.client import commands as cmd
 from unonet.engine import UnoError
-from unonet.rl.actions import ACTION_COUNT, BASIC_ACTION_COUNT
+from unonet.rl.actions import BASIC_ACTION_COUNT
 from unonet.rl.seat_observer import SeatObserver
 from unonet.v1 import actions_pb2, events_pb2, views_pb2
 
-DEFAULT_POLICY = Path(__file__).resolve().parent / "run" / "policy.zip"
+DEFAULT_POLICY = Path(__file__).resolve().parent / "policy.npz"
 
 
 def policy_path() -> Path:
     return Path(os.environ.get("UNONET_PPO_POLICY", DEFAULT_POLICY))
 
 
-_LOADED: dict[Path, MaskablePPO] = {}
+_LOADED: dict[Path, NumpyPolicy] = {}
 
 
-def load_policy(path: Path) -> MaskablePPO:
+def load_policy(path: Path) -> NumpyPolicy:
     """The policy at `path`, loaded once per process: a league makes a bot per game, and a seats process
     that reloaded it for each would hold every other game's clock while it reads the file."""
     model = _LOADED.get(path)
     if model is None:
-        model = _LOADED[path] = MaskablePPO.load(path, device="cpu")
+        model = _LOADED[path] = NumpyPolicy.load(path)
     return model
 
 
 class PPOBot(Bot):
-    """The MaskablePPO policy trained by train_maskable_ppo.py, playing deterministically (its argmax)."""
+    """The MaskablePPO policy trained by train_maskable_ppo.py, playing deterministically (its argmax).
+
+    At a table of another size than it trained for, or under rules that unmask actions it never saw,
+    it leaves each decision to the host's default (None: draw, else pass).
+    """
 
     kind = "ppo"
 
     def __init__(self, seed: int | None = None, path: Path | None = None) -> None:
-        self.model = load_policy(path or policy_path())
-        self.divisor: np.ndarray | None = None
+        self.policy = load_policy(path or policy_path())
         self.observer: SeatObserver | None = None
         self._pending: list[events_pb2.Event] = []
+        #: Decisions the network made (the others were left to the host's default).
+        self.decisions = 0
 
     def on_event(self, event: events_pb2.Event) -> None:
         if event.WhichOneof("payload") == "round_started":  # a new round: follow it from its start
@@ -68,29 +75,26 @@ class PPOBot(Bot):
             self.observer.follow(event)
 
     def decide(self, view: views_pb2.SeatView, state: BotState) -> cmd.Command | None:
+        if view.settings.seat_count != self.policy.players:
+            return None
         if self.observer is None:
             self.observer = SeatObserver(view.settings.seat_count)
             for event in self._pending:
                 self.observer.follow(event)
             self._pending = []
-            high = self.observer.layout.high.astype(np.float32)
-            self.divisor = np.clip(high, 1.0, 16.0)  # as common.Scaled scales it in training
         try:
             observation, _game, legal = self.observer.observe(view)
         except UnoError:
             return None  # a position the tracker cannot read: the host's default (Draw, else Pass)
-        mask = np.zeros(ACTION_COUNT, np.bool_)
-        mask[list(legal)] = True
-        if mask[BASIC_ACTION_COUNT:].any():
+        if not legal or max(legal) >= BASIC_ACTION_COUNT:
             return None  # rules it never trained on
-        assert self.divisor is not None
-        index, _ = self.model.predict(
-            observation.astype(np.float32) / self.divisor, action_masks=mask[:BASIC_ACTION_COUNT], deterministic=True
-        )
-        wanted = legal[int(index)]
+        mask = np.zeros(BASIC_ACTION_COUNT, np.bool_)
+        mask[list(legal)] = True
+        wanted = legal[self.policy.act(observation, mask)]
         for command in all_commands(view.legal_actions, len(view.hand)):
             try:
                 if engine_actions(view.seat, command) == (wanted,):
+                    self.decisions += 1
                     return command
             except (UnoError, TypeError):
                 continue

@@ -19,7 +19,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = ("server", "client", "bots", "protos")
-COMPILED = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["unonet"]["compiled"]["modules"]
+_LISTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["unonet"]["compiled"]
+COMPILED = _LISTS["modules"]
+COMPILED_RL = _LISTS["rl_modules"]  # unonet.rl's hot path, compiled with the engine
 BUILD = os.environ.get("UNONET_BUILD", "pure")
 
 
@@ -45,10 +47,18 @@ def test_the_compiled_list_names_engine_modules() -> None:
     assert {"cards", "game", "legal", "search"} <= set(COMPILED)  # the hot path
 
 
-@pytest.mark.parametrize("name", COMPILED)
-def test_each_listed_module_is_of_the_build_under_test(name: str) -> None:
+def test_the_compiled_rl_list_names_learning_modules() -> None:
+    rl = ROOT / "server" / "unonet" / "rl"
+    assert COMPILED_RL and all((rl / f"{name}.py").is_file() for name in COMPILED_RL)
+    assert {"observation", "table"} <= set(COMPILED_RL)  # bench/rl.py's hot path
+
+
+@pytest.mark.parametrize(
+    "module", [f"unonet.engine.{name}" for name in COMPILED] + [f"unonet.rl.{name}" for name in COMPILED_RL]
+)
+def test_each_listed_module_is_of_the_build_under_test(module: str) -> None:
     assert BUILD in ("pure", "compiled"), f"UNONET_BUILD is pure or compiled, not {BUILD!r}"
-    assert _is_extension(f"unonet.engine.{name}") is (BUILD == "compiled")
+    assert _is_extension(module) is (BUILD == "compiled")
 
 
 def test_the_pure_build_is_the_source_tree() -> None:

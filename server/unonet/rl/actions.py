@@ -41,8 +41,8 @@ learner that trains on such rules may cut its output layer to the first 145 indi
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
-from typing import Final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final, cast
 
 from unonet.engine import (
     PLAYABLE_COLORS,
@@ -52,7 +52,6 @@ from unonet.engine import (
     Challenge,
     ChooseColor,
     ChooseSwapTarget,
-    Color,
     Draw,
     FiveSwap,
     GiveCard,
@@ -63,7 +62,7 @@ from unonet.engine import (
     Window,
     WindowKind,
 )
-from unonet.engine.cards import CARDS, NUMBER_RANKS, Card
+from unonet.engine.cards import CARDS, NUMBER_RANKS, Card, color_slot
 
 __all__ = [
     "ACTION_COUNT",
@@ -77,6 +76,7 @@ __all__ = [
     "PASS",
     "action_count",
     "legal_indices",
+    "mask_of",
     "play_for",
 ]
 
@@ -98,7 +98,7 @@ FIVE_SWAP: Final = 203
 RUNS: Final = FIVE_SWAP + MAX_OFFSET * len(CARDS)  # 725
 BASIC_ACTION_COUNT: Final = GIVE_CARD  # 145: every index a ruleset without H4, H5 and H11 can unmask
 
-_COLOR_SLOT: Final = {color: slot for slot, color in enumerate(PLAYABLE_COLORS)}
+_SOUND_WILD_WINDOW: Final = WindowKind.SOUND_WILD
 _MULTI_RANKS: Final = (*NUMBER_RANKS, Rank.SKIP, Rank.REVERSE)  # H5: coloured, and never a Draw Two
 
 
@@ -161,6 +161,20 @@ def action_count() -> int:
     return ACTION_COUNT
 
 
+# By card index: a number card. `Rank.is_number` is an enum property, a Python call from compiled code.
+_IS_NUMBER: Final = tuple(card.rank.is_number for card in CARDS)
+_NO_ACTIONS: Final = bytearray(ACTION_COUNT)  # `mask_of` copies it: never written
+
+
+def mask_of(indices: Iterable[int]) -> bytearray:
+    """The action mask of `indices` (a `legal_indices` result, say): 1 at each, 0 elsewhere, as bytes that
+    `numpy.frombuffer` reads without a copy."""
+    mask = _NO_ACTIONS.copy()  # a copy: cheaper than making a bytearray of a size
+    for index in indices:
+        mask[index] = 1
+    return mask
+
+
 def play_for(index: int, seat: int) -> Play:
     """The `Play` a play index stands for, by `seat`. Raises KeyError for an index that is no play."""
     cards, uno = _PLAY_AT[index]
@@ -177,37 +191,37 @@ def legal_indices(legal: Sequence[Action], seat: int, players: int, windows: Map
     for action in legal:
         kind = type(action)
         if kind is Play:
-            play: Play = action  # type: ignore[assignment]
+            play = cast(Play, action)
             cards = play.cards
             uno = 1 if play.call_uno else 0
             if len(cards) == 1:
                 out[2 * cards[0].index + uno] = action
-            elif cards[0].rank.is_number and cards[1].rank is not cards[0].rank:
-                out[_RUN_INDEX[tuple(c.index for c in cards)] + uno] = action
+            elif _IS_NUMBER[cards[0].index] and cards[1].rank is not cards[0].rank:
+                out[_RUN_INDEX[tuple([c.index for c in cards])] + uno] = action
             else:
                 _multi(out, play, seat, uno)
         elif kind is Draw:
             out[DRAW] = action
         elif kind is ChooseColor:
-            out[CHOOSE_COLOR + _COLOR_SLOT[action.color]] = action  # type: ignore[union-attr]
+            out[CHOOSE_COLOR + color_slot(cast(ChooseColor, action).color)] = action
         elif kind is Pass:
             out[PASS] = action
         elif kind is CatchUno:
-            out[CATCH + (action.target - seat) % players - 1] = action  # type: ignore[union-attr]
+            out[CATCH + (cast(CatchUno, action).target - seat) % players - 1] = action
         elif kind is CallUno:
             out[CALL_UNO] = action
         elif kind is Challenge:
             out[CHALLENGE] = action
         elif kind is React:
-            window = windows[action.window]  # type: ignore[union-attr]
-            out.setdefault(REACT_SOUND_WILD if window.kind is WindowKind.SOUND_WILD else REACT_SLAP, action)
+            window = windows[cast(React, action).window]
+            out.setdefault(REACT_SOUND_WILD if window.kind is _SOUND_WILD_WINDOW else REACT_SLAP, action)
         elif kind is ChooseSwapTarget:
-            out[SWAP_TARGET + (action.target - seat) % players - 1] = action  # type: ignore[union-attr]
+            out[SWAP_TARGET + (cast(ChooseSwapTarget, action).target - seat) % players - 1] = action
         elif kind is FiveSwap:
-            five: FiveSwap = action  # type: ignore[assignment]
+            five = cast(FiveSwap, action)
             out[FIVE_SWAP + len(CARDS) * ((five.target - seat) % players - 1) + five.card.index] = action
         elif kind is GiveCard:
-            out[GIVE_CARD + action.card.index] = action  # type: ignore[union-attr]
+            out[GIVE_CARD + cast(GiveCard, action).card.index] = action
         else:  # pragma: no cover - legal_actions lists no other kind
             raise TypeError(f"no index for {action!r}")
     return out
@@ -215,7 +229,7 @@ def legal_indices(legal: Sequence[Action], seat: int, players: int, windows: Map
 
 def _multi(out: dict[int, Action], play: Play, seat: int, uno: int) -> None:
     cards = play.cards
-    key = tuple(sorted(c.index for c in cards))
+    key = tuple(sorted([c.index for c in cards]))
     first = cards[0]
     seen: set[int] = set()
     for i, last in enumerate(cards):
@@ -253,4 +267,4 @@ def _name(index: int) -> str:
 ACTION_NAMES: Final[tuple[str, ...]] = tuple(_name(i) for i in range(ACTION_COUNT))
 """Every index's action in words (`ACTION_NAMES[116] == "draw"`)."""
 
-assert ACTION_COUNT == 13_421 and Color.BLACK not in _COLOR_SLOT
+assert ACTION_COUNT == 13_421

@@ -35,7 +35,7 @@ from pettingzoo.utils import wrappers
 
 from unonet.engine import find_ruleset
 from unonet.rl.actions import ACTION_COUNT
-from unonet.rl.observation import ObservationLayout
+from unonet.rl.observation import ObservationLayout, masked_observation
 from unonet.rl.render import render_table
 from unonet.rl.table import LearningTable
 
@@ -93,8 +93,6 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         self.observation_spaces = {agent: self._observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: self._action_space for agent in self.possible_agents}
         self._episodes: random.Random | None = None
-        self._mask_for: tuple[int, int] | None = None
-        self._mask: npt.NDArray[np.int8] = np.zeros(ACTION_COUNT, np.int8)
         self._no_mask = np.zeros(ACTION_COUNT, np.int8)
         self._no_mask.flags.writeable = False
 
@@ -116,7 +114,6 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._mask_for = None
         self.agent_selection = self.agents[0]
         self._select()
 
@@ -128,19 +125,16 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         if action is None:
             raise ValueError(f"{agent} is not done: it must take an action, not None")
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        # `rewards` is all 0 while the round goes on (only its end rewards), so PettingZoo's clearing and
+        # accumulating before and after every step would change nothing but on the last one.
         self.table.act(int(action))
-        self._select()
-        self._accumulate_rewards()
+        if self._select():
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> Observation:
-        seat = self._seat_of[agent]
-        table = self.table
-        selected = seat == table.seat
-        observation = self.layout.encode(table.game, table.history, seat, offer=selected and not table.required)
-        return {"observation": observation, "action_mask": self._current_mask() if selected else self._no_mask}
+        return masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -156,33 +150,23 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
 
     # ---------------------------------------------------------------------------------- internals
 
-    def _select(self) -> None:
+    def _select(self) -> bool:
+        """Select the agent the table asks next (its info listing its legal indices); when the round is
+        over, end every agent and give it its reward. True when the round is over."""
         table = self.table
-        if self.agent_selection in self.infos:
-            self.infos[self.agent_selection] = {}
-        if table.seat is not None:
-            self.agent_selection = agent = self.possible_agents[table.seat]
+        self.infos[self.agent_selection] = {}
+        seat = table.seat
+        if seat is not None:
+            self.agent_selection = agent = self.possible_agents[seat]
             self.infos[agent] = {"legal_actions": list(table.legal)}
-            return
+            return False
         done = self.terminations if not table.truncated else self.truncations
         for seat, agent in enumerate(self.possible_agents):
             done[agent] = True
             self.rewards[agent] = table.rewards[seat]
         # the dead agents are stepped with None from the first one on (`_was_dead_step` finds them)
         self.agent_selection = self.agents[0]
-
-    def _current_mask(self) -> npt.NDArray[np.int8]:
-        """The selected agent's mask, built once per decision."""
-        table = self.table
-        key = (table.steps, table.seat if table.seat is not None else -1)
-        if self._mask_for != key:
-            mask = bytearray(ACTION_COUNT)
-            for index in table.legal:
-                mask[index] = 1
-            self._mask = np.frombuffer(mask, np.int8)
-            self._mask.flags.writeable = False  # shared by every observe() of this decision
-            self._mask_for = key
-        return self._mask
+        return True
 
 
 def raw_env(**kwargs: Any) -> UnoEnv:

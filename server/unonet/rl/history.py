@@ -26,20 +26,72 @@ Everything here is public but `known`, which is per observer; nothing holds a ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Final
+from collections.abc import Sequence
+from typing import Final, cast
 
-from unonet.engine import PLAYABLE_COLORS, Card, Color, Event, Game, Knowledge, Rank, WildDrawFourRule
-from unonet.engine import events as ev
-from unonet.engine.cards import CARDS
+from unonet.engine import Card, Color, Event, Game, Knowledge, Rank, WildDrawFourRule
+from unonet.engine.cards import CARDS, color_slot
+from unonet.engine.events import (
+    CardsExchanged,
+    CardTakenBack,
+    Challenged,
+    ColorChosen,
+    DrawReason,
+    Drew,
+    FirstCardReturned,
+    FirstCardTurned,
+    HandRevealed,
+    HandsRotated,
+    HandsSwapped,
+    Played,
+    Reshuffled,
+    RoundStarted,
+    SwapOffered,
+    UnoCalled,
+)
 from unonet.engine.rules import is_wild_draw_four_fair
 
 __all__ = ["PublicHistory"]
 
-_SLOT: Final = {color: slot for slot, color in enumerate(PLAYABLE_COLORS)}
-_TURN: Final = ev.DrawReason.TURN
+_TURN: Final = DrawReason.TURN
 _WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
 _SOUND_WILD: Final = Rank.SOUND_WILD
+_NO_SLOT: Final = 4  # `color_slot` of black, or of no colour in force
+# The events a handler reads; `follow` skips the others (turns starting, windows opening and closing...).
+_FOLLOWED: Final[frozenset[type[Event]]] = frozenset(
+    {
+        Played,
+        Drew,
+        ColorChosen,
+        UnoCalled,
+        FirstCardTurned,
+        FirstCardReturned,
+        Reshuffled,
+        RoundStarted,
+        CardTakenBack,
+        HandRevealed,
+        Challenged,
+        HandsRotated,
+        HandsSwapped,
+        SwapOffered,
+        CardsExchanged,
+    }
+)
+
+
+# `PublicHistory.__reduce__`'s state: every attribute the constructor does not set from its arguments.
+_State = tuple[
+    bytearray,
+    list[list[bytearray | None]],
+    list[bytes | None],
+    list[bytearray],
+    list[list[int]],
+    bool,
+    list[bool],
+    bool,
+    Color | None,
+    tuple[Color | None, Card | None],
+]
 
 
 def _counts(cards: Sequence[Card]) -> bytearray:
@@ -66,26 +118,9 @@ class PublicHistory:
         self.any_known = False  # some `known` row is set: a play must then take its cards out of them
         self.color: Color | None = None  # the colour in force, as the events told it
         self._before_wild_draw_four: tuple[Color | None, Card | None] = (None, None)
-        self._handlers: dict[type[Event], Callable[[Event, Game], None]] = {
-            ev.Played: self._played,  # type: ignore[dict-item]
-            ev.Drew: self._drew,  # type: ignore[dict-item]
-            ev.ColorChosen: self._color_chosen,  # type: ignore[dict-item]
-            ev.UnoCalled: self._uno_called,  # type: ignore[dict-item]
-            ev.FirstCardTurned: self._first_card,  # type: ignore[dict-item]
-            ev.FirstCardReturned: self._recount,
-            ev.Reshuffled: self._recount,
-            ev.RoundStarted: self._round_started,
-            ev.CardTakenBack: self._taken_back,  # type: ignore[dict-item]
-            ev.HandRevealed: self._revealed,  # type: ignore[dict-item]
-            ev.Challenged: self._challenged,  # type: ignore[dict-item]
-            ev.HandsRotated: self._rotated,  # type: ignore[dict-item]
-            ev.HandsSwapped: self._swapped,  # type: ignore[dict-item]
-            ev.SwapOffered: self._swap_offered,  # type: ignore[dict-item]
-            ev.CardsExchanged: self._exchanged,  # type: ignore[dict-item]
-        }
 
     def copy(self) -> PublicHistory:
-        """An independent copy (its handlers bound to the copy)."""
+        """An independent copy."""
         clone = PublicHistory(self.players, self.rule)
         clone.discard = bytearray(self.discard)
         clone.known = [[None if row is None else bytearray(row) for row in rows] for rows in self.known]
@@ -99,33 +134,96 @@ class PublicHistory:
         clone._before_wild_draw_four = self._before_wild_draw_four
         return clone
 
+    def __reduce__(self) -> tuple[type[PublicHistory], tuple[int, WildDrawFourRule], _State]:
+        """Pickled as its constructor's arguments and its state: the compiled build's native class has no
+        `__dict__` for pickle's default to fill."""
+        state = (
+            self.discard,
+            self.known,
+            self.excluded,
+            self.lacks,
+            self.verdicts,
+            self.any_verdicts,
+            self.uno_called,
+            self.any_known,
+            self.color,
+            self._before_wild_draw_four,
+        )
+        return PublicHistory, (self.players, self.rule), state
+
+    def __setstate__(self, state: _State) -> None:
+        (
+            self.discard,
+            self.known,
+            self.excluded,
+            self.lacks,
+            self.verdicts,
+            self.any_verdicts,
+            self.uno_called,
+            self.any_known,
+            self.color,
+            self._before_wild_draw_four,
+        ) = state
+
     def knowledge(self, seat: int) -> Knowledge:
         """What `seat` knows of the cards it cannot see, for `unonet.engine.determinize`: the cards it
         knows are in each other hand, and the cards a fair Wild Draw Four rules out."""
+        # Indexed loops, not `enumerate` over the byte rows: mypyc 2.4 cannot compile that (an internal error).
         known = tuple(
-            () if s == seat or row is None else tuple(CARDS[i] for i, count in enumerate(row) for _ in range(count))
+            () if s == seat or row is None else tuple(CARDS[i] for i in range(len(row)) for _ in range(row[i]))
             for s, row in enumerate(self.known[seat])
         )
         excluded = tuple(
-            frozenset() if s == seat or ban is None else frozenset(CARDS[i] for i, flag in enumerate(ban) if flag)
+            frozenset() if s == seat or ban is None else frozenset(CARDS[i] for i in range(len(ban)) if ban[i])
             for s, ban in enumerate(self.excluded)
         )
         return Knowledge(seat, known=known, excluded=excluded)
 
     def follow(self, events: Sequence[Event], game: Game) -> None:
-        """Take in the events one call of the engine returned (`game` is the round after them)."""
-        handlers = self._handlers
+        """Take in the events one call of the engine returned (`game` is the round after them).
+
+        The handlers are called by name, the commonest first, after one set lookup skips the events no
+        handler reads (turns starting, windows opening and closing): direct calls in the compiled build.
+        """
         self._recount_after = False
         for event in events:
-            handler = handlers.get(type(event))
-            if handler is not None:
-                handler(event, game)
+            kind = type(event)
+            if kind not in _FOLLOWED:
+                continue
+            if kind is Played:
+                self._played(cast(Played, event), game)
+            elif kind is Drew:
+                self._drew(cast(Drew, event))
+            elif kind is ColorChosen:
+                self.color = cast(ColorChosen, event).color
+            elif kind is UnoCalled:
+                self.uno_called[cast(UnoCalled, event).seat] = True
+            elif kind is FirstCardTurned:
+                self._first_card(cast(FirstCardTurned, event))
+            elif kind is FirstCardReturned or kind is Reshuffled:
+                self._recount_after = True
+            elif kind is RoundStarted:
+                self._round_started()
+            elif kind is CardTakenBack:
+                self._taken_back(cast(CardTakenBack, event))
+            elif kind is HandRevealed:
+                self._revealed(cast(HandRevealed, event))
+            elif kind is Challenged:
+                self._challenged(cast(Challenged, event))
+            elif kind is HandsRotated:
+                self._rotated(cast(HandsRotated, event), game)
+            elif kind is HandsSwapped:
+                self._swapped(cast(HandsSwapped, event), game)
+            elif kind is SwapOffered:
+                self._swap_offered(cast(SwapOffered, event))
+            elif kind is CardsExchanged:
+                self._exchanged(cast(CardsExchanged, event))
         if self._recount_after:  # the pile was rebuilt or taken from: count it as it lies after the batch
             self.discard = _counts(game.discard)
 
     # ---------------------------------------------------------------------------------- handlers
 
-    def _round_started(self, _event: Event, _game: Game) -> None:
+    def _round_started(self) -> None:
         n = self.players
         self.discard = bytearray(len(CARDS))
         self.known = [[None] * n for _ in range(n)]
@@ -135,14 +233,11 @@ class PublicHistory:
         self.any_known = False
         self.color = None
 
-    def _first_card(self, event: ev.FirstCardTurned, _game: Game) -> None:
+    def _first_card(self, event: FirstCardTurned) -> None:
         self.discard[event.card.index] += 1
         self.color = None if event.card.is_black else event.card.color
 
-    def _recount(self, _event: Event, _game: Game) -> None:
-        self._recount_after = True
-
-    def _played(self, event: ev.Played, game: Game) -> None:
+    def _played(self, event: Played, game: Game) -> None:
         seat, cards = event.seat, event.cards
         last = cards[-1]
         if last.rank is _WILD_DRAW_FOUR:
@@ -151,8 +246,8 @@ class PublicHistory:
         discard, lacks = self.discard, self.lacks[seat]
         for card in cards:
             discard[card.index] += 1
-            slot = _SLOT.get(card.color)
-            if slot is not None:
+            slot = color_slot(card.color)
+            if slot != _NO_SLOT:
                 lacks[slot] = 0
         if self.any_known:
             for rows in self.known:
@@ -166,22 +261,16 @@ class PublicHistory:
         elif last.rank is _SOUND_WILD:
             self.color = None
 
-    def _color_chosen(self, event: ev.ColorChosen, _game: Game) -> None:
-        self.color = event.color
-
-    def _uno_called(self, event: ev.UnoCalled, _game: Game) -> None:
-        self.uno_called[event.seat] = True
-
-    def _drew(self, event: ev.Drew, _game: Game) -> None:
+    def _drew(self, event: Drew) -> None:
         if not event.count:
             return
         seat = event.seat
         self.uno_called[seat] = False
         self.excluded[seat] = None  # it holds cards it did not have when the exclusion was learnt
         if event.reason is _TURN and self.color is not None:
-            self.lacks[seat][_SLOT[self.color]] = 1
+            self.lacks[seat][color_slot(self.color)] = 1
 
-    def _taken_back(self, event: ev.CardTakenBack, game: Game) -> None:
+    def _taken_back(self, event: CardTakenBack) -> None:
         seat = event.seat
         for viewer in range(self.players):  # everyone saw it go back (B3)
             if viewer != seat:
@@ -191,13 +280,13 @@ class PublicHistory:
                 row[event.card.index] += 1
         self.any_known = True
         self.color = event.color
-        self._recount(event, game)
+        self._recount_after = True
 
-    def _revealed(self, event: ev.HandRevealed, _game: Game) -> None:
+    def _revealed(self, event: HandRevealed) -> None:
         self.known[event.to_seat][event.seat] = _counts(event.cards)
         self.any_known = True
 
-    def _challenged(self, event: ev.Challenged, _game: Game) -> None:
+    def _challenged(self, event: Challenged) -> None:
         self.verdicts[event.accused][0 if event.guilty else 1] += 1
         self.any_verdicts = True
         color, under = self._before_wild_draw_four
@@ -208,7 +297,7 @@ class PublicHistory:
             0 if is_wild_draw_four_fair([card], color, under, rule) else 1 for card in CARDS
         )
 
-    def _rotated(self, event: ev.HandsRotated, game: Game) -> None:
+    def _rotated(self, event: HandsRotated, game: Game) -> None:
         seats = game.seats()
         step = event.direction
         n = self.players
@@ -228,7 +317,7 @@ class PublicHistory:
         self.uno_called = [False] * n
         self.any_known = True
 
-    def _swapped(self, event: ev.HandsSwapped, game: Game) -> None:
+    def _swapped(self, event: HandsSwapped, game: Game) -> None:
         seat, target = event.seat, event.target
         for rows in self.known:
             rows[seat], rows[target] = rows[target], rows[seat]
@@ -240,7 +329,7 @@ class PublicHistory:
         self.uno_called[seat] = self.uno_called[target] = False
         self.any_known = True
 
-    def _swap_offered(self, event: ev.SwapOffered, _game: Game) -> None:
+    def _swap_offered(self, event: SwapOffered) -> None:
         giver, card = event.seat, event.card
         for viewer in range(self.players):
             row = self.known[viewer][giver]
@@ -252,7 +341,7 @@ class PublicHistory:
             elif viewer != giver:
                 self.known[viewer][giver] = None  # a card it did not see left that hand
 
-    def _exchanged(self, event: ev.CardsExchanged, _game: Game) -> None:
+    def _exchanged(self, event: CardsExchanged) -> None:
         giver, target = event.seat, event.target
         self.uno_called[giver] = self.uno_called[target] = False
         self.excluded[giver] = self.excluded[target] = None  # each took a card it did not have

@@ -48,6 +48,8 @@ from unonet.engine import (
     legal_actions,
     round_points,
 )
+from unonet.engine.cards import Card, standard_deck
+from unonet.engine.round_state import shuffle_like_random
 from unonet.rl.actions import DECLINE, legal_indices
 from unonet.rl.history import PublicHistory
 
@@ -57,6 +59,16 @@ RewardKind = Literal["win", "points"]
 REWARDS: Final = ("win", "points")
 _ROUND_OVER: Final = Phase.ROUND_OVER
 _REACT_WINDOWS: Final = (WindowKind.UNO_SLAP, WindowKind.SOUND_WILD)
+
+
+def _dealer_pile(rng: random.Random) -> list[Card]:
+    """The deck S2's dealer is drawn from, shuffled as `choose_dealer` shuffles it (`rng.shuffle` of a
+    standard deck, drawn from its end) but by the engine's compiled shuffle, draw for draw the same
+    (`shuffle_like_random`): the interpreted `Random.shuffle` of 108 cards was most of a reset's time."""
+    deck = standard_deck()
+    shuffle_like_random(rng, deck)
+    deck.reverse()  # `choose_dealer` draws a given pile from its start
+    return deck
 
 
 class LearningTable:
@@ -71,16 +83,21 @@ class LearningTable:
     Raises ValueError for an unknown reward; the engine's MalformedAction for a bad player count.
     """
 
-    def __init__(self, ruleset: Ruleset, players: int, *, reward: str = "win", max_steps: int = 10_000) -> None:
+    game: Game
+    match: Match
+
+    def __init__(
+        self, ruleset: Ruleset, players: int, *, reward: str = "win", max_steps: int = 10_000, _copy: bool = False
+    ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-        Match(ruleset, players, random.Random(0))  # checks the player count now, not at the first reset
+        if not _copy:  # `copy`'s blank table is of a table that was checked
+            Match(ruleset, players, random.Random(0))  # checks the player count now, not at the first reset
         self.ruleset = ruleset
         self.players = players
         self.reward_kind = reward
         self.max_steps = max_steps
         self.history = PublicHistory(players, ruleset.wild_draw_four)
-        self.game: Game
         self.seat: int | None = None
         self.required = True
         self.legal: dict[int, Action] = {}
@@ -90,7 +107,10 @@ class LearningTable:
         self.last_events: list[Event] = []
         #: Called with every batch of events the round produces, the deal's first (opponent bots follow them).
         self.listeners: list[Callable[[list[Event]], None]] = []
-        self.match: Match
+        self._order_rng = random.Random(0)  # each blocking window's order of offers (`start` seeds it)
+        self._shown: list[object] = [None] * players  # what each seat was last offered
+        self._orders: dict[int, list[int]] = {}  # the order of offers of each blocking window, by id
+        self._last = 0  # the seat that acted last
 
     @property
     def is_over(self) -> bool:
@@ -100,7 +120,8 @@ class LearningTable:
     def reset(self, seed: int) -> None:
         """Deal a new round from `seed`: the same seed deals the same cards and rules every race alike."""
         rng = random.Random(seed)
-        match = Match(self.ruleset, self.players, random.Random(rng.getrandbits(64)), auto_deal=False)
+        deals = random.Random(rng.getrandbits(64))
+        match = Match(self.ruleset, self.players, deals, auto_deal=False, dealer_pile=_dealer_pile(deals))
         self.start(match, rng.getrandbits(64))
 
     def start(self, match: Match, races_seed: int) -> None:
@@ -114,8 +135,8 @@ class LearningTable:
         self.rewards = [0.0] * self.players
         self.truncated = False
         self.steps = 0
-        self._shown: list[object] = [None] * self.players
-        self._orders: dict[int, list[int]] = {}
+        self._shown = [None] * self.players
+        self._orders = {}
         self._last = self.game.dealer
         self._take(events)
         self._advance()
@@ -123,19 +144,20 @@ class LearningTable:
     def copy(self) -> LearningTable:
         """An independent copy that goes on exactly as this table would (a search's, OpenSpiel's clone);
         its listeners are not copied."""
-        clone = LearningTable.__new__(LearningTable)
-        clone.__dict__.update(self.__dict__)
-        clone.listeners = []
+        clone = LearningTable(self.ruleset, self.players, reward=self.reward_kind, max_steps=self.max_steps, _copy=True)
         clone.match = self.match.copy()
         clone.game = clone.match.game
         clone.history = self.history.copy()
+        clone.seat = self.seat
+        clone.required = self.required
         clone.legal = dict(self.legal)
         clone.rewards = list(self.rewards)
-        clone.last_events = []
+        clone.truncated = self.truncated
+        clone.steps = self.steps
+        clone._order_rng.setstate(self._order_rng.getstate())
         clone._shown = list(self._shown)
         clone._orders = dict(self._orders)
-        clone._order_rng = random.Random()
-        clone._order_rng.setstate(self._order_rng.getstate())
+        clone._last = self._last
         return clone
 
     def redeal(self, game: Game) -> None:
