@@ -27,11 +27,13 @@ pytestmark = pytest.mark.skipif(not HAS_PROC, reason="reads /proc")
 GAME_TIMEOUT = 90.0
 
 
-def stubborn(tmp_path: Path) -> tuple[Path, Path, Path]:
+def stubborn(tmp_path: Path, *, answers: bool = True) -> tuple[Path, Path, Path]:
     """A sh exec bot that will not stop by itself; it writes its pid (its session's id) to `programs` and
-    its child's to `children` when it starts."""
+    its child's to `children` when it starts. It plays the first legal action, or with `answers` off
+    reads its questions and answers none (its game stays in play until the turn clock takes it)."""
     programs, children = tmp_path / "programs", tmp_path / "children"
     script = tmp_path / "stubborn.sh"
+    required = "echo 0" if answers else ":"
     script.write_text(f"""#!/bin/sh
 trap '' TERM INT HUP
 echo $$ >> {programs}
@@ -39,7 +41,7 @@ sleep 600 &
 echo $! >> {children}
 while IFS= read -r line; do
   case $line in
-    '{{"required":true'*) echo 0 ;;
+    '{{"required":true'*) {required} ;;
     *) echo null ;;
   esac
 done
@@ -114,8 +116,10 @@ def test_a_league_with_a_program_that_will_not_stop_ends_and_leaves_nothing(tmp_
 
 @pytest.mark.timeout(GAME_TIMEOUT + 60)
 def test_ctrl_c_stops_the_league_and_every_program(tmp_path):
-    script, programs, children = stubborn(tmp_path)
-    path = league(tmp_path, script, extra="turn_time = 30.0")  # its games are still being played
+    # The program answers nothing and a turn lasts 30 s, so its game is still in play at the Ctrl-C: one
+    # that played could finish the whole league first on a loaded machine (exit 0, nothing interrupted).
+    script, programs, children = stubborn(tmp_path, answers=False)
+    path = league(tmp_path, script, extra="turn_time = 30.0")
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:
         runner = subprocess.Popen(cli(path), stdout=subprocess.DEVNULL, stderr=err, text=True)
