@@ -135,7 +135,8 @@ class EventLog:
         """The events `numbers` (consecutive, ascending) as `seat`'s stream sends them, each framed as
         field `tag` of a WatchEventsResponse: from memory, or the store for those left the window."""
         first = numbers[0] - (self.count - len(self.entries) + 1)
-        if first >= 0:  # all in memory (a live stream's every write): no per-number look-up
+        # A live stream's every write: all in memory, one slice and no look-up per number.
+        if first >= 0 and first + len(numbers) <= len(self.entries):
             window = self.entries[first:first + len(numbers)]
             if tag is EVENTS_FIELD:
                 return b"".join([entry.shared if entry.shared is not None
