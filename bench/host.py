@@ -54,6 +54,8 @@ waiting for its first move; nobody plays), then VmRSS of the host process from /
     .venv/bin/python bench/host.py --quick --json   # under ~90 s; the last line is one JSON object
     .venv/bin/python bench/host.py --profile        # also py-spy the host during the game run (--gil: the
                                                     # thread holding the interpreter lock only)
+    .venv/bin/python bench/host.py --event-loop asyncio   # the host on asyncio's own loop, not uvloop
+                                                          # (the relay always runs on asyncio's)
 
 Everything binds and dials 127.0.0.1 only; every loop is bounded in count and time; every process
 this script starts is stopped at the end, on error too.
@@ -843,10 +845,12 @@ NO_RATE_LIMITS = ("--peer-commands-per-second", "0", "--joins-per-second", "0", 
 
 async def start_host(procs: Procs, name: str, db: Path, commit_interval_ms: float | None = None,
                      helper_threads: str = "batch", limits: tuple[str, ...] = NO_RATE_LIMITS,
+                     event_loop: str | None = None,
                      ) -> tuple[asyncio.subprocess.Process, int]:
     interval = [] if commit_interval_ms is None else ["--commit-interval", str(commit_interval_ms)]
     proc = await procs.start(name, sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
                              "--db", str(db), "--bot-delay", "0", "--helper-threads", helper_threads, *interval,
+                             *([] if event_loop is None else ["--event-loop", event_loop]),
                              *limits)
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), READY_TIMEOUT_S)
@@ -875,7 +879,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     if flood and args.flood_token_rate is not None:
         limits += ("--commands-per-second", str(args.flood_token_rate))
     host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms,
-                                  args.helper_threads, limits)
+                                  args.helper_threads, limits, args.event_loop)
     clients = []
     for i, tables in enumerate(split(args.tables, args.clients)):
         clients.append(await procs.start(f"{name}-client{i}",
@@ -1085,6 +1089,8 @@ def flood_figures(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[st
 
 
 async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
+    from unonet.host.event_loop import default_event_loop  # the host's loop, for the report
+
     tmp = Path(tempfile.mkdtemp(prefix="unonet-bench-"))
     procs = Procs(tmp)
     try:
@@ -1180,6 +1186,7 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "stream_events_per_command": round(games["stream_events_per_command"], 1), "batch": args.batch,
         "commit_interval_ms": args.commit_interval_ms,
         "helper_threads": args.helper_threads, "ceiling_helper_threads": args.ceiling_helper_threads,
+        "event_loop": args.event_loop or default_event_loop(),
         "commands_per_game": round(games["commands_per_game"], 1),
         "think_ms": args.think_ms,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
@@ -1203,6 +1210,7 @@ def report(out: dict[str, Any]) -> None:
     print(f"disk per command   host {out['host_disk_kb_per_command']:.2f} KB written (its SQLite journal and marks)")
     print(f"gRPC threads       host: {out['helper_threads']}, bare server: {out['ceiling_helper_threads']} "
           f"(--helper-threads, --ceiling-helper-threads)")
+    print(f"event loop         host: {out['event_loop']}, bare server: asyncio (--event-loop)")
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "
           f"{out['ceiling_message_bytes']} bytes to each seat; to all p50 {out['ceiling_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_p99_ms']:.2f} ms)")
@@ -1252,6 +1260,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the host's --commit-interval (default: the host's own default)")
     parser.add_argument("--helper-threads", choices=["batch", "default"], default="batch",
                         help="the host's --helper-threads (the scheduling policy of its gRPC threads)")
+    parser.add_argument("--event-loop", choices=["uvloop", "asyncio"],
+                        help="the host's --event-loop (default: unonet serve's, uvloop where installed); the "
+                             "relay always runs on asyncio's, as a stock grpc.aio server does")
     parser.add_argument("--ceiling-helper-threads", choices=["default", "batch"], default="default",
                         help="the bare server's: default is stock grpc.aio (the issue's ceiling); batch gives it "
                              "the host's policy, a stricter like-for-like ceiling")

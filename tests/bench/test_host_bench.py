@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from unonet.host.event_loop import default_event_loop
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "host.py"
 REQUIRED = ("commands_per_s", "ceiling_per_s", "ratio", "p50_ms", "p99_ms", "mem_mb_1000_tables")
 
@@ -38,6 +40,7 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     assert out["flood_p99_ratio"] == pytest.approx(sum(out["flood_p99_ratio_runs"]) / 2, abs=0.01)
     assert out["stall_streams"] == 10 and isinstance(out["stall_kb_per_stream"], int | float)
     assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
+    assert out["event_loop"] == default_event_loop()  # the host's: unonet serve's default
     assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2
     # The ratio is of the means, each side the mean of its two runs (figures rounded as printed).
     assert out["ceiling_per_s"] == pytest.approx(sum(out["ceiling_per_s_runs"]) / 2, abs=0.1)

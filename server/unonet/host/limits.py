@@ -13,6 +13,7 @@ person or a bot playing and tight for a flood; zero switches a limit off.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -78,6 +79,7 @@ class RateLimiter:
         return len(self._buckets)
 
 
+@functools.lru_cache(maxsize=4096)  # a connection's every call names the same peer: one parse per connection
 def peer_address(peer: str) -> str:
     """The client's address without its port, from a gRPC peer string: `ipv4:10.0.0.7:51234` and
     `ipv6:[fe80::1]:51234` give `ipv4:10.0.0.7` and `ipv6:[fe80::1]`; anything else (a Unix socket)

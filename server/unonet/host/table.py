@@ -1134,7 +1134,7 @@ def check_command_id(command_id: str, *, required: bool) -> None:
         raise invalid("COMMAND_ID_MISSING", "every command needs a client-chosen command_id")
     if len(command_id) > MAX_COMMAND_ID:
         raise invalid("COMMAND_ID_TOO_LONG", f"command ids are at most {MAX_COMMAND_ID} characters")
-    if not all(" " <= char <= "~" for char in command_id):  # the contract: printable ASCII only
+    if not (command_id.isascii() and command_id.isprintable()):  # the contract: printable ASCII (" " to "~") only
         raise invalid("INVALID_FIELD", f"command ids are printable ASCII characters, and {command_id!a} is not",
                       field="command_id")
 
