@@ -114,9 +114,11 @@ check: install
 # wheel is built while .venv installs too (setup.py keeps the compiled build's metadata under build/).
 $(CTOOLS): pyproject.toml
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
-	$(CPY) -m pip install -q --no-compile $$($(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
+	$(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
 	  x = d["project"]["optional-dependencies"]; \
-	  print(" ".join(r for r in d["build-system"]["requires"] + d["project"]["dependencies"] + x["dev"] if not r.startswith("unonet")))')
+	  print("\n".join(r for r in d["build-system"]["requires"] + d["project"]["dependencies"] + x["dev"] \
+	                  if not r.startswith("unonet")))' > $(CVENV)/requirements.txt  # a file: markers hold spaces
+	$(CPY) -m pip install -q --no-compile -r $(CVENV)/requirements.txt
 	touch $@
 
 $(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_SRC)
