@@ -111,7 +111,7 @@ check: install
 # tools (build-system requires and the dev extra's mypy, which ships mypyc) and what the wheel's tests need
 # (its dependencies and the dev extra), all pyproject's pins, so the wheel, once built, installs alone.
 # --no-compile: the tests here import a fraction of it, and what they import is compiled as it loads. The
-# wheel is built while .venv installs too (setup.py keeps the compiled build's metadata under build/).
+# wheel is built once the protobuf modules are generated (setup.py keeps its metadata under build/).
 $(CTOOLS): pyproject.toml
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
 	$(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
@@ -121,7 +121,9 @@ $(CTOOLS): pyproject.toml
 	$(CPY) -m pip install -q --no-compile -r $(CVENV)/requirements.txt
 	touch $@
 
-$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_SRC)
+# The wheel waits for the generated protobuf modules: mypyc type-checks what the compiled modules' packages
+# import (unonet.rl's environments import the bots, which import unonet.v1), and a fresh clone has none.
+$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_STAMP)
 	rm -rf build/lib.* build/bdist.* $(WHEELS)  # stale extensions; build/temp.* keeps objects gcc may reuse
 	@start=$$(date +%s); UNONET_USE_MYPYC=1 $(CPY) -m pip wheel -q --no-build-isolation --no-deps -w $(WHEELS) . && \
 	  echo "compiled wheel built in $$(( $$(date +%s) - start )) s"
