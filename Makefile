@@ -109,14 +109,15 @@ check: install
 # The build tools are pyproject's own pins (build-system requires, and the dev extra's mypy, which ships mypyc).
 # The compiled environment needs nothing of .venv, so `make test` makes it while .venv installs: the build
 # tools (build-system requires and the dev extra's mypy, which ships mypyc) and what the wheel's tests need
-# (its dependencies and the dev extra), all pyproject's pins, so the wheel, once built, installs alone.
+# (its dependencies, the dev extra and the rl extra: mypyc type-checks unonet.rl's environments, and
+# compiled-test runs tests/rl), all pyproject's pins, so the wheel, once built, installs alone.
 # --no-compile: the tests here import a fraction of it, and what they import is compiled as it loads. The
 # wheel is built once the protobuf modules are generated (setup.py keeps its metadata under build/).
 $(CTOOLS): pyproject.toml
 	test -x $(CPY) || $(PYTHON) -m venv $(CVENV)
 	$(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
 	  x = d["project"]["optional-dependencies"]; \
-	  print("\n".join(r for r in d["build-system"]["requires"] + d["project"]["dependencies"] + x["dev"] \
+	  print("\n".join(r for r in d["build-system"]["requires"] + d["project"]["dependencies"] + x["dev"] + x["rl"] \
 	                  if not r.startswith("unonet")))' > $(CVENV)/requirements.txt  # a file: markers hold spaces
 	$(CPY) -m pip install -q --no-compile -r $(CVENV)/requirements.txt
 	touch $@
