@@ -62,6 +62,10 @@ def left_behind(programs: Path, children: Path) -> list[int]:
     return sorted({*session_members(started), *(pid for pid in read_pids(children) + started if alive(pid))})
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli(path: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "unonet.cli", "league", "run", str(path), "--no-progress", "--json", *extra]
 
@@ -114,13 +118,16 @@ def test_a_league_with_a_program_that_will_not_stop_ends_and_leaves_nothing(tmp_
 
 @pytest.mark.timeout(GAME_TIMEOUT + 60)
 def test_ctrl_c_stops_the_league_and_every_program(tmp_path):
-    # 60 games, so the league is still being played at the Ctrl-C: its 3 games could all finish first on
-    # a loaded machine (exit 0, nothing interrupted).
+    # 60 games, so the league is still being played at the Ctrl-C.
     script, programs, children = stubborn(tmp_path)
     path = league(tmp_path, script, games=60, extra="turn_time = 30.0")
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:
-        runner = subprocess.Popen(cli(path), stdout=subprocess.DEVNULL, stderr=err, text=True)
+        # With Ctrl-C's default action, as a terminal's foreground command has it: a suite started in the
+        # background of a non-interactive shell (`make test &`) hands its children SIGINT ignored, and the
+        # runner would then play its league to the end (exit 0).
+        runner = subprocess.Popen(cli(path), stdout=subprocess.DEVNULL, stderr=err, text=True,
+                                  preexec_fn=_default_sigint)
     try:
         wait_for(lambda: len(read_pids(children)) >= 1, 60, "a program to start",
                  check=lambda: runner.poll() is None or pytest.fail(log.read_text()))
