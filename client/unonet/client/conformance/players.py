@@ -104,6 +104,7 @@ class Player:
     _breaks: int = 0
     _silenced_by: int | None = None  # the seat whose 2 silenced the chat (H14), until it plays again
     _scores_read: int = 0  # the round whose scores the player has read and not said so yet (CloseScores)
+    _looks_while_held: bool = False  # held for its CloseScores: it looks at the table first (GetView)
 
     # ----------------------------------------------------------------------------- the stream
 
@@ -170,6 +171,7 @@ class Player:
             self._scores_read = event.round_ended.round_number  # read at once: said before the next deal
         elif kind == "round_held" and self.seat in event.round_held.waiting_seats:
             self._scores_read = event.round_held.round_number - 1  # a careless reader: the host waits for it
+            self._looks_while_held = True
 
     async def _ping(self) -> None:
         """About every 50 ms, with the previous answer's arrival, so the host measures this seat's latency."""
@@ -213,6 +215,10 @@ class Player:
         """Answer the latest legal actions: shuffle contributions, races, the turn, and now and then a
         mistake the rules punish or refuse."""
         legal, play = self.legal, self.remote.play
+        if self._looks_while_held:  # the host waits for this seat: the view says so (SeatView.round_held)
+            self._looks_while_held = False
+            await self._send(self.remote.watch.GetView(watch_service_pb2.GetViewRequest(
+                table_id=self.table_id, token=self.token)))
         if self._scores_read:
             await self._send(play.CloseScores(play_service_pb2.CloseScoresRequest(
                 **self._ids(), round_number=self._scores_read)))
