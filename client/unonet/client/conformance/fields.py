@@ -82,9 +82,9 @@ class Game:
     league_seat_draws: bool = False  # its draws from per-seat streams (CreateTableRequest.league_seat_draws)
     # The hold of each round's first turn while people read the scores (ClockSettings.round_start_hold):
     # none here, or None for the host's default. A hold waits for every connected player's CloseScores,
-    # up to 10 s a round by default: an idle or taken-over stub never sends it, and a long match of such
-    # rounds ran past GAME_TIMEOUT. Three games of active players keep the default, so the hold and its
-    # release are seen (a match can end in its first round, which has no hold).
+    # up to 10 s a round by default: an idle stub (connected, so a person to the host) never sends it,
+    # and a long match of such rounds ran past GAME_TIMEOUT. Three games of active players keep the
+    # default, so the hold and its release are seen (a match can end in its first round: no hold).
     round_start_hold_s: float | None = 0.0
 
 
