@@ -100,7 +100,7 @@ GAMES = [
          spectator_delay_s=0.05, round_start_hold_s=None),
     # Blanks draw 2 here, not 10: hands that only grow make a round without end.
     Game("russian", "russian", 4, ["careful", "careless", "careful"],
-         {"target_score": 50, "bluff_penalty": 3, "blank_draw": 2}),
+         {"target_score": 25, "bluff_penalty": 3, "blank_draw": 2}),
     Game("french", "french", 3, ["careful", "careless"], {"target_score": 150}, round_start_hold_s=None),
     Game("polish", "polish", 4, ["careful", "careless"], {"target_score": 150}, round_start_hold_s=None),
     Game("blanks", "standard", 5, ["careful", "careless", "careful"],
