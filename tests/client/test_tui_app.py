@@ -5,9 +5,11 @@ through, a dead key gives a hint, Q quits with the seat kept."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import functools
+from collections.abc import AsyncIterator
 
 import pytest
+from polling import poll_until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -34,17 +36,7 @@ async def address() -> AsyncIterator[str]:
         await asyncio.wait_for(server.stop(grace=None), TIMEOUT)
 
 
-async def until(condition: Callable[[], bool], what: str) -> None:
-    """Wait for `condition` (checked after each turn of the loop), failing after TIMEOUT seconds."""
-
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
+until = functools.partial(poll_until, timeout=TIMEOUT)
 
 
 def text(fragments: list[tuple[str, str]]) -> str:

@@ -5,11 +5,13 @@ that crashed between the commit and the reveal reveals the very value it committ
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from polling import poll_until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -38,15 +40,7 @@ async def address() -> AsyncIterator[str]:
         await asyncio.wait_for(server.stop(grace=None), TIMEOUT)
 
 
-async def until(condition: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
+until = functools.partial(poll_until, timeout=TIMEOUT)
 
 
 def test_the_store_keeps_the_newest_rounds_shares_with_the_token(tmp_path: Path) -> None:

@@ -9,10 +9,12 @@ turn clock plays their turns for them (the host's default move), so the bots end
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import functools
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from polling import poll_until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -54,15 +56,7 @@ async def address() -> AsyncIterator[str]:
         await asyncio.wait_for(server.stop(grace=None), TIMEOUT)
 
 
-async def until(condition: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
+until = functools.partial(poll_until, timeout=TIMEOUT)
 
 
 async def test_s_saves_the_replay_and_n_brings_both_people_back_to_their_seats(address: str, tmp_path: Path) -> None:
