@@ -149,7 +149,12 @@ class Registering:
     `adapt(method path, handler)` before it is registered.
 
     The generated code registers each service twice, as a generic handler and as registered method
-    handlers; both are built here from the registered handlers, the only call that names the methods.
+    handlers. Only a generic handler reaches the server, built from the registered handlers (the only
+    call that names the methods): grpc.aio's server keeps one pending request per registered method
+    and waits on all of them (`asyncio.wait`) for every call it accepts, which with the host's 32
+    methods cost each call ~16 us more of the loop's time than the one generic request does (a no-op
+    wait on uvloop: 6.9 us over 1 future, 22.8 us over 33). Every method is served all the same: the
+    server finds a generic handler by the call's full method name.
     """
 
     def __init__(self, server: grpc.aio.Server, adapt: Callable[[str, Handler], Handler] = refusing) -> None:
@@ -157,9 +162,8 @@ class Registering:
         self._adapt = adapt
 
     def add_generic_rpc_handlers(self, handlers: object) -> None:
-        """Ignored: `add_registered_method_handlers` registers the same methods."""
+        """Ignored: `add_registered_method_handlers` registers the same methods (as a generic handler)."""
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, Handler]) -> None:
         served = {name: self._adapt(f"/{service}/{name}", handler) for name, handler in handlers.items()}
         self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, served),))
-        self._server.add_registered_method_handlers(service, served)
