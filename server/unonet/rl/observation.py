@@ -33,7 +33,7 @@ from unonet.rl.actions import mask_of
 from unonet.rl.history import PublicHistory
 from unonet.rl.table import LearningTable
 
-__all__ = ["Field", "ObservationLayout", "masked_observation"]
+__all__ = ["Field", "IncrementalEncoder", "ObservationLayout", "masked_observation"]
 
 _PHASES: Final = tuple(Phase)
 _WINDOW_KINDS: Final = tuple(WindowKind)
@@ -350,15 +350,223 @@ class ObservationLayout:
         return block
 
 
+class _SeatVector:
+    """One seat's vector as `IncrementalEncoder` last wrote it, and what each field was written from."""
+
+    vector: bytearray
+    hand: list[Card] | None  # the hand the counts were taken from (None: not written)
+    wild_draw_four: bool  # that hand holds one
+    # Each field's key, -1 while not written: the card or slot it shows, or its piece's index.
+    top: int
+    color: int
+    head: int  # clockwise, phase and offer, as `_HEAD` indexes them
+    cards: int  # drawn * 59 + swap_card
+    bluff: int
+    obligation: bool  # the obligation's block is written (not all zeros)
+    current: int  # current and to_act, as `_seat_pairs` indexes them
+    dealer: int  # dealer and silence, likewise
+    windows: bool  # written not all zeros, as are the next two
+    known: bool
+    verdicts: bool
+    excluded: list[bytes | None]  # each relative seat's row as written, by identity (rows are never changed)
+
+    def __init__(self, size: int, players: int) -> None:
+        self.size = size
+        self.players = players
+        self.forget()
+
+    def forget(self) -> None:
+        """Back to all zeros, every field unwritten: a new round, or another game read."""
+        self.vector = bytearray(self.size)
+        self.hand = None
+        self.wild_draw_four = False
+        self.top = self.color = self.head = self.cards = self.bluff = self.current = self.dealer = -1
+        self.obligation = self.windows = self.known = self.verdicts = False
+        self.excluded = [None] * self.players
+
+
+class IncrementalEncoder:
+    """`ObservationLayout.encode`, kept up to date instead of rebuilt: the environments' observation.
+
+    Each seat's vector is kept in a buffer of its own, with what each field was last written from (the
+    top card, the colour, the phase, the seats to act, the hand...). Observing a seat compares those
+    keys with the game's and history's current values and writes only the fields that changed, each in
+    one slice assignment of a prebuilt piece; the result is a fresh writable copy of the buffer (a
+    learner may keep it). A round another seat was observed in meanwhile costs nothing extra: a seat's
+    buffer is brought up to date only when that seat is observed. Equal to `encode` at every step
+    (tests/rl/test_incremental_observation.py holds it to it in random rounds of every preset); `encode`
+    stays the reference, and what a one-off observation (OpenSpiel's clones, `SeatObserver`) uses.
+
+    Reading another `Game` or `PublicHistory` object than last time (a new round, a redeal) starts every
+    buffer again from zeros. Fields that change at nearly every step (the hand sizes, the piles, the
+    discards, the colours each seat lacks) are written every time; the hand is counted again only
+    when it differs from the one last counted.
+    """
+
+    def __init__(self, layout: ObservationLayout) -> None:
+        self.layout = layout
+        n = layout.players
+        self._game: Game | None = None
+        self._history: PublicHistory | None = None
+        self._seats = [_SeatVector(layout.size, n) for _ in range(n)]
+        at = layout.offset
+        self._hand = slice(0, _CARDS)
+        self._top = slice(at("top"), at("top") + _CARDS)
+        self._color = slice(at("color"), at("color") + 5)
+        self._head = slice(at("clockwise"), at("offer") + 1)
+        self._drawn = slice(at("drawn"), at("swap_card") + _CARDS)
+        self._bluff = slice(at("bluff"), at("obligation_challengeable") + 1)
+        self._seat_block = slice(at("hand_sizes"), at("uno_called") + n)
+        self._current = slice(at("current"), at("to_act") + n)
+        self._dealer = slice(at("dealer"), at("silence") + n)
+        self._windows = slice(at("windows_open"), at("windows_eligible") + len(_WINDOW_KINDS))
+        self._piles = slice(at("draw_pile"), at("discard_pile") + 1)
+        self._discards = slice(at("discards"), at("discards") + _CARDS)
+        self._known = slice(at("known"), at("known") + (n - 1) * _CARDS)
+        # relative seat r's row at [r - 1]
+        self._excluded = [slice(at("excluded") + r * _CARDS, at("excluded") + (r + 1) * _CARDS) for r in range(n - 1)]
+        self._lacks = [slice(at("lacks") + r * 4, at("lacks") + (r + 1) * 4) for r in range(n - 1)]
+        self._verdicts = slice(at("verdicts"), at("verdicts") + 2 * n)
+        self._seat_row4 = bytearray(4 * n)  # copied, then written
+
+    def __reduce__(self) -> tuple[type[IncrementalEncoder], tuple[ObservationLayout]]:
+        """Pickled as its layout: the buffers are a cache, written again at the next observation."""
+        return IncrementalEncoder, (self.layout,)
+
+    def encode(self, game: Game, history: PublicHistory, seat: int, *, offer: bool) -> npt.NDArray[np.uint8]:
+        """`ObservationLayout.encode(game, history, seat, offer=offer)`, from `seat`'s buffer (see the class)."""
+        if game is not self._game or history is not self._history:
+            self._game = game
+            self._history = history
+            for kept in self._seats:
+                kept.forget()
+        layout = self.layout
+        n = layout.players
+        state = self._seats[seat]
+        vector = state.vector
+        hand = game.hands[seat]
+        if state.hand is None or hand != state.hand:
+            counts = _NO_CARDS_ROW.copy()
+            held = 0
+            for card in hand:
+                index = card.index
+                bit = 1 << index
+                if held & bit:
+                    count: int = counts[index]
+                    counts[index] = count + 1
+                else:
+                    counts[index] = 1
+                    held |= bit
+            vector[self._hand] = counts
+            state.hand = list(hand)
+            state.wild_draw_four = (held >> _WILD_DRAW_FOUR_INDEX) & 1 == 1
+        top = game.discard[-1].index
+        if top != state.top:
+            vector[self._top] = _CARD_ONEHOT[top]
+            state.top = top
+        color = color_slot(game.color)
+        if color != state.color:
+            vector[self._color] = _COLOR_ONEHOT[color]
+            state.color = color
+        head = ((1 if game.direction == 1 else 0) * len(_PHASES) + _slot(game.phase, _PHASES)) * 2 + (1 if offer else 0)
+        if head != state.head:
+            vector[self._head] = _HEAD[head]
+            state.head = head
+        to_act = game.to_act
+        drawn = game.drawn
+        swap = game.pending_swap
+        drawn_index = drawn.index if drawn is not None and to_act == seat else _CARDS
+        swap_index = swap[2].index if swap is not None and (seat == swap[0] or seat == swap[1]) else _CARDS
+        cards = drawn_index * (_CARDS + 1) + swap_index
+        if cards != state.cards:
+            vector[self._drawn] = _CARD_ONEHOT[drawn_index] + _CARD_ONEHOT[swap_index]
+            state.cards = cards
+        bluff = 1 if state.wild_draw_four and is_bluff(game, seat) else 0
+        if game.obligation is not None:
+            vector[self._bluff] = _BIT[bluff] + layout._obligation(game, seat)
+            state.obligation = True
+            state.bluff = bluff
+        elif state.obligation or bluff != state.bluff:
+            vector[self._bluff] = layout._bluff_without_obligation[bluff]
+            state.obligation = False
+            state.bluff = bluff
+        vector[self._seat_block] = self._seat_fields(game, history, seat)
+        n1 = n + 1
+        silence = game.silence
+        current = ((game.current - seat) % n) * n1 + (n if to_act is None else (to_act - seat) % n)
+        if current != state.current:
+            vector[self._current] = layout._seat_pairs[current]
+            state.current = current
+        dealer = ((game.dealer - seat) % n) * n1 + (n if silence is None else (silence - seat) % n)
+        if dealer != state.dealer:
+            vector[self._dealer] = layout._seat_pairs[dealer]
+            state.dealer = dealer
+        if game.windows:
+            vector[self._windows] = layout._windows(game, seat)
+            state.windows = True
+        elif state.windows:
+            vector[self._windows] = layout._no_windows
+            state.windows = False
+        vector[self._piles] = _BYTE[min(len(game.draw_pile), 255)] + _BYTE[min(len(game.discard), 255)]
+        vector[self._discards] = history.discard
+        if history.any_known:
+            known = history.known[seat]
+            pieces: list[bytes | bytearray] = []
+            for r in range(1, n):
+                row = known[(seat + r) % n]
+                pieces.append(_NO_CARDS if row is None else row)
+            vector[self._known] = _JOINER.join(pieces)
+            state.known = True
+        elif state.known:
+            vector[self._known] = layout._no_rows
+            state.known = False
+        excluded, written = history.excluded, state.excluded
+        lacks = history.lacks
+        for r in range(1, n):
+            other = (seat + r) % n
+            ban = excluded[other]
+            if ban is not written[r]:
+                vector[self._excluded[r - 1]] = _NO_CARDS if ban is None else ban
+                written[r] = ban
+            vector[self._lacks[r - 1]] = lacks[other]
+        if history.any_verdicts:
+            vector[self._verdicts] = layout._verdicts(history, seat)
+            state.verdicts = True
+        elif state.verdicts:
+            vector[self._verdicts] = layout._no_verdicts
+            state.verdicts = False
+        return np.frombuffer(vector.copy(), _UINT8)
+
+    def _seat_fields(self, game: Game, history: PublicHistory, seat: int) -> bytearray:
+        """hand_sizes, in_play, uno_catchable and uno_called, by relative seat, in one block."""
+        n = self.layout.players
+        hands = game.hands
+        in_play = game.in_play
+        uno_called = history.uno_called
+        block = self._seat_row4.copy()
+        for r in range(n):
+            s = (seat + r) % n
+            if not in_play[s]:
+                continue
+            size = len(hands[s])
+            block[r] = size if size < 255 else 255
+            block[n + r] = 1
+            if size == 1 and uno_called[s]:
+                block[3 * n + r] = 1
+        for s in game.catchable:
+            block[2 * n + (s - seat) % n] = 1
+        return block
+
+
 def masked_observation(
-    layout: ObservationLayout, table: LearningTable, seat: int, no_mask: npt.NDArray[np.int8]
+    encoder: IncrementalEncoder, table: LearningTable, seat: int, no_mask: npt.NDArray[np.int8]
 ) -> dict[str, npt.NDArray[Any]]:
     """The PettingZoo observation of `seat` at `table` (`unonet.rl.aec`): its vector, and its action mask
     (int8 over the 13,421 indices) when it is the seat asked, else `no_mask`. In one compiled call: read
     from the interpreter, each of the table's attributes would be a descriptor call of its own."""
     if seat != table.seat:
-        return {"observation": layout.encode(table.game, table.history, seat, offer=False), "action_mask": no_mask}
-    observation = layout.encode(table.game, table.history, seat, offer=not table.required)
+        return {"observation": encoder.encode(table.game, table.history, seat, offer=False), "action_mask": no_mask}
+    observation = encoder.encode(table.game, table.history, seat, offer=not table.required)
     return {"observation": observation, "action_mask": np.frombuffer(mask_of(table.legal), _INT8)}
 
 
