@@ -356,16 +356,23 @@ class _SeatVector:
     vector: bytearray
     hand: list[Card] | None  # the hand the counts were taken from (None: not written)
     wild_draw_four: bool  # that hand holds one
-    # Each field's key, -1 while not written: the card or slot it shows, or its piece's index.
+    # Each one-hot field's slot as written (-1: not written; the field's size: no slot set), each bit's value.
     top: int
     color: int
-    head: int  # clockwise, phase and offer, as `_HEAD` indexes them
-    cards: int  # drawn * 59 + swap_card
+    clockwise: int
+    phase: int
+    offer: int
+    drawn: int
+    swap: int
     bluff: int
-    obligation: bool  # the obligation's block is written (not all zeros)
-    current: int  # current and to_act, as `_seat_pairs` indexes them
-    dealer: int  # dealer and silence, likewise
-    windows: bool  # written not all zeros, as are the next two
+    current: int
+    to_act: int
+    dealer: int
+    silence: int
+    # Blocks written not all zeros (in_play, uno_catchable and uno_called: not the usual all in play, none else).
+    obligation: bool
+    seats: bool
+    windows: bool
     known: bool
     verdicts: bool
     excluded: list[bytes | None]  # each relative seat's row as written, by identity (rows are never changed)
@@ -380,9 +387,19 @@ class _SeatVector:
         self.vector = bytearray(self.size)
         self.hand = None
         self.wild_draw_four = False
-        self.top = self.color = self.head = self.cards = self.bluff = self.current = self.dealer = -1
+        self.top = self.color = self.clockwise = self.phase = self.offer = self.drawn = self.swap = -1
+        self.bluff = self.current = self.to_act = self.dealer = self.silence = -1
         self.obligation = self.windows = self.known = self.verdicts = False
+        self.seats = True  # all zeros, not the usual block
         self.excluded = [None] * self.players
+
+
+def _move(vector: bytearray, offset: int, old: int, new: int, none: int) -> None:
+    """Move the one-hot field at `offset` from slot `old` to slot `new` (`none`: no slot; -1: never set)."""
+    if old >= 0 and old != none:
+        vector[offset + old] = 0
+    if new != none:
+        vector[offset + new] = 1
 
 
 class IncrementalEncoder:
@@ -390,17 +407,17 @@ class IncrementalEncoder:
 
     Each seat's vector is kept in a buffer of its own, with what each field was last written from (the
     top card, the colour, the phase, the seats to act, the hand...). Observing a seat compares those
-    keys with the game's and history's current values and writes only the fields that changed, each in
-    one slice assignment of a prebuilt piece; the result is a fresh writable copy of the buffer (a
-    learner may keep it). A round another seat was observed in meanwhile costs nothing extra: a seat's
-    buffer is brought up to date only when that seat is observed. Equal to `encode` at every step
-    (tests/rl/test_incremental_observation.py holds it to it in random rounds of every preset); `encode`
-    stays the reference, and what a one-off observation (OpenSpiel's clones, `SeatObserver`) uses.
+    keys with the game's and history's values now and writes only what changed: a one-hot field's old
+    and new byte, a block (the hand's counts, the obligation, the windows, the history's rows) in one
+    slice assignment. The result is a fresh writable copy of the buffer (a learner may keep it). A seat's
+    buffer is brought up to date only when that seat is observed, however many steps went by.
 
-    Reading another `Game` or `PublicHistory` object than last time (a new round, a redeal) starts every
-    buffer again from zeros. Fields that change at nearly every step (the hand sizes, the piles, the
-    discards, the colours each seat lacks) are written every time; the hand is counted again only
-    when it differs from the one last counted.
+    Equal to `encode` at every step (tests/rl/test_incremental_observation.py holds it to it in random
+    rounds of every preset); `encode` stays the reference, and what one-off observations use (OpenSpiel's
+    clones, `SeatObserver`). Reading another `Game` or `PublicHistory` object than last time (a new
+    round, a redeal) starts every buffer again from zeros. The fields that change at nearly every step
+    (the hand sizes, the piles, the discards, the colours each seat lacks) are written every time; the
+    hand is counted again only when it differs from the one last counted.
     """
 
     def __init__(self, layout: ObservationLayout) -> None:
@@ -411,23 +428,32 @@ class IncrementalEncoder:
         self._seats = [_SeatVector(layout.size, n) for _ in range(n)]
         at = layout.offset
         self._hand = slice(0, _CARDS)
-        self._top = slice(at("top"), at("top") + _CARDS)
-        self._color = slice(at("color"), at("color") + 5)
-        self._head = slice(at("clockwise"), at("offer") + 1)
-        self._drawn = slice(at("drawn"), at("swap_card") + _CARDS)
-        self._bluff = slice(at("bluff"), at("obligation_challengeable") + 1)
-        self._seat_block = slice(at("hand_sizes"), at("uno_called") + n)
-        self._current = slice(at("current"), at("to_act") + n)
-        self._dealer = slice(at("dealer"), at("silence") + n)
+        self._top = at("top")
+        self._color = at("color")
+        self._clockwise = at("clockwise")
+        self._phase = at("phase")
+        self._offer = at("offer")
+        self._drawn = at("drawn")
+        self._swap = at("swap_card")
+        self._bluff = at("bluff")
+        self._obligation = slice(at("obligation"), at("obligation_challengeable") + 1)
+        self._sizes = at("hand_sizes")
+        self._seat_flags = slice(at("in_play"), at("uno_called") + n)
+        self._current = at("current")
+        self._to_act = at("to_act")
+        self._dealer = at("dealer")
+        self._silence = at("silence")
         self._windows = slice(at("windows_open"), at("windows_eligible") + len(_WINDOW_KINDS))
-        self._piles = slice(at("draw_pile"), at("discard_pile") + 1)
+        self._draw_pile = at("draw_pile")
+        self._discard_pile = at("discard_pile")
         self._discards = slice(at("discards"), at("discards") + _CARDS)
         self._known = slice(at("known"), at("known") + (n - 1) * _CARDS)
         # relative seat r's row at [r - 1]
         self._excluded = [slice(at("excluded") + r * _CARDS, at("excluded") + (r + 1) * _CARDS) for r in range(n - 1)]
         self._lacks = [slice(at("lacks") + r * 4, at("lacks") + (r + 1) * 4) for r in range(n - 1)]
         self._verdicts = slice(at("verdicts"), at("verdicts") + 2 * n)
-        self._seat_row4 = bytearray(4 * n)  # copied, then written
+        self._quiet_flags = bytes([1] * n) + bytes(2 * n)  # in_play all 1, uno_catchable and uno_called all 0
+        self._no_obligation = bytes(6 + 2 * n)
 
     def __reduce__(self) -> tuple[type[IncrementalEncoder], tuple[ObservationLayout]]:
         """Pickled as its layout: the buffers are a cache, written again at the next observation."""
@@ -462,52 +488,73 @@ class IncrementalEncoder:
             state.wild_draw_four = (held >> _WILD_DRAW_FOUR_INDEX) & 1 == 1
         top = game.discard[-1].index
         if top != state.top:
-            vector[self._top] = _CARD_ONEHOT[top]
+            _move(vector, self._top, state.top, top, _CARDS)
             state.top = top
         color = color_slot(game.color)
         if color != state.color:
-            vector[self._color] = _COLOR_ONEHOT[color]
+            _move(vector, self._color, state.color, color, 5)
             state.color = color
-        head = ((1 if game.direction == 1 else 0) * len(_PHASES) + _slot(game.phase, _PHASES)) * 2 + (1 if offer else 0)
-        if head != state.head:
-            vector[self._head] = _HEAD[head]
-            state.head = head
+        clockwise = 1 if game.direction == 1 else 0
+        if clockwise != state.clockwise:
+            vector[self._clockwise] = clockwise
+            state.clockwise = clockwise
+        phase = _slot(game.phase, _PHASES)
+        if phase != state.phase:
+            _move(vector, self._phase, state.phase, phase, len(_PHASES))
+            state.phase = phase
+        bit = 1 if offer else 0
+        if bit != state.offer:
+            vector[self._offer] = bit
+            state.offer = bit
         to_act = game.to_act
         drawn = game.drawn
-        swap = game.pending_swap
         drawn_index = drawn.index if drawn is not None and to_act == seat else _CARDS
+        if drawn_index != state.drawn:
+            _move(vector, self._drawn, state.drawn, drawn_index, _CARDS)
+            state.drawn = drawn_index
+        swap = game.pending_swap
         swap_index = swap[2].index if swap is not None and (seat == swap[0] or seat == swap[1]) else _CARDS
-        cards = drawn_index * (_CARDS + 1) + swap_index
-        if cards != state.cards:
-            vector[self._drawn] = _CARD_ONEHOT[drawn_index] + _CARD_ONEHOT[swap_index]
-            state.cards = cards
+        if swap_index != state.swap:
+            _move(vector, self._swap, state.swap, swap_index, _CARDS)
+            state.swap = swap_index
         bluff = 1 if state.wild_draw_four and is_bluff(game, seat) else 0
+        if bluff != state.bluff:
+            vector[self._bluff] = bluff
+            state.bluff = bluff
         if game.obligation is not None:
-            vector[self._bluff] = _BIT[bluff] + layout._obligation(game, seat)
+            vector[self._obligation] = layout._obligation(game, seat)
             state.obligation = True
-            state.bluff = bluff
-        elif state.obligation or bluff != state.bluff:
-            vector[self._bluff] = layout._bluff_without_obligation[bluff]
+        elif state.obligation:
+            vector[self._obligation] = self._no_obligation
             state.obligation = False
-            state.bluff = bluff
-        vector[self._seat_block] = self._seat_fields(game, history, seat)
-        n1 = n + 1
+        self._seat_fields(game, history, seat, state)
+        relative = (game.current - seat) % n
+        if relative != state.current:
+            _move(vector, self._current, state.current, relative, n)
+            state.current = relative
+        relative = n if to_act is None else (to_act - seat) % n
+        if relative != state.to_act:
+            _move(vector, self._to_act, state.to_act, relative, n)
+            state.to_act = relative
+        relative = (game.dealer - seat) % n
+        if relative != state.dealer:
+            _move(vector, self._dealer, state.dealer, relative, n)
+            state.dealer = relative
         silence = game.silence
-        current = ((game.current - seat) % n) * n1 + (n if to_act is None else (to_act - seat) % n)
-        if current != state.current:
-            vector[self._current] = layout._seat_pairs[current]
-            state.current = current
-        dealer = ((game.dealer - seat) % n) * n1 + (n if silence is None else (silence - seat) % n)
-        if dealer != state.dealer:
-            vector[self._dealer] = layout._seat_pairs[dealer]
-            state.dealer = dealer
+        relative = n if silence is None else (silence - seat) % n
+        if relative != state.silence:
+            _move(vector, self._silence, state.silence, relative, n)
+            state.silence = relative
         if game.windows:
             vector[self._windows] = layout._windows(game, seat)
             state.windows = True
         elif state.windows:
             vector[self._windows] = layout._no_windows
             state.windows = False
-        vector[self._piles] = _BYTE[min(len(game.draw_pile), 255)] + _BYTE[min(len(game.discard), 255)]
+        size = len(game.draw_pile)
+        vector[self._draw_pile] = size if size < 255 else 255
+        size = len(game.discard)
+        vector[self._discard_pile] = size if size < 255 else 255
         vector[self._discards] = history.discard
         if history.any_known:
             known = history.known[seat]
@@ -537,25 +584,43 @@ class IncrementalEncoder:
             state.verdicts = False
         return np.frombuffer(vector.copy(), _UINT8)
 
-    def _seat_fields(self, game: Game, history: PublicHistory, seat: int) -> bytearray:
-        """hand_sizes, in_play, uno_catchable and uno_called, by relative seat, in one block."""
+    def _seat_fields(self, game: Game, history: PublicHistory, seat: int, state: _SeatVector) -> None:
+        """hand_sizes, written every time; in_play, uno_catchable and uno_called, in one block when any of
+        them is not the usual (every seat in play, none catchable, no UNO call standing) now or was before."""
         n = self.layout.players
+        vector = state.vector
         hands = game.hands
         in_play = game.in_play
         uno_called = history.uno_called
-        block = self._seat_row4.copy()
+        everyone = True
+        called = False
+        at = self._sizes
         for r in range(n):
             s = (seat + r) % n
             if not in_play[s]:
+                everyone = False
+                vector[at + r] = 0
                 continue
             size = len(hands[s])
-            block[r] = size if size < 255 else 255
-            block[n + r] = 1
+            vector[at + r] = size if size < 255 else 255
             if size == 1 and uno_called[s]:
-                block[3 * n + r] = 1
+                called = True
+        if everyone and not called and not game.catchable:
+            if state.seats:
+                vector[self._seat_flags] = self._quiet_flags
+                state.seats = False
+            return
+        flags = bytearray(3 * n)
+        for r in range(n):
+            s = (seat + r) % n
+            if in_play[s]:
+                flags[r] = 1
+                if len(hands[s]) == 1 and uno_called[s]:
+                    flags[2 * n + r] = 1
         for s in game.catchable:
-            block[2 * n + (s - seat) % n] = 1
-        return block
+            flags[n + (s - seat) % n] = 1
+        vector[self._seat_flags] = flags
+        state.seats = True
 
 
 def masked_observation(
