@@ -10,9 +10,8 @@ time, the fastest of `--repeats` repeats, per AEC step):
 - `table`: `LearningTable.reset` and `act` alone: the engine's `apply`, the public history following the
   events, the offers of out-of-turn chances (each other seat's legal actions while a window is open),
   the legal actions of the seat asked and their indices. `reset` is also shown on its own.
-- `encode`: the environment's observation vector for the seat asked, at each decision
-  (`IncrementalEncoder.encode`, which keeps each seat's vector and writes only what changed, so it is
-  timed on the live table: a table replay that also encodes, less the table replay alone).
+- `encode`: `ObservationLayout.encode` for the seat asked, at each decision (the positions are copies
+  taken during a table replay, encoded in a loop of their own).
 - `mask`: the 13,421-long action mask (`mask_of` and its numpy array), likewise.
 - `aec`: the rest of the full loop (`agent_iter`, `last`, `step`, `observe`'s dict, the rewards and
   infos): the full replay's time less the three above.
@@ -36,7 +35,6 @@ from rlcard.games.uno.game import UnoGame
 
 from unonet.rl import raw_env
 from unonet.rl.actions import DRAW, RUNS, mask_of
-from unonet.rl.observation import IncrementalEncoder
 
 Recorded = list[tuple[int, list[int | None]]]  # each round: its reset seed, then every step's action
 _INT8 = np.dtype(np.int8)
@@ -82,7 +80,7 @@ def split(name: str, players: int, rounds: int, repeats: int) -> dict[str, float
     played, legals = record(name, players, rounds)
     steps = sum(len(actions) for _seed, actions in played)
     env = raw_env(players=players, max_steps=5_000, **RULESETS[name].options())
-    table = env.table
+    table, layout = env.table, env.layout
     table_seeds = [random.Random(seed).getrandbits(64) for seed, _actions in played]  # what env.reset(seed) deals
 
     def full() -> None:
@@ -102,28 +100,22 @@ def split(name: str, players: int, rounds: int, repeats: int) -> dict[str, float
                 table.act(action)
             assert table.is_over
 
-    encoder = IncrementalEncoder(env.layout)
-
-    def table_encoding() -> None:
-        for table_seed, (_seed, actions) in zip(table_seeds, played, strict=True):
-            table.reset(table_seed)
-            for action in actions:
-                if action is None:
-                    break
-                encoder.encode(table.game, table.history, table.seat, offer=not table.required)  # type: ignore[arg-type]
-                table.act(action)
-
-    asked = []  # each decision's legal indices, for the mask alone
+    positions = []  # each decision's table, for the observation's parts alone
     for table_seed, (_seed, actions) in zip(table_seeds, played, strict=True):
         table.reset(table_seed)
         for action in actions:
             if action is None:
                 break
-            asked.append(dict(table.legal))
+            copy = table.copy()
+            positions.append((copy.game, copy.history, copy.seat, not copy.required, copy.legal))
             table.act(action)
 
+    def encodes() -> None:
+        for game, history, seat, offer, _legal in positions:
+            layout.encode(game, history, seat, offer=offer)  # type: ignore[arg-type]
+
     def masks() -> None:
-        for legal in asked:
+        for _game, _history, _seat, _offer, legal in positions:
             np.frombuffer(mask_of(legal), _INT8)
 
     def resets() -> None:
@@ -141,7 +133,7 @@ def split(name: str, players: int, rounds: int, repeats: int) -> dict[str, float
         {
             "full": full,
             "table": table_alone,
-            "table_encode": table_encoding,
+            "encode": encodes,
             "mask": masks,
             "reset": resets,
             "pick": picks,
@@ -150,8 +142,7 @@ def split(name: str, players: int, rounds: int, repeats: int) -> dict[str, float
     )
     micro = 1e6 / steps
     whole, alone = best["full"] * micro, best["table"] * micro
-    encode = (best["table_encode"] - best["table"]) * micro
-    mask = best["mask"] * micro  # per step: decisions are most steps
+    encode, mask = best["encode"] * micro, best["mask"] * micro  # per step: decisions are most steps
     return {
         "step": whole + best["pick"] * micro,
         "table": alone,

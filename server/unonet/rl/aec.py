@@ -35,7 +35,7 @@ from pettingzoo.utils import wrappers
 
 from unonet.engine import find_ruleset
 from unonet.rl.actions import ACTION_COUNT
-from unonet.rl.observation import IncrementalEncoder, ObservationLayout, masked_observation
+from unonet.rl.observation import ObservationLayout, masked_observation
 from unonet.rl.render import render_table
 from unonet.rl.table import LearningTable
 
@@ -83,7 +83,6 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         self.ruleset = find_ruleset(preset, **options)
         self.table = LearningTable(self.ruleset, players, reward=reward, max_steps=max_steps)
         self.layout = ObservationLayout(players)
-        self.encoder = IncrementalEncoder(self.layout)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
@@ -135,7 +134,7 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
             self.render()
 
     def observe(self, agent: str) -> Observation:
-        return masked_observation(self.encoder, self.table, self._seat_of[agent], self._no_mask)
+        return masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask)
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -34,7 +34,7 @@ from gymnasium import spaces
 from unonet.engine import find_ruleset
 from unonet.rl.actions import ACTION_COUNT
 from unonet.rl.bot_seats import BotSeats
-from unonet.rl.observation import IncrementalEncoder, ObservationLayout
+from unonet.rl.observation import ObservationLayout
 from unonet.rl.render import render_table
 from unonet.rl.table import LearningTable
 
@@ -76,7 +76,6 @@ class UnoGymEnv(gymnasium.Env[npt.NDArray[np.uint8], int]):
         self.ruleset = find_ruleset(preset, **options)
         self.table = LearningTable(self.ruleset, players, reward=reward, max_steps=max_steps)
         self.layout = ObservationLayout(players)
-        self.encoder = IncrementalEncoder(self.layout)
         self.seat = seat
         kinds = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         if len(kinds) != players - 1:
@@ -148,7 +147,7 @@ class UnoGymEnv(gymnasium.Env[npt.NDArray[np.uint8], int]):
     def _observe(self) -> npt.NDArray[np.uint8]:
         table = self.table
         offer = table.seat == self.seat and not table.required
-        return self.encoder.encode(table.game, table.history, self.seat, offer=offer)
+        return self.layout.encode(table.game, table.history, self.seat, offer=offer)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().astype(np.int8)}
