@@ -127,14 +127,32 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         self._cumulative_rewards[agent] = 0.0
         # `rewards` is all 0 while the round goes on (only its end rewards), so PettingZoo's clearing and
         # accumulating before and after every step would change nothing but on the last one.
-        self.table.act(int(action))
-        if self._select():
+        table = self.table
+        table.act(int(action))
+        seat = table.seat
+        if seat is not None:  # `_select`, inline: the common case of every step
+            infos = self.infos
+            infos[agent] = {}
+            self.agent_selection = selected = self.possible_agents[seat]
+            infos[selected] = {"legal_actions": list(table.legal)}
+        elif self._select():
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> Observation:
         return masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask)
+
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's `last`, observing in one compiled call (`observe` is the same call, a frame deeper)."""
+        agent = self.agent_selection
+        return (
+            masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def render(self) -> str | None:
         if self.render_mode is None:
