@@ -110,12 +110,13 @@ def test_the_table_uses_the_room_and_the_overlays_open_and_close(tmp_path: Path,
             assert "scores" in screen and "chat · T writes" in screen  # a large screen's side column
         pane.wait_for(lambda s: "YOUR TURN" in Table(s).status, "our turn")
         pane.keys("i")
-        screen = pane.wait_for(lambda s: "RULES OF THIS TABLE" in s, "the rules")
-        assert "Scoring: winner takes" in screen and "P2" in screen and "first to" in screen
+        # capture-pane can read a screen half drawn: wait for the whole overlay, not its title alone
+        screen = pane.wait_for(lambda s: "RULES OF THIS TABLE" in s and "Scoring: winner takes" in s, "the rules")
+        assert "P2" in screen and "first to" in screen
         pane.keys("Escape")
         pane.keys("d")
-        screen = pane.wait_for(lambda s: "DETAILS" in s, "the details")
-        assert re.search(r"table id: \S+", screen) and "checks passed" in screen
+        screen = pane.wait_for(lambda s: "DETAILS" in s and "checks passed" in s, "the details")
+        assert re.search(r"table id: \S+", screen), screen
         pane.keys("d")  # its own key closes it
         screen = pane.wait_for(lambda s: "DETAILS" not in s, "the details closed")
         assert "YOUR TURN" in Table(screen).status

@@ -46,7 +46,12 @@ def entries(table: Table, kind: str) -> list[Any]:
 
 
 def in_round_two(table: Table) -> bool:
-    return table.match is not None and (table.match.round_no >= 2 or table.match.is_over)
+    """Round 2's first turn announced (or the match over). Not merely dealt: a first card the deal turns
+    up and returns (a Wild Draw Four, S4) puts events between the deal and the first turn."""
+    if table.match is None or table.match.is_over:
+        return table.match is not None
+    dealt = next((e.number for e in table.log if isinstance(e.event, ev.RoundStarted) and e.event.round_no == 2), None)
+    return dealt is not None and any(isinstance(e.event, ev.TurnStarted) and e.number > dealt for e in table.log)
 
 
 def held_table(person: Person, *, seed: int = 0, connected: bool = True, store: MemoryStore | None = None,
