@@ -127,15 +127,8 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
         self._cumulative_rewards[agent] = 0.0
         # `rewards` is all 0 while the round goes on (only its end rewards), so PettingZoo's clearing and
         # accumulating before and after every step would change nothing but on the last one.
-        table = self.table
-        table.act(int(action))
-        seat = table.seat
-        if seat is not None:  # `_select`, inline: the common case of every step
-            infos = self.infos
-            infos[agent] = {}
-            self.agent_selection = selected = self.possible_agents[seat]
-            infos[selected] = {"legal_actions": list(table.legal)}
-        elif self._select():
+        self.table.act(int(action))
+        if self._select():
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
