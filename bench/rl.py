@@ -19,7 +19,8 @@ What is measured, on one core, fixed seeds, after a warm-up:
   action)` until `is_over()`; every step encodes RLCard's observation too.
 - **The observation's share**: the same unonet loop run again with `last(observe=False)` and the action
   drawn from the same list; the share is the difference over the full loop's time. The goal: no more
-  than a third of a step.
+  than a third of a step. That loop's own ratio to RLCard is printed too (`ratio_without_observation`):
+  what a step would be worth if the observation cost nothing.
 
 **Timing on a shared machine.** Each figure is this thread's CPU time (`time.thread_time`), not the
 wall clock, so other processes' load does not count as ours; and each case runs its three loops (RLCard,
@@ -149,6 +150,7 @@ def measure_core(quick: bool) -> dict[str, object]:
         out[f"observation_share_{case}"] = round(max(0.0, 1 - bare_per_step / per_step), 3)
         out[f"us_per_step_{case}"] = round(per_step * 1e6, 2)
         out[f"us_per_step_without_observation_{case}"] = round(bare_per_step * 1e6, 2)
+        out[f"ratio_without_observation_{case}"] = round(peer_per_step / bare_per_step, 2)
         out[f"steps_per_round_{case}"] = round(steps / rounds[name], 1)
     return out
 
@@ -179,9 +181,10 @@ def report(pure: dict[str, object], compiled: dict[str, object] | None) -> None:
             rate, ratio = figures[f"steps_per_s_{case}"], figures[f"ratio_{case}"]
             step, share = figures[f"us_per_step_{case}"], figures[f"observation_share_{case}"]
             peer, per_round = figures[f"rlcard_steps_per_s_{case}"], figures[f"steps_per_round_{case}"]
+            bare = figures[f"ratio_without_observation_{case}"]
             print(
                 f"  {case:12} {rate:>9,} steps/s = {ratio:.2f}x RLCard's {peer:,}; "
-                f"{step:.1f} us a step, observation {share:.0%} of it; {per_round} steps a round"
+                f"{step:.1f} us a step, observation {share:.0%} of it ({bare:.2f}x without); {per_round} steps a round"
             )
 
 

@@ -161,3 +161,25 @@ def test_every_unmasked_action_is_one_the_engine_accepts(preset):
 def test_every_preset_constructs_with_its_own_rules():
     for preset in PRESETS:
         assert raw_env(preset=preset).ruleset == PRESETS[preset]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_last_is_pettingzoos_own_last(players):
+    """`UnoEnv.last` (its own, observing in one call) returns what PettingZoo's `AECEnv.last` returns, at
+    every step of rounds (cut short at 250 steps, or ended), the done agents' last steps included, observing or not."""
+    from pettingzoo import AECEnv
+
+    environment = raw_env(preset="house", players=players, reward="points", max_steps=250)
+    compared = 0
+    for seed in range(2):
+        environment.reset(seed=seed)
+        for _agent in environment.agent_iter():
+            ours, theirs = environment.last(), AECEnv.last(environment)
+            assert ours[1:] == theirs[1:]
+            assert ours[0].keys() == theirs[0].keys()
+            assert all(np.array_equal(ours[0][key], theirs[0][key]) for key in ours[0])
+            assert environment.last(observe=False) == (None, *theirs[1:])
+            compared += 1
+            terminated, truncated, info = ours[2], ours[3], ours[4]
+            environment.step(None if terminated or truncated else info["legal_actions"][-1])
+    assert compared > 2 * players

@@ -136,6 +136,17 @@ class UnoEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # Pet
     def observe(self, agent: str) -> Observation:
         return masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask)
 
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's `last`, observing in one compiled call (`observe` is the same call, a frame deeper)."""
+        agent = self.agent_selection
+        return (
+            masked_observation(self.layout, self.table, self._seat_of[agent], self._no_mask) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
