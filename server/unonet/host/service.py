@@ -688,7 +688,16 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
         # No timer per write (and no wait_for, which on Python 3.11 can swallow a cancellation): the
         # watchdog reads `writing_since`, and a client that hangs up cancels this task directly.
         subscriber.writing_since = time.monotonic()
-        await context.write(data)
+        try:
+            await context.write(data)
+        except asyncio.CancelledError:
+            raise
+        except Exception as failed:  # ExecuteBatchError: the call already ended in core (its client went away)
+            # A loaded host can still be writing when the client's cancel or deadline lands; nothing more
+            # reaches that client, so the stream ends as cancelled with one log line, not a traceback.
+            log.info("a stream's write to %s failed (%s): its call is over, ended as cancelled", context.peer(),
+                     type(failed).__name__)
+            raise asyncio.CancelledError from None
         subscriber.writing_since = 0.0
 
     def _arm_watchdog(self) -> None:
