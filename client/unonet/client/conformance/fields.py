@@ -179,13 +179,28 @@ async def play_game(remote: Remote, game: Game, seed: int, coverage: FieldCovera
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), GAME_TIMEOUT)
     except TimeoutError:
-        stuck = [(p.seat, p.style, p.last_number, p.over, p.gone, str(p.legal).replace("\n", " ")[:200])
-                 for p in [*players, watcher]]
+        stuck = [(p.seat, p.style, p.last_number, p.over, p.gone, str(p.legal).replace("\n", " ")[:200],
+                  _awaiting(task)) for p, task in zip([*players, watcher], tasks, strict=True)]
         raise AssertionError(f"{game.name}: no match end in {GAME_TIMEOUT:.0f} s: {stuck}") from None
     finally:
         for task in tasks:
             task.cancel()
     await observed(coverage, lobby.GetTable(lobby_service_pb2.GetTableRequest(table_id=table_id)))
+
+
+def _awaiting(task: asyncio.Task[Any]) -> str:
+    """Where a stub client's task waits: the chain of coroutines it awaits, innermost last, so a game
+    that never ends says whether a player waits on its stream or on a call."""
+    names: list[str] = []
+    awaited: Any = task.get_coro()
+    while awaited is not None and len(names) < 12:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+        if frame is None:
+            names.append(type(awaited).__name__)
+            break
+        names.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+    return " > ".join(names) if not task.done() else "done"
 
 
 async def look_around(remote: Remote, coverage: FieldCoverage) -> None:
