@@ -8,12 +8,12 @@ import pytest
 from conformance_host import serve_conformance_host
 
 from unonet.client import conformance
-from unonet.client.conformance.fields import GAME_TIMEOUT, RACE_RETRIES
+from unonet.client.conformance.fields import GAME_LIMIT_FACTOR, GAME_TIMEOUT, RACE_RETRIES
 
-# The first test to ask plays every game, each bounded by GAME_TIMEOUT, then the race games again up to
-# RACE_RETRIES times while a field is still unseen: a loaded machine takes those turns, so the test's
-# own bound leaves room for all of them instead of cutting the retries short.
-pytestmark = pytest.mark.timeout((1 + RACE_RETRIES) * GAME_TIMEOUT + 60)
+# The first test to ask plays every game, each bounded by GAME_LIMIT_FACTOR * GAME_TIMEOUT, then every
+# game again up to RACE_RETRIES times while a field is still unseen: a loaded machine takes those turns,
+# so the test's own bound leaves room for all of them instead of cutting the retries short.
+pytestmark = pytest.mark.timeout((1 + RACE_RETRIES) * GAME_LIMIT_FACTOR * GAME_TIMEOUT + 60)
 
 
 class TestFieldsOnOurHost(conformance.FieldsSuite):
