@@ -60,3 +60,18 @@ async def test_a_game_past_its_whole_limit_fails_though_it_moves(short_bounds: N
             await asyncio.wait_for(fields.play_out(fields.GAMES[0], [moving], tasks), 10)
     finally:
         tasks[0].cancel()
+
+
+async def test_a_client_that_fails_fails_the_game_saying_which_and_why(short_bounds: None) -> None:
+    async def time_out() -> None:
+        raise TimeoutError("a call took longer than its bound")
+
+    moving, failing = client(0), client(1)
+    tasks = [asyncio.ensure_future(receive(moving, 100)), asyncio.ensure_future(time_out())]
+    try:
+        with pytest.raises(AssertionError, match=re.escape("the careful client of seat 1 failed at event 0: "
+                                                           "TimeoutError('a call took longer")):
+            await asyncio.wait_for(fields.play_out(fields.GAMES[0], [moving, failing], tasks), 10)
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -201,8 +201,11 @@ async def play_out(game: Game, clients: list[Player], tasks: list[asyncio.Task[N
     pending: set[asyncio.Task[None]] = set(tasks)
     while pending:
         done, pending = await asyncio.wait(pending, timeout=PROGRESS_CHECK_S)
-        for task in done:
-            task.result()  # a client's failure is the game's
+        for client, task in zip(clients, tasks, strict=True):
+            failed = task.exception() if task in done else None
+            if failed is not None:  # a client's failure is the game's, said with who failed
+                raise AssertionError(f"{game.name}: the {client.style} client of seat {client.seat} failed at event "
+                                     f"{client.last_number}: {failed!r}") from failed
         now = loop.time()
         silent = []
         for client, task in zip(clients, tasks, strict=True):
