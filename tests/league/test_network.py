@@ -227,7 +227,11 @@ async def test_a_killed_runners_scratch_host_is_removed_by_the_next_run(make_lea
         (folder / "host.sqlite").write_bytes(b"")
     try:
         async with NetworkedLeague(make_league(games=4), ON_LOOP) as league:
-            assert Path(league._scratch.name).name.startswith(f"{SCRATCH_PREFIX}{os.getpid()}-")
+            from unonet.bots.sessions import start_time
+
+            # Named by the runner's pid and start time: a pid alone may belong to another process later.
+            runner = f"{os.getpid()}.{start_time(os.getpid())}"
+            assert Path(league._scratch.name).name.startswith(f"{SCRATCH_PREFIX}{runner}-")
         assert not dead.exists() and alive.exists()
     finally:
         import shutil
@@ -337,7 +341,7 @@ def test_sigkill_mid_grpc_league_then_rerun_loses_doubles_and_leaves_nothing(tmp
         runner.wait(timeout=30)
     killed_at = rows()
     assert 3 <= killed_at < 12
-    scratch = list(Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{runner.pid}-*"))
+    scratch = list(Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{runner.pid}.*-*"))
     assert scratch  # what a SIGKILL leaves
     deadline = time.monotonic() + 60
     while any(_alive(child) for child in children):  # its stdin closed with the runner: it ends

@@ -58,7 +58,7 @@ from typing import Any
 import grpc
 
 from unonet.bots import Bot
-from unonet.bots.sessions import exited
+from unonet.bots.sessions import exited, start_time
 from unonet.client import TableClient
 from unonet.host.host import Host
 from unonet.host.limits import Limits
@@ -158,8 +158,8 @@ class NetworkedLeague:
         # was killed (SIGKILL) could not remove its folder, nor stop its bots' programs: the next run
         # kills the programs it recorded there and removes every such folder whose process is gone.
         remove_stale_scratch()
-        self._scratch = tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
-        self.programs = Path(tempfile.mkdtemp(prefix=f"{PROGRAMS_PREFIX}{os.getpid()}-"))
+        self._scratch = tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{_runner_id()}-")
+        self.programs = Path(tempfile.mkdtemp(prefix=f"{PROGRAMS_PREFIX}{_runner_id()}-"))
         self.store = SqliteStore(Path(self._scratch.name) / "host.sqlite")
         # Every seat of every game comes from this machine's one address: the per-address rates a public
         # host applies (`unonet serve`) would throttle the league itself, so only the per-token ones stay.
@@ -497,22 +497,39 @@ def play_networked(
         thread.join()
 
 
+def _runner_id() -> str:
+    """What a runner's folders are named after: its pid and its start time (`pid.ticks`). A pid alone
+    is not enough: a busy machine hands a dead runner's pid to another process within minutes (pids
+    wrap at 32,768 here), and a folder whose runner seemed alive was never reaped."""
+    return f"{os.getpid()}.{start_time(os.getpid()) or 0}"
+
+
+def _runner_running(owner: str) -> bool:
+    """Whether the runner a folder is named after (`_runner_id`, or a bare pid from before) still runs."""
+    pid, _, started = owner.partition(".")
+    now = start_time(int(pid))
+    if now is not None:
+        return not started.isdigit() or int(started) in (0, now)  # another start time: the pid was reused
+    try:
+        os.kill(int(pid), 0)  # no /proc: the pid alone
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
 def remove_stale_scratch() -> None:
-    """Clean up after league runners that are no longer running (their folders are named by their pid):
-    kill the bot programs each recorded (`reaper`), then remove its folders."""
+    """Clean up after league runners that are no longer running (their folders are named by their pid and
+    start time): kill the bot programs each recorded (`reaper`), then remove its folders."""
     temp = Path(tempfile.gettempdir())
     for prefix in (PROGRAMS_PREFIX, SCRATCH_PREFIX):  # the programs first: a scratch folder may hold old records
         for folder in temp.glob(f"{prefix}*-*"):
-            pid = folder.name.removeprefix(prefix).split("-", 1)[0]
-            if not pid.isdigit() or int(pid) == os.getpid():
+            owner = folder.name.removeprefix(prefix).split("-", 1)[0]
+            if not owner.partition(".")[0].isdigit() or _runner_running(owner):
                 continue
-            try:
-                os.kill(int(pid), 0)
-            except ProcessLookupError:  # gone: its programs are orphans, its folders garbage
-                reap_folder(folder)
-                shutil.rmtree(folder, ignore_errors=True)
-            except PermissionError:  # alive, another user's
-                pass
+            reap_folder(folder)  # gone: its programs are orphans, its folders garbage
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _is_launched(played: Factory | Program) -> bool:
