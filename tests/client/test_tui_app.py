@@ -43,6 +43,7 @@ def text(fragments: list[tuple[str, str]]) -> str:
     return "".join(piece for _, piece, *_ in fragments)
 
 
+@pytest.mark.timeout(15 * TIMEOUT)
 async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> None:
     async with await asyncio.wait_for(TableClient.connect(address), TIMEOUT) as client:
         created = await asyncio.wait_for(client.create_table("standard", {"target_score": 500}, 2, manual_start=True),
@@ -57,8 +58,11 @@ async def test_keys_play_a_legal_card_hint_a_dead_key_and_quit(address: str) -> 
             model: GameModel = session.model
             running = asyncio.create_task(session.run())
             try:
-                await until(lambda: model.connection == ConnectionState.CONNECTED and model.is_my_turn
-                            and bool(model.legal.plays or model.legal.HasField("draw")), "our turn")
+                # The deal and up to three host bots' moves first: ~1 s on a quiet machine, but 20 s ran out
+                # once in a clean-clone run (the machine busy on both cores, the wheel compiling beside).
+                await poll_until(lambda: model.connection == ConnectionState.CONNECTED and model.is_my_turn
+                                 and bool(model.legal.plays or model.legal.HasField("draw")), "our turn",
+                                 timeout=3 * TIMEOUT)
                 assert 0 in model.shuffle_contributors  # the seat's entropy went in, nobody asked the player
                 assert model.fairness_checks > 0 and not model.fairness_failure
                 head = client.log_head  # the SDK's chain and the session's Verifier follow the same copy
