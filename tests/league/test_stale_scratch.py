@@ -22,6 +22,13 @@ from unonet.league.reaper import ProgramRecords
 pytestmark = pytest.mark.skipif(not HAS_PROC, reason="start times come from /proc")
 
 
+@pytest.fixture(autouse=True)
+def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folders in a temporary directory of this test's own: a league run by another test at the same
+    time reaps stale-looking folders in the shared one (this test's first one, once)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 @pytest.fixture
 def orphan() -> Iterator[subprocess.Popen[bytes]]:
     """A program in a session of its own, as a league starts one."""
