@@ -20,14 +20,15 @@ Before the fix a host's worker, started after the deal, searched nothing in roun
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import statistics
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bot_tables import clock
+from polling import poll_until
 
 from unonet.bots.arena import play_round
 from unonet.bots.kinds import make_bot
@@ -47,15 +48,7 @@ SEEDS = (11, 12)
 SAME = ("decisions", "searches", "unsearchable", "ahead", "search_playouts", "search_stops")
 
 
-async def _until(predicate: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-    try:
-        await asyncio.wait_for(poll(), GAME_TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"never: {what}") from None
+_until = functools.partial(poll_until, timeout=GAME_TIMEOUT)
 
 
 def _seed(table_seed: int, seat: int) -> int:

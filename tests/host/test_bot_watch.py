@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from polling import poll_until
 
 from unonet.client.table_client import TableClient
 from unonet.host.bot_workers import WorkerSpec
@@ -53,14 +54,7 @@ def faulty(mode: str, marks: Path) -> Callable[[WorkerSpec], list[str]]:
 
 
 async def _until(predicate: Callable[[], bool], what: str, timeout: float = MATCH_TIMEOUT) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-    try:
-        await asyncio.wait_for(poll(), timeout)
-    except TimeoutError:
-        raise AssertionError(f"never: {what}") from None
+    await poll_until(predicate, what, timeout=timeout)
 
 
 def fallbacks(table: Table) -> list[tuple[int, events_pb2.BotFallback]]:

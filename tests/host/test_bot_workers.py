@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import signal
 import sys
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from types import MappingProxyType
 
 import pytest
 from bot_tables import clock
+from polling import poll_until
 
 from unonet.bots import kinds
 from unonet.bots.greedy_bot import GreedyBot
@@ -57,15 +59,7 @@ async def served(worker_kind):
     await asyncio.wait_for(server.stop(None), TIMEOUT)
 
 
-async def _wait_for(predicate, what: str) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-    try:
-        await asyncio.wait_for(poll(), MATCH_TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"never: {what}") from None
+_wait_for = functools.partial(poll_until, timeout=MATCH_TIMEOUT)
 
 
 class HeldGreedy(GreedyBot):
