@@ -58,7 +58,8 @@ async def test_bot_check_reports_every_decision_and_what_the_bot_got_wrong():
     # in time on a loaded machine too, or three strikes take its seat over before the reconnect is checked.
     small = (CheckTable("standard", {"target_score": 60}, 2, turn_s=1.9, reconnect_after=3),)
     good = await check_bot(RandomBot(seed=3), tables=small, timeout=60)
-    assert good.faults == [] and good.reconnected and good.asked["play or draw"] > 5
+    # The host shuffles with every seat's entropy, so how many turns the bot gets is the cards' doing (5 once).
+    assert good.faults == [] and good.reconnected and good.asked["play or draw"] > 0
     assert good.asked["clock about to run out"] > 0 and good.status() == 3  # one table: not every kind
     bad = await check_bot(Broken(), tables=small, timeout=60)
     assert bad.faults and {f.kind.value for f in bad.faults} == {"crashed"} and bad.status() == 1
