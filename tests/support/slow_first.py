@@ -9,7 +9,8 @@ collection by it, slowest first, leaving every test it does not list in its plac
 A module with a fixture shared by its tests (scope module, class or package: a match played once for
 the module, say) is kept in one piece, in its place by its total time, and marked as one xdist group,
 so `--dist loadgroup` gives it to one worker: split, each worker would build the fixture again, and
-a reordered run would build it again between its tests.
+a reordered run would build it again between its tests. Tests a module marks as an xdist group itself
+(they share what no fixture holds: a suite class's cache of the games it played) are kept together too.
 
 `pytest --store-durations` (any run, in parallel or not) writes the times of the tests that took a
 quarter of a second or more back into the file, keeping the entries of tests it did not run, and
@@ -45,6 +46,14 @@ def module_of(item: pytest.Item) -> str:
     return item.nodeid.split("::")[0]
 
 
+def group_of(item: pytest.Item) -> str | None:
+    """The xdist group `item` is marked with (by its module, or by this plugin), if any."""
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return None
+    return str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+
+
 def add_options(parser: pytest.Parser) -> None:
     """`--store-durations` and `--fast` (from a conftest's `pytest_addoption`: options exist before plugins)."""
     parser.addoption("--store-durations", action="store_true",
@@ -65,10 +74,11 @@ class SlowFirst:
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         blocks: dict[str, list[pytest.Item]] = {}
         for item in items:
-            shared = shares_a_fixture(item)
-            if shared:
-                item.add_marker(pytest.mark.xdist_group(module_of(item)))
-            blocks.setdefault(module_of(item) if shared else item.nodeid, []).append(item)
+            group = group_of(item)
+            if group is None and shares_a_fixture(item):
+                group = module_of(item)
+                item.add_marker(pytest.mark.xdist_group(group))
+            blocks.setdefault(group if group is not None else item.nodeid, []).append(item)
         order = sorted(blocks.values(), key=lambda block: -self.seconds_of(block))
         if config.getoption("fast"):  # a module sharing a fixture goes whole: its first test pays for it
             config.hook.pytest_deselected(items=[item for block in order if self.seconds_of(block) for item in block])
