@@ -71,6 +71,10 @@ from unonet.bots.kinds import bench_kinds, describe, make_bot
 from unonet.engine import find_ruleset
 from unonet.engine.draws import SeatDraws
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/ is a folder of scripts, not a package
+
+from compiled_env import NOT_FOR_BENCHES, PYTHON, built_for_benches
+
 SEED = 20261202
 DEALS = {"full": 1000, "quick": 100}
 QUICK_PAIRINGS = ("greedy_vs_random_2p", "greedy_vs_basic_2p", "strong_vs_random_2p", "strong_vs_random_4p",
@@ -399,10 +403,11 @@ def run_compiled(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     """Run this bench again, with the same arguments, on the compiled build's interpreter (`make
     compiled` builds `.venv-compiled` beside this checkout's sources, and builds it again when an engine
     or bot source changed: its wheel ships the bots too). Exits through `parser` when it is missing."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    python = os.path.join(root, ".venv-compiled", "bin", "python")
+    python = str(PYTHON)
     if not os.access(python, os.X_OK):
         parser.error(f"--build compiled: no {python}; run `make compiled` first")
+    if not built_for_benches():
+        parser.error(f"--build compiled: {NOT_FOR_BENCHES}")
     os.execv(python, [python, os.path.abspath(__file__), *argv])
     return 1  # not reached: execv replaces this process
 

@@ -77,11 +77,12 @@ from unonet.engine import Game, Play, React, Ruleset, WindowKind, find_ruleset, 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder of scripts, not a package
 
 from batch import Batch
+from compiled_env import NOT_FOR_BENCHES, PYTHON, built_for_benches
 from floor import play_floor
 from playouts import copy_us, determinize_us, play_playouts, playout_against_rlcard
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPILED_PYTHON = ROOT / ".venv-compiled" / "bin" / "python"
+COMPILED_PYTHON = PYTHON
 SEED = 20260101
 WARMUP_SEED = 7
 MAX_ACTIONS = 1_000_000  # per round: past this the rules (or the policy) loop
@@ -332,6 +333,8 @@ def measure_compiled(size: str, python: Path) -> dict[str, float | int | str] | 
     """
     if not python.exists():
         return None
+    if not built_for_benches(python):
+        raise RuntimeError(NOT_FOR_BENCHES)
     command = [str(python), str(Path(__file__).resolve()), "--part", "core", "--json"]
     if size == "quick":
         command.append("--quick")

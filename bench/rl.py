@@ -60,8 +60,12 @@ from unonet.engine import Ruleset, find_ruleset
 from unonet.rl import raw_env
 from unonet.rl.actions import DRAW, RUNS
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is a folder of scripts, not a package
+
+from compiled_env import NOT_FOR_BENCHES, PYTHON, built_for_benches
+
 ROOT = Path(__file__).resolve().parent.parent
-COMPILED_PYTHON = ROOT / ".venv-compiled" / "bin" / "python"
+COMPILED_PYTHON = PYTHON
 HOUSE = find_ruleset(
     "standard", stacking=True, deflecting=True, runs=True, multi_play=True, jump_in=True, super_jump_in=True,
     jump_in_wilds=True, skip_escape=True, seven_o=True, five_swap=True, silent_two=True, uno_slap=True,
@@ -159,6 +163,8 @@ def measure_compiled(quick: bool) -> dict[str, object] | None:
     """`measure_core` in a second process on `.venv-compiled`, or None when it is not built."""
     if not COMPILED_PYTHON.exists():
         return None
+    if not built_for_benches():
+        raise RuntimeError(NOT_FOR_BENCHES)
     command = [str(COMPILED_PYTHON), str(Path(__file__).resolve()), "--part", "core", "--json"]
     if quick:
         command.append("--quick")
