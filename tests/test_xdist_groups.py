@@ -86,8 +86,8 @@ def test_a_shared_fixture_and_a_marked_module_each_stay_on_one_worker(tmp_path: 
     (tests / "test_lone.py").write_text(LONE)
     inherited = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_XDIST")}  # ours, if any
     env = {**inherited, "PYTHONPATH": os.pathsep.join([str(SUPPORT), str(tests)]), "WHERE": str(where)}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--dist",
-                           "loadgroup", "--no-loadscope-reorder"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q",
+                           "-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder"],  # hypothesis: 0.7 s a process
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
