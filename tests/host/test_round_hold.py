@@ -63,10 +63,13 @@ def held_table(person: Person, *, seed: int = 0, connected: bool = True, store: 
         if connected:
             connect(table)
         drive_with_person(host, table, clock, person, until=in_round_two)
-        if not table.match.is_over:  # type: ignore[union-attr]
+        # A round that ended the match holds nothing (rare: 500 points). A round 2 whose first card is a
+        # Wild asks its first player for a colour before any turn is announced, so the driver ended the
+        # hold to get to the first turn (about 1 deal in 25, seen as a failure here): deal another.
+        if not table.match.is_over and not entries(table, "round_released"):  # type: ignore[union-attr]
             return host, table, clock
-        store = None  # a round that ended the match holds nothing: deal another (rare: 500 points)
-    raise AssertionError("no match reached a second round")
+        store = None
+    raise AssertionError("no match reached a second round held at its first turn")
 
 
 def test_a_rounds_first_turn_waits_for_the_hold_and_starts_its_clock_when_it_ends() -> None:
@@ -147,6 +150,7 @@ def test_a_restart_replays_the_hold_and_its_release_exactly(ends: str) -> None:
     store = MemoryStore()
     person = Person(closes_scores_s=3.0 if ends == "closed" else None)
     host, table, clock = held_table(person, store=store)
+    store = table.store  # type: ignore[assignment]  # another, when held_table had to deal again
     drive_with_person(host, table, clock, person, until=lambda t: bool(entries(t, "round_released")))
     drive_with_person(host, table, clock, person, until=lambda t: t.match.round_no >= 3 or t.match.is_over)
     (released,) = [event for event in table.events.rendered_since(0, None) if event.HasField("round_released")]
