@@ -58,6 +58,7 @@ def held_table(person: Person, *, seed: int = 0, connected: bool = True, store: 
                ) -> tuple[Host, Table, list[int]]:
     """A table (the person, greedy:3 and greedy:3) played until round 2 is dealt; bots only, no hold."""
     for attempt in range(10):
+        person.sit_down()
         host, table, clock = table_with_person(seed + attempt, ["greedy:3", "greedy:3"], INSTANT, hold_s=HOLD_S,
                                                turn_time_s=20.0, store=store, target_score=500)
         if connected:

@@ -85,6 +85,11 @@ class Person:
             moments.append(scores[1])
         return min(moments, default=None)
 
+    def sit_down(self) -> None:
+        """At a new table: forget what was done at the last one (the scores closed, the races answered,
+        the commands counted), or the person would think round 1's scores closed before they were."""
+        self.closed, self.commands, self.answered = 0, 0, set()
+
     def act(self, table: Table, now: int) -> bool:
         """Close the scores or answer a catch race when its moment came, or take a turn that is due.
         True when it did something."""
