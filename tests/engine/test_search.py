@@ -99,7 +99,15 @@ def test_apply_after_step_returns_every_event_of_its_action(ruleset: Ruleset, pl
 @given(ruleset=rulesets(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
 def test_a_playout_finishes_the_round_with_every_card_accounted_for(ruleset: Ruleset, players: int, seed: int) -> None:
     game = Game(ruleset, players, random.Random(seed), dealer=seed % players)
-    result = playout(game, random.Random(seed + 1))
+    try:
+        result = playout(game, random.Random(seed + 1))
+    except PlayoutLimit:
+        # Random play may never end a round under the harshest rules: russian with 10-card blanks, draw to
+        # match, stacking and card penalties, 4 players, seed 0 had all 115 cards in hands after 100,000
+        # steps with the seat to act holding 13 plays (hypothesis found it in one run of a dozen, then spent
+        # minutes shrinking it). The limit is then the playout's documented answer; the cards still add up.
+        assert Counter(game.cards_in_play()) == full_deck(ruleset)
+        return
     assert game.is_over and result.winner == game.winner
     rotated_at_the_end = ruleset.russian_scoring and ruleset.seven_o and game.discard[-1].rank is Rank.ZERO
     if not rotated_at_the_end:  # P3: a final 0 rotates the hands before counting
