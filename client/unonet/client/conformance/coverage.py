@@ -13,6 +13,7 @@ checked against what its comment says about when it is zero.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from importlib import resources
@@ -48,25 +49,11 @@ def sent_roots() -> list[Descriptor]:
     return roots
 
 
+@functools.cache  # asked for every field of every message a run receives: the answer is the type's
 def _ours(descriptor: Any) -> bool:
     """`descriptor` is a message Descriptor (of either implementation) of this package, or None."""
     return descriptor is not None and descriptor.full_name.startswith(PACKAGE + ".") and not (
         descriptor.GetOptions().map_entry)
-
-
-#: `_ours` of each message type met: `set_fields` asks it for every field of every message a run receives.
-_OURS_BY_TYPE: dict[str, bool] = {}
-
-
-def _holds_ours(field: Any) -> bool:
-    """`field` (a FieldDescriptor) holds messages of this package, which `set_fields` walks into."""
-    nested = field.message_type
-    if nested is None:
-        return False
-    known = _OURS_BY_TYPE.get(nested.full_name)
-    if known is None:
-        known = _OURS_BY_TYPE[nested.full_name] = _ours(nested)
-    return known
 
 
 def universe(roots: Iterable[Descriptor] | None = None) -> set[str]:
@@ -96,7 +83,7 @@ def set_fields(message: Message) -> Iterator[str]:
     """
     for field, value in message.ListFields():
         yield field.full_name
-        if _holds_ours(field):
+        if _ours(field.message_type):
             if field.is_repeated:
                 for item in value:
                     yield from set_fields(item)
