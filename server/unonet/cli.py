@@ -497,9 +497,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how long a finished table nobody watches stays in memory before it is archived "
                             "(still answerable: it is loaded back from its journal when named)")
     serve.add_argument("--commit-interval", type=_commit_interval_ms, metavar="MS",
-                       help="under load, the least time between two group commits (default: the host's, see "
-                            "store.py): more gathers more inputs per commit and more replies per write, for at "
-                            "most that much more latency")
+                       help="a fixed least time between two group commits: more gathers more inputs per commit "
+                            "and more replies per write, for at most that much more latency (default: paced by "
+                            "load, none while the host is idle and up to 15 ms while it is busy: commit_pacing.py)")
     serve.add_argument("--helper-threads", choices=["batch", "default"], default="batch",
                        help="the scheduling policy of gRPC's helper threads on Linux: batch (the default) keeps "
                             "them from preempting the thread that runs the host's Python, which serves about "

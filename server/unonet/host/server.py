@@ -13,12 +13,13 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from unonet.host.announce import Announcer, announcer_for
+from unonet.host.commit_pacing import LoadPacing
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.limits import Limits
 from unonet.host.pace import INSTANT, Pace
 from unonet.host.reflection import enable_server_reflection
 from unonet.host.service import add_services
-from unonet.host.store import DEFAULT_COMMIT_INTERVAL_S, SERVE_SYNCHRONOUS, SqliteStore, Store
+from unonet.host.store import SERVE_SYNCHRONOUS, SqliteStore, Store
 from unonet.host.threads import HelperThreads
 from unonet.host.undecodable import Registering
 
@@ -94,6 +95,14 @@ async def announce_or_warn(announcer: Announcer) -> Announcer | None:
     return announcer
 
 
+def open_store(db: str, *, commit_interval_s: float | None = None, synchronous: str = SERVE_SYNCHRONOUS,
+               accept_lost_marks: bool = False) -> SqliteStore:
+    """The store `serve` runs on: its group commits paced by load (commit_pacing.py) unless
+    `commit_interval_s` fixes their least interval."""
+    pacing = LoadPacing() if commit_interval_s is None else commit_interval_s
+    return SqliteStore(db, commit_interval_s=pacing, synchronous=synchronous, accept_lost_marks=accept_lost_marks)
+
+
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
                 pace: Pace = INSTANT, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
@@ -114,9 +123,8 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    interval = DEFAULT_COMMIT_INTERVAL_S if commit_interval_s is None else commit_interval_s
-    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=interval, synchronous=synchronous,
-                               accept_lost_marks=accept_lost_marks)
+    store: Store = open_store(db or "unonet.db", commit_interval_s=commit_interval_s, synchronous=synchronous,
+                              accept_lost_marks=accept_lost_marks)
     host = Host(store, pace=pace, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s,
                 limits=limits)
     restored = host.restore()

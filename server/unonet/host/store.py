@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import grpc
 
+from unonet.host.commit_pacing import LoadPacing
 from unonet.host.errors import HostError
 from unonet.host.framing import EVENTS_FIELD, events_blob, read_varint, varint
 from unonet.host.loghead import ChainHead, genesis, link
@@ -33,7 +34,9 @@ from unonet.v1 import watch_service_pb2
 
 log = logging.getLogger(__name__)
 
-# Under load, at most one commit per 5 ms; an idle host does not wait at all. A commit costs ~0.1 ms of
+# A store made with no interval of its own commits at most once per 5 ms under load; an idle host does not
+# wait at all. `unonet serve` instead paces its commits by how busy its loop is (commit_pacing.py): up to
+# 15 ms apart when busy, none when idle. From when the interval was fixed: a commit costs ~0.1 ms of
 # SQLite, and the replies and stream writes it releases together leave in fewer writes per connection,
 # so a longer interval costs less CPU per command, for latency. Measured on bench/host.py, 100 tables
 # flat out (ratio to the relay; p50 / p99 at 100 active tables): 3 ms 0.56 (2.6 / 7.0 ms), 4 ms 0.58
@@ -436,12 +439,15 @@ class SqliteStore:
     """
 
     def __init__(
-        self, path: str | Path, *, group_commit: bool = True, commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S,
+        self, path: str | Path, *, group_commit: bool = True,
+        commit_interval_s: float | LoadPacing = DEFAULT_COMMIT_INTERVAL_S,
         synchronous: str = "NORMAL", accept_lost_marks: bool = False,
     ) -> None:
-        """`commit_interval_s`: the least time between two group commits. An idle host commits an input
-        on the loop's next turn; a busy one gathers everything that arrives in the interval into one
-        transaction, which costs each input a fraction of a commit, for at most that much more latency.
+        """`commit_interval_s`: the least time between two group commits, or a `LoadPacing` that says it
+        from how busy the loop is (commit_pacing.py: what `unonet serve` uses). An input that comes once the
+        last commit is that old commits on the loop's next turn; a busy host gathers everything that arrives
+        in the interval into one transaction, which costs each input a fraction of a commit, for at most
+        that much more latency.
         `synchronous`: SQLite's, NORMAL or FULL (what each means for an acknowledged input: SERVE_SYNCHRONOUS).
         `accept_lost_marks`: serve the tables whose sent marks were lost (`mark_lost`), knowing that their
         next events may take numbers clients already saw with other events (`unonet serve --accept-lost-marks`)."""
@@ -473,7 +479,8 @@ class SqliteStore:
         self._to_commit: queue.SimpleQueue[tuple[_Group, asyncio.AbstractEventLoop] | None] = queue.SimpleQueue()
         self._closed = False  # once `close` ran, every call raises StoreClosed (`_open`)
         self._group_commit = group_commit
-        self._commit_interval_s = commit_interval_s
+        self._pacing = commit_interval_s if isinstance(commit_interval_s, LoadPacing) else None
+        self._commit_interval_s = commit_interval_s if isinstance(commit_interval_s, float | int) else 0.0
         self._last_commit = -math.inf  # loop time of the last group commit's start
         self._group_open = False  # the held rows wait for a commit scheduled on the loop
         self._timer: asyncio.TimerHandle | asyncio.Handle | None = None  # that commit, when scheduled
@@ -857,8 +864,10 @@ class SqliteStore:
         return True
 
     def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
-        due = self._last_commit + self._commit_interval_s
-        if due <= loop.time():
+        now = loop.time()
+        interval = self._commit_interval_s if self._pacing is None else self._pacing.interval_s(now)
+        due = self._last_commit + interval
+        if due <= now:
             self._timer = loop.call_soon(self._start_commit)
         else:
             self._timer = loop.call_at(due, self._start_commit)
@@ -989,6 +998,11 @@ class SqliteStore:
     @property
     def in_transaction(self) -> bool:
         return self._group_open or self._in_flight is not None
+
+    @property
+    def commit_pacing(self) -> float | LoadPacing:
+        """The least interval between group commits, or the `LoadPacing` that says it."""
+        return self._commit_interval_s if self._pacing is None else self._pacing
 
     async def durable(self) -> None:
         group = self._held if self._group_open else self._in_flight
