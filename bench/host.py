@@ -1257,7 +1257,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=64,
                         help="WatchEventsRequest.batch of every stream (0: one event per message)")
     parser.add_argument("--commit-interval-ms", type=float,
-                        help="the host's --commit-interval (default: the host's own default)")
+                        help="the host's --commit-interval, a fixed least interval between group commits "
+                             "(default: the host's own, paced by load: commit_pacing.py)")
     parser.add_argument("--helper-threads", choices=["batch", "default"], default="batch",
                         help="the host's --helper-threads (the scheduling policy of its gRPC threads)")
     parser.add_argument("--event-loop", choices=["uvloop", "asyncio"],
