@@ -10,7 +10,6 @@ import pytest
 
 from unonet.cli import build_parser
 from unonet.host.commit_pacing import DEFAULT_CEILING_S, LoadPacing
-from unonet.host.server import open_store
 from unonet.host.store import JournalEntry, SqliteStore
 
 
@@ -100,10 +99,10 @@ async def test_a_store_paced_by_load_holds_a_busy_hosts_group_and_commits_an_idl
     assert journal_rows(path) == 3
 
 
-def test_serve_paces_by_load_unless_told_a_fixed_interval(tmp_path) -> None:
-    assert build_parser().parse_args(["serve"]).commit_interval is None  # what serve() gets by default
-    paced = open_store(str(tmp_path / "a.db"))
-    fixed = open_store(str(tmp_path / "b.db"), commit_interval_s=0.002)  # --commit-interval 2
+def test_a_store_paces_by_load_unless_told_a_fixed_interval(tmp_path) -> None:
+    assert build_parser().parse_args(["serve"]).commit_interval is None  # what serve() passes by default
+    paced = SqliteStore(tmp_path / "a.db")  # serve's, and the local, LAN and league hosts' stores
+    fixed = SqliteStore(tmp_path / "b.db", commit_interval_s=0.002)  # serve --commit-interval 2
     try:
         assert isinstance(paced.commit_pacing, LoadPacing) and paced.commit_pacing.ceiling_s == DEFAULT_CEILING_S
         assert fixed.commit_pacing == 0.002

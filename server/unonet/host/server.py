@@ -13,7 +13,6 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from unonet.host.announce import Announcer, announcer_for
-from unonet.host.commit_pacing import LoadPacing
 from unonet.host.host import DEFAULT_KEEP_FINISHED_S, Host
 from unonet.host.limits import Limits
 from unonet.host.pace import INSTANT, Pace
@@ -95,14 +94,6 @@ async def announce_or_warn(announcer: Announcer) -> Announcer | None:
     return announcer
 
 
-def open_store(db: str, *, commit_interval_s: float | None = None, synchronous: str = SERVE_SYNCHRONOUS,
-               accept_lost_marks: bool = False) -> SqliteStore:
-    """The store `serve` runs on: its group commits paced by load (commit_pacing.py) unless
-    `commit_interval_s` fixes their least interval."""
-    pacing = LoadPacing() if commit_interval_s is None else commit_interval_s
-    return SqliteStore(db, commit_interval_s=pacing, synchronous=synchronous, accept_lost_marks=accept_lost_marks)
-
-
 async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tls_key: str | None = None,
                 pace: Pace = INSTANT, fair_shuffle: bool = True,
                 keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
@@ -123,8 +114,9 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    store: Store = open_store(db or "unonet.db", commit_interval_s=commit_interval_s, synchronous=synchronous,
-                              accept_lost_marks=accept_lost_marks)
+    # Group commits paced by load (commit_pacing.py) unless `commit_interval_s` fixes their least interval.
+    store: Store = SqliteStore(db or "unonet.db", commit_interval_s=commit_interval_s, synchronous=synchronous,
+                               accept_lost_marks=accept_lost_marks)
     host = Host(store, pace=pace, fair_shuffle=fair_shuffle, keep_finished_s=keep_finished_s,
                 limits=limits)
     restored = host.restore()

@@ -34,16 +34,13 @@ from unonet.v1 import watch_service_pb2
 
 log = logging.getLogger(__name__)
 
-# A store made with no interval of its own commits at most once per 5 ms under load; an idle host does not
-# wait at all. `unonet serve` instead paces its commits by how busy its loop is (commit_pacing.py): up to
-# 15 ms apart when busy, none when idle. From when the interval was fixed: a commit costs ~0.1 ms of
-# SQLite, and the replies and stream writes it releases together leave in fewer writes per connection,
-# so a longer interval costs less CPU per command, for latency. Measured on bench/host.py, 100 tables
-# flat out (ratio to the relay; p50 / p99 at 100 active tables): 3 ms 0.56 (2.6 / 7.0 ms), 4 ms 0.58
-# (3.5 / 7.4), 5 ms 0.65 (4.3 / 9.2), 6 ms 0.65 (5.2 / 10.2). Past 5 ms latency grows and the gain
-# stops; the issue's bound is p99 < 20 ms. Races are not affected: an answer's arrival is timed
-# before it waits for anything, and Ping does not wait for the commit at all.
-DEFAULT_COMMIT_INTERVAL_S = 0.005
+# Group commits are paced by how busy the loop is (commit_pacing.py): none apart while the host is idle, up
+# to 15 ms apart while it is busy, unless a store is given a fixed interval (`unonet serve --commit-interval`).
+# Before, the interval was a fixed 5 ms at any load: a commit costs ~0.1 ms of SQLite, and the replies and
+# stream writes it releases together leave in fewer writes per connection, so a longer interval costs less
+# CPU per command, for latency (bench/README.md, issue 33's third round, has both measured). Races are not
+# affected: an answer's arrival is timed before it waits for anything, and Ping does not wait for the
+# commit at all.
 
 # What an acknowledged input survives. NORMAL (WAL, no fsync per commit) survives a kill of the host
 # process, not a power loss or an OS crash, which may take the last commits (the WAL frames not yet on
@@ -408,7 +405,8 @@ class SqliteStore:
 
     Group commit: inside a running event loop, appends (any number of tables) are held in memory and
     written in one transaction when the first of them opened the group: on the loop's next turn if the
-    last commit is at least `commit_interval_s` old, else that long after it. The loop runs the
+    last commit is at least the pacing's interval old (none on an idle host), else that long after it.
+    The loop runs the
     group's statements (inserts into the page cache, no waiting), and one helper thread runs its COMMIT,
     the part that waits for the disk (an fsync under FULL), so the loop serves on meanwhile; appends
     that arrive then form the next group, written once that COMMIT is done. If a group's transaction
@@ -440,14 +438,14 @@ class SqliteStore:
 
     def __init__(
         self, path: str | Path, *, group_commit: bool = True,
-        commit_interval_s: float | LoadPacing = DEFAULT_COMMIT_INTERVAL_S,
+        commit_interval_s: float | LoadPacing | None = None,
         synchronous: str = "NORMAL", accept_lost_marks: bool = False,
     ) -> None:
         """`commit_interval_s`: the least time between two group commits, or a `LoadPacing` that says it
-        from how busy the loop is (commit_pacing.py: what `unonet serve` uses). An input that comes once the
-        last commit is that old commits on the loop's next turn; a busy host gathers everything that arrives
-        in the interval into one transaction, which costs each input a fraction of a commit, for at most
-        that much more latency.
+        from how busy the loop is (commit_pacing.py; None, the default: a `LoadPacing` of its own). An input
+        that comes once the last commit is that old commits on the loop's next turn; a busy host gathers
+        everything that arrives in the interval into one transaction, which costs each input a fraction of
+        a commit, for at most that much more latency.
         `synchronous`: SQLite's, NORMAL or FULL (what each means for an acknowledged input: SERVE_SYNCHRONOUS).
         `accept_lost_marks`: serve the tables whose sent marks were lost (`mark_lost`), knowing that their
         next events may take numbers clients already saw with other events (`unonet serve --accept-lost-marks`)."""
@@ -479,8 +477,10 @@ class SqliteStore:
         self._to_commit: queue.SimpleQueue[tuple[_Group, asyncio.AbstractEventLoop] | None] = queue.SimpleQueue()
         self._closed = False  # once `close` ran, every call raises StoreClosed (`_open`)
         self._group_commit = group_commit
+        if commit_interval_s is None:
+            commit_interval_s = LoadPacing()
         self._pacing = commit_interval_s if isinstance(commit_interval_s, LoadPacing) else None
-        self._commit_interval_s = commit_interval_s if isinstance(commit_interval_s, float | int) else 0.0
+        self._commit_interval_s = 0.0 if isinstance(commit_interval_s, LoadPacing) else float(commit_interval_s)
         self._last_commit = -math.inf  # loop time of the last group commit's start
         self._group_open = False  # the held rows wait for a commit scheduled on the loop
         self._timer: asyncio.TimerHandle | asyncio.Handle | None = None  # that commit, when scheduled
