@@ -263,6 +263,11 @@ class Player:
                     **common, command_id=self.cid("challenge")))
         except Exception:  # a stale decision (the state moved on): the next legal actions retry
             return
+        finally:
+            # Another seat's quick turn can bring this seat's next options before this call's answer: the
+            # stream's handler saw a turn in flight and left them, and no more come until the turn clock runs out.
+            if self.legal is not legal and self.legal is not None and self.legal.required:
+                self.turn_task = asyncio.create_task(self.take_turn())
 
 
 class TableBench:

@@ -177,6 +177,11 @@ class Player(NetworkPlayer):
                 await self.send(self.play.Draw, play_service_pb2.DrawRequest(**common, command_id=self.cid("draw")))
         except Exception:  # a stale decision (a race held it, the state moved on): the next legal actions retry
             return
+        finally:
+            # The bot's instant turn can bring this seat's next options before this call's answer: `handle`
+            # saw a turn in flight and left them, and no more come until the turn clock runs out (30 s).
+            if self.legal is not legal and self.legal.required:
+                self.turn_task = asyncio.create_task(self.take_turn())
 
 
 async def run_table(port: int, cell: Cell, one_way_ms: float, seed: int) -> None:
