@@ -215,9 +215,24 @@ class Player:
         elif kind == "reaction_window_closed" and self.seat == self.bench.counting_seat:
             self.bench.closed(event.reaction_window_closed)
         if event.HasField("your_legal_actions"):
-            self.legal = event.your_legal_actions
-            if self.legal.required and (self.turn_task is None or self.turn_task.done()):
-                self.turn_task = asyncio.create_task(self.take_turn())
+            self.new_options(event.your_legal_actions)
+
+    def new_options(self, legal: Any) -> None:
+        """The stream's newest legal actions: a turn is taken when they ask for one, unless one is being
+        taken already, which takes them in turn when its call returns (`_turns`)."""
+        self.legal = legal
+        if legal.required and (self.turn_task is None or self.turn_task.done()):
+            self.turn_task = asyncio.create_task(self._turns())
+
+    async def _turns(self) -> None:
+        """`take_turn`, again while the options it acted on were replaced by newer ones asking for a move:
+        another seat's quick turn can bring this seat's next options before its own call's answer, and no
+        more come until the turn clock runs out (30 s)."""
+        while True:
+            legal = self.legal
+            await self.take_turn()
+            if self.legal is legal or not self.legal.required:
+                return
 
     async def react(self, window: Any, seen: float) -> None:
         from unonet.v1 import play_service_pb2
@@ -263,11 +278,6 @@ class Player:
                     **common, command_id=self.cid("challenge")))
         except Exception:  # a stale decision (the state moved on): the next legal actions retry
             return
-        finally:
-            # Another seat's quick turn can bring this seat's next options before this call's answer: the
-            # stream's handler saw a turn in flight and left them, and no more come until the turn clock runs out.
-            if self.legal is not legal and self.legal is not None and self.legal.required:
-                self.turn_task = asyncio.create_task(self.take_turn())
 
 
 class TableBench:

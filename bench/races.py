@@ -122,9 +122,7 @@ class Player(NetworkPlayer):
         elif kind == "reaction_window_closed":
             self.closed(event.reaction_window_closed)
         if event.HasField("your_legal_actions"):
-            self.legal = event.your_legal_actions
-            if self.legal.required and (self.turn_task is None or self.turn_task.done()):
-                self.turn_task = asyncio.create_task(self.take_turn())
+            self.new_options(event.your_legal_actions)
 
     async def answer(self, window: Any, own: bool, seen: float) -> None:
         """The player's answer, X after the window reached it: its own late call, or a catch of the bot."""
@@ -177,11 +175,6 @@ class Player(NetworkPlayer):
                 await self.send(self.play.Draw, play_service_pb2.DrawRequest(**common, command_id=self.cid("draw")))
         except Exception:  # a stale decision (a race held it, the state moved on): the next legal actions retry
             return
-        finally:
-            # The bot's instant turn can bring this seat's next options before this call's answer: `handle`
-            # saw a turn in flight and left them, and no more come until the turn clock runs out (30 s).
-            if self.legal is not legal and self.legal.required:
-                self.turn_task = asyncio.create_task(self.take_turn())
 
 
 async def run_table(port: int, cell: Cell, one_way_ms: float, seed: int) -> None:
