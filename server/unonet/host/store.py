@@ -479,8 +479,8 @@ class SqliteStore:
         self._group_commit = group_commit
         if commit_interval_s is None:
             commit_interval_s = LoadPacing()
-        self._pacing = commit_interval_s if isinstance(commit_interval_s, LoadPacing) else None
-        self._commit_interval_s = 0.0 if isinstance(commit_interval_s, LoadPacing) else float(commit_interval_s)
+        # A fixed interval, or what says it from the loop's load (`_schedule` asks it).
+        self._pacing = commit_interval_s if isinstance(commit_interval_s, LoadPacing) else float(commit_interval_s)
         self._last_commit = -math.inf  # loop time of the last group commit's start
         self._group_open = False  # the held rows wait for a commit scheduled on the loop
         self._timer: asyncio.TimerHandle | asyncio.Handle | None = None  # that commit, when scheduled
@@ -865,7 +865,8 @@ class SqliteStore:
 
     def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
         now = loop.time()
-        interval = self._commit_interval_s if self._pacing is None else self._pacing.interval_s(now)
+        pacing = self._pacing
+        interval = pacing.interval_s(now) if isinstance(pacing, LoadPacing) else pacing
         due = self._last_commit + interval
         if due <= now:
             self._timer = loop.call_soon(self._start_commit)
@@ -1002,7 +1003,7 @@ class SqliteStore:
     @property
     def commit_pacing(self) -> float | LoadPacing:
         """The least interval between group commits, or the `LoadPacing` that says it."""
-        return self._commit_interval_s if self._pacing is None else self._pacing
+        return self._pacing
 
     async def durable(self) -> None:
         group = self._held if self._group_open else self._in_flight
