@@ -406,10 +406,9 @@ class SqliteStore:
     Group commit: inside a running event loop, appends (any number of tables) are held in memory and
     written in one transaction when the first of them opened the group: on the loop's next turn if the
     last commit is at least the pacing's interval old (none on an idle host), else that long after it.
-    The loop runs the
-    group's statements (inserts into the page cache, no waiting), and one helper thread runs its COMMIT,
-    the part that waits for the disk (an fsync under FULL), so the loop serves on meanwhile; appends
-    that arrive then form the next group, written once that COMMIT is done. If a group's transaction
+    The loop runs the group's statements (inserts into the page cache, no waiting), and one helper thread
+    runs its COMMIT, the part that waits for the disk (an fsync under FULL), so the loop serves on
+    meanwhile; appends that arrive then form the next group, written once that COMMIT is done. If a group's transaction
     fails, none of its inputs is acknowledged. The host awaits `durable()` before it answers any RPC,
     and tables hand events to streams through `when_durable`, so nothing leaves the host before its
     input is committed. Outside an event loop each append commits at once (and always with
