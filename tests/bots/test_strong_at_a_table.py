@@ -68,7 +68,9 @@ async def test_strong_searches_every_decision_of_a_match_over_the_network(served
 async def test_strong_started_after_the_deal_searches_from_its_first_decision(served):
     """As a host's bot worker is: started once the round is dealt (issue 29: its whole first round was
     then played by greedy's rules, the events of the deal never having reached it). The runner passes
-    on the events its first view covers before the first decision, so the position rebuilds."""
+    on the events its first view covers before the first decision, so the position rebuilds. The match
+    is played to 1 point, one round as a rule; a loser holding only zeros scores 0 and a second round
+    follows, which changes nothing checked: no decision of any round was answered unsearched."""
     address, host = served
     strong = StrongBot(3, budget=Budget(playouts=24))
     channel = grpc.aio.insecure_channel(address)
@@ -86,7 +88,7 @@ async def test_strong_started_after_the_deal_searches_from_its_first_decision(se
         await asyncio.wait_for(greedy, TIMEOUT)
     finally:
         await channel.close()
-    assert ended is not None and table.match is not None and table.match.round_no == 1, "one round"
+    assert ended is not None and ended.winner_seats
     assert runner.view_reads >= 1 and strong.belief is not None and strong.belief.tracker.last_event_number > 0
     assert strong.searches > 0
     assert strong.ahead == 0 and strong.unsearchable == 0, strong.last_refusal
