@@ -46,6 +46,9 @@ ENGINE_SRC := $(wildcard server/unonet/engine/*.py) server/unonet/scenarios.py
 BOTS_SRC := $(wildcard bots/unonet/bots/*.py server/unonet/wire/*.py)
 # The learning environments too: their hot modules are compiled with the engine (pyproject's rl_modules).
 RL_SRC := $(wildcard server/unonet/rl/*.py)
+# The host's per-command path too (pyproject's host_modules and wire_modules), and `unonet serve` run from
+# the wheel runs it compiled: a host edit rebuilds it.
+HOST_SRC := $(wildcard server/unonet/host/*.py)
 
 .PHONY: install protos test check lint pytest bench demo play tmux clean compiled compiled-test
 
@@ -141,7 +144,7 @@ $(CTOOLS): pyproject.toml | $(CBIN)/uv
 
 # The wheel waits for the generated protobuf modules: mypyc type-checks what the compiled modules' packages
 # import (unonet.rl's environments import the bots, which import unonet.v1), and a fresh clone has none.
-$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_STAMP)
+$(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(HOST_SRC) $(PROTO_STAMP)
 	# stale extensions and objects (an object of the other level would be linked as it is), the other stamp
 	rm -rf build/lib.* build/bdist.* build/temp.* $(WHEELS) $(CVENV)/.installed $(CVENV)/.installed-O*
 	@start=$$(date +%s); UNONET_USE_MYPYC=1 UNONET_MYPYC_OPT_LEVEL=$(MYPYC_OPT_LEVEL) \
@@ -152,12 +155,13 @@ $(CSTAMP): $(CTOOLS) setup.py $(ENGINE_SRC) $(BOTS_SRC) $(RL_SRC) $(PROTO_STAMP)
 
 compiled: $(CSTAMP)
 
-# The engine's tests, the scenario files, the learning environments' (their hot modules are compiled too)
-# and the replay digest on the compiled build: the digest must equal the pure build's, byte for byte
-# (bench/replay_digest.py).
+# The engine's tests, the scenario files, the learning environments' and the host's and wire's (their hot
+# modules are compiled too) and the replay digest on the compiled build: the digest must equal the pure
+# build's, byte for byte (bench/replay_digest.py).
 # Two workers: the engine's tests compute rather than wait. The replay digest needs .venv too.
 compiled-test: $(CSTAMP) install
-	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests/engine tests/scenarios tests/rl
+	UNONET_BUILD=compiled $(CBIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests/engine tests/scenarios tests/rl \
+	  tests/host tests/wire
 	pure=$$($(PY) bench/replay_digest.py) && compiled=$$($(CPY) bench/replay_digest.py) && echo "pure:     $$pure" && \
 	  echo "compiled: $$compiled" && test "$$pure" = "$$compiled"
 

@@ -7,11 +7,12 @@ dm_env_rpc's `setup.py` does; `[build-system].requires` pins both tools to the v
 pins match. An editable install (`make install`) skips this: there `make protos` generates the
 modules next to the `.proto` files, where the editable import finds them.
 
-With `UNONET_USE_MYPYC=1` in the environment the build also compiles the engine's hot modules and the
-learning environments' (the lists are `[tool.unonet.compiled]` in pyproject.toml) with mypyc into a
-platform wheel, as black and mypy build theirs: `make compiled` does so with `--no-build-isolation` in
-its own environment, where the dev extra's mypy is installed. The compiled modules land in the build
-directory and the wheel, never beside the sources, which stay the reference the editable install runs.
+With `UNONET_USE_MYPYC=1` in the environment the build also compiles the engine's hot modules, the
+learning environments' and the host's per-command path (the lists are `[tool.unonet.compiled]` in
+pyproject.toml) with mypyc into a platform wheel, as black and mypy build theirs: `make compiled` does so
+with `--no-build-isolation` in its own environment, where the dev extra's mypy is installed. The
+compiled modules land in the build directory and the wheel, never beside the sources, which stay the
+reference the editable install runs.
 
 Everything else about the distribution is in `pyproject.toml`.
 """
@@ -101,6 +102,8 @@ def compiled_modules() -> list[Any]:
         compiled = tomllib.load(file)["tool"]["unonet"]["compiled"]
     paths = [f"server/unonet/engine/{name}.py" for name in compiled["modules"]]
     paths += [f"server/unonet/rl/{name}.py" for name in compiled["rl_modules"]]
+    paths += [f"server/unonet/host/{name}.py" for name in compiled["host_modules"]]
+    paths += [f"server/unonet/wire/{name}.py" for name in compiled["wire_modules"]]
     # gcc's level: mypyc's default 3 for the wheel the benches measure; `make test` asks for 0 (Makefile).
     opt_level = os.environ.get("UNONET_MYPYC_OPT_LEVEL", "3")
     return mypycify(paths, opt_level=opt_level)  # one group: the learning modules call the engine natively

@@ -845,10 +845,11 @@ NO_RATE_LIMITS = ("--peer-commands-per-second", "0", "--joins-per-second", "0", 
 
 async def start_host(procs: Procs, name: str, db: Path, commit_interval_ms: float | None = None,
                      helper_threads: str = "batch", limits: tuple[str, ...] = NO_RATE_LIMITS,
-                     event_loop: str | None = None,
+                     event_loop: str | None = None, python: str | None = None,
                      ) -> tuple[asyncio.subprocess.Process, int]:
+    """`unonet serve` on `python` (None: this interpreter; `--host-python`), printing its port."""
     interval = [] if commit_interval_ms is None else ["--commit-interval", str(commit_interval_ms)]
-    proc = await procs.start(name, sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
+    proc = await procs.start(name, python or sys.executable, "-m", "unonet.cli", "serve", "--listen", f"{LOOPBACK}:0",
                              "--db", str(db), "--bot-delay", "0", "--helper-threads", helper_threads, *interval,
                              *([] if event_loop is None else ["--event-loop", event_loop]),
                              *limits)
@@ -879,7 +880,7 @@ async def run_games(procs: Procs, tmp: Path, args: argparse.Namespace, name: str
     if flood and args.flood_token_rate is not None:
         limits += ("--commands-per-second", str(args.flood_token_rate))
     host, port = await start_host(procs, f"{name}-host", tmp / f"{name}.db", args.commit_interval_ms,
-                                  args.helper_threads, limits, args.event_loop)
+                                  args.helper_threads, limits, args.event_loop, args.host_python)
     clients = []
     for i, tables in enumerate(split(args.tables, args.clients)):
         clients.append(await procs.start(f"{name}-client{i}",
@@ -1027,7 +1028,7 @@ def relay_figures(run: dict[str, Any], duration: float) -> dict[str, float]:
 
 
 async def run_memory(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
-    host, port = await start_host(procs, "memhost", tmp / "memory.db")
+    host, port = await start_host(procs, "memhost", tmp / "memory.db", python=args.host_python)
     await asyncio.sleep(0.3)
     empty = rss_mb(host.pid)
     client = await procs.start("memory-client", sys.executable, str(Path(__file__).resolve()), "--role",
@@ -1044,7 +1045,7 @@ async def run_memory(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[
 async def run_stalls(procs: Procs, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Host memory per stream stalled by HTTP/2 flow control (role_stall_client), before the host's
     write timeout (10 s) cuts them: what the host holds for a stalled stream at most."""
-    host, port = await start_host(procs, "stallhost", tmp / "stalls.db")
+    host, port = await start_host(procs, "stallhost", tmp / "stalls.db", python=args.host_python)
     client = await procs.start("stall-client", sys.executable, str(Path(__file__).resolve()), "--role",
                                "stall-client", "--port", str(port), "--stall-streams", str(args.stall_streams),
                                "--stall-events", str(args.stall_events), stdin=True)
@@ -1187,6 +1188,7 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "commit_interval_ms": args.commit_interval_ms,
         "helper_threads": args.helper_threads, "ceiling_helper_threads": args.ceiling_helper_threads,
         "event_loop": args.event_loop or default_event_loop(),
+        "host_python": args.host_python or sys.executable,
         "commands_per_game": round(games["commands_per_game"], 1),
         "think_ms": args.think_ms,
         "host_rss_mb_after_games": round(games["host_rss_mb_after_games"], 1),
@@ -1211,6 +1213,7 @@ def report(out: dict[str, Any]) -> None:
     print(f"gRPC threads       host: {out['helper_threads']}, bare server: {out['ceiling_helper_threads']} "
           f"(--helper-threads, --ceiling-helper-threads)")
     print(f"event loop         host: {out['event_loop']}, bare server: asyncio (--event-loop)")
+    print(f"host interpreter   {out['host_python']} (--host-python; the clients and the relay: {sys.executable})")
     print(f"ceiling (relay)    {out['ceiling_per_s']:10.0f} commands/s   (bare grpc.aio: 1 no-op call + 1 message of "
           f"{out['ceiling_message_bytes']} bytes to each seat; to all p50 {out['ceiling_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_p99_ms']:.2f} ms)")
@@ -1264,6 +1267,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--event-loop", choices=["uvloop", "asyncio"],
                         help="the host's --event-loop (default: unonet serve's, uvloop where installed); the "
                              "relay always runs on asyncio's, as a stock grpc.aio server does")
+    parser.add_argument("--host-python", metavar="PYTHON",
+                        help="the interpreter that runs the host (default: this one): .venv-compiled/bin/python "
+                             "measures the compiled build's host (make compiled); the clients and the relay stay on "
+                             "this one")
     parser.add_argument("--ceiling-helper-threads", choices=["default", "batch"], default="default",
                         help="the bare server's: default is stock grpc.aio (the issue's ceiling); batch gives it "
                              "the host's policy, a stricter like-for-like ceiling")

@@ -4,6 +4,7 @@ same chain, the SDK's head through drops and resumes, and `unonet verify` catchi
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from types import SimpleNamespace
 
@@ -79,7 +80,7 @@ def _no_fair_table(preset: str) -> Table:
     store = MemoryStore()
     settings = TableSettings(name="t", seat_count=4, preset=preset, overrides={"target_score": 100},
                              manual_start=True)
-    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "owner", "seed": 3}, 0)
+    store.create_table(TABLE_ID, {"settings": dataclasses.asdict(settings), "owner_token": "owner", "seed": 3}, 0)
     host = Host(store, clock_ns=lambda: clock[0])
     table = Table(TABLE_ID, settings, owner_token="owner", seed=3, created_ns=0, store=store,
                   clock_ns=lambda: clock[0], fair_shuffle=False)

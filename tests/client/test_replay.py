@@ -7,6 +7,7 @@ sent that seat; the open view is compared with every seat's true hand at every s
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import random
@@ -195,7 +196,7 @@ def test_a_table_without_fair_shuffles_shows_the_public_view_and_says_why() -> N
     store = MemoryStore()
     settings = TableSettings(name="t", seat_count=3, preset="standard", overrides={"target_score": 150},
                              manual_start=True)
-    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "o", "seed": 3,
+    store.create_table(TABLE_ID, {"settings": dataclasses.asdict(settings), "owner_token": "o", "seed": 3,
                                   "fair_shuffle": False}, 0)
     host = Host(store, clock_ns=lambda: clock[0], fair_shuffle=False)
     table = Table(TABLE_ID, settings, owner_token="o", seed=3, created_ns=0, store=store,

@@ -4,6 +4,8 @@ game's own keys send nothing: the screen is read-only)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from fair_games import TABLE_ID, drive, play_match, stream
 from prompt_toolkit.input import create_pipe_input
@@ -108,7 +110,7 @@ def test_a_table_without_fair_shuffles_stays_public_and_says_why() -> None:
     store = MemoryStore()
     settings = TableSettings(name="t", seat_count=3, preset="standard", overrides={"target_score": 150},
                              manual_start=True)
-    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "o", "seed": 3,
+    store.create_table(TABLE_ID, {"settings": dataclasses.asdict(settings), "owner_token": "o", "seed": 3,
                                   "fair_shuffle": False}, 0)
     host = Host(store, clock_ns=lambda: clock[0], fair_shuffle=False)
     table = Table(TABLE_ID, settings, owner_token="o", seed=3, created_ns=0, store=store,

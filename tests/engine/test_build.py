@@ -1,8 +1,9 @@
 """Which engine build the tests run on, and that compiled modules never sit beside the sources.
 
 The pure-Python engine in `server/` is the reference, and what the editable install runs. The compiled
-build (`make compiled`: mypyc, `[tool.unonet.compiled]` in pyproject.toml) is a wheel in its own
-environment; `make compiled-test` runs tests/engine and tests/scenarios there with `UNONET_BUILD=compiled`,
+build (`make compiled`: mypyc, `[tool.unonet.compiled]` in pyproject.toml: the engine, the learning
+environments' and the host's hot path) is a wheel in its own environment; `make compiled-test` runs
+tests/engine, tests/scenarios, tests/rl, tests/host and tests/wire there with `UNONET_BUILD=compiled`,
 so a wheel that silently fell back to Python (or an editable install that picked up a stray `.so`) fails
 here instead of passing for the wrong build.
 """
@@ -22,6 +23,8 @@ SOURCE_ROOTS = ("server", "client", "bots", "protos")
 _LISTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["unonet"]["compiled"]
 COMPILED = _LISTS["modules"]
 COMPILED_RL = _LISTS["rl_modules"]  # unonet.rl's hot path, compiled with the engine
+COMPILED_HOST = _LISTS["host_modules"]  # the host's per-command path, compiled with the engine
+COMPILED_WIRE = _LISTS["wire_modules"]  # and the conversions to and from the wire it calls
 BUILD = os.environ.get("UNONET_BUILD", "pure")
 
 
@@ -53,8 +56,16 @@ def test_the_compiled_rl_list_names_learning_modules() -> None:
     assert {"observation", "table"} <= set(COMPILED_RL)  # bench/rl.py's hot path
 
 
+def test_the_compiled_host_lists_name_host_and_wire_modules() -> None:
+    server = ROOT / "server" / "unonet"
+    assert all((server / "host" / f"{name}.py").is_file() for name in COMPILED_HOST)
+    assert all((server / "wire" / f"{name}.py").is_file() for name in COMPILED_WIRE)
+    assert {"table", "eventlog"} <= set(COMPILED_HOST) and {"events", "legal"} <= set(COMPILED_WIRE)  # the hot path
+
+
 @pytest.mark.parametrize(
     "module", [f"unonet.engine.{name}" for name in COMPILED] + [f"unonet.rl.{name}" for name in COMPILED_RL]
+    + [f"unonet.host.{name}" for name in COMPILED_HOST] + [f"unonet.wire.{name}" for name in COMPILED_WIRE]
 )
 def test_each_listed_module_is_of_the_build_under_test(module: str) -> None:
     assert BUILD in ("pure", "compiled"), f"UNONET_BUILD is pure or compiled, not {BUILD!r}"

@@ -14,6 +14,7 @@ event, as a spectator and as each seat renders it, must be byte for byte the one
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -271,7 +272,7 @@ def test_a_table_replays_from_its_journal_to_every_rendering_it_sent(
     settings_ = TableSettings(name="t", seat_count=seats, preset=preset, overrides={"target_score": 60, **overrides},
                               turn_time_s=5.0, time_bank_s=3.0, manual_start=manual_start,
                               spectator_delay_s=spectator_delay, reaction_time_s=1.0)
-    store.create_table(TABLE_ID, {"settings": settings_.__dict__, "owner_token": "owner", "seed": seed,
+    store.create_table(TABLE_ID, {"settings": dataclasses.asdict(settings_), "owner_token": "owner", "seed": seed,
                                   "window_ids": "table", "event_format": EVENT_FORMAT}, clock[0])
     host = Host(store, clock_ns=lambda: clock[0])
     with pytest.MonkeyPatch.context() as patch:  # the host's shuffle secrets, seeded: each example repeats

@@ -8,6 +8,7 @@ with something rare in it (a challenge) asks `play_match_with` for one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,7 @@ def new_table(seed: int, *, seats: int = 4, preset: str = "standard", store: Sto
     store = store if store is not None else MemoryStore()
     settings = TableSettings(name="t", seat_count=seats, preset=preset, overrides=overrides,
                              manual_start=manual_start)
-    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "owner", "seed": seed}, 0)
+    store.create_table(TABLE_ID, {"settings": dataclasses.asdict(settings), "owner_token": "owner", "seed": seed}, 0)
     host = Host(store, clock_ns=lambda: clock[0])
     table = Table(TABLE_ID, settings, owner_token="owner", seed=seed, created_ns=0, store=store,
                   clock_ns=lambda: clock[0])

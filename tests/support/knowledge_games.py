@@ -13,6 +13,7 @@ the seats' entropy, at no wall-clock cost.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -85,7 +86,8 @@ class CheckedMatch:
         store = MemoryStore()
         settings = TableSettings(name="k", seat_count=players, preset=preset, overrides=dict(overrides),
                                  manual_start=True, turn_time_s=30.0)
-        store.create_table("knowledge", {"settings": settings.__dict__, "owner_token": "owner", "seed": seed}, 0)
+        store.create_table("knowledge", {"settings": dataclasses.asdict(settings), "owner_token": "owner",
+                                         "seed": seed}, 0)
         self.host = Host(store, clock_ns=lambda: self.clock[0], fair_shuffle=fair_shuffle)
         self.table = Table("knowledge", settings, owner_token="owner", seed=seed, created_ns=0, store=store,
                            clock_ns=lambda: self.clock[0], fair_shuffle=fair_shuffle)

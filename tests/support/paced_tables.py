@@ -12,6 +12,7 @@ whatever comes first: the driver's next deadline or the person's next answer.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ def table_with_person(seed: int, bot_kinds: list[str], pace: Pace, *, person: bo
     store = store if store is not None else MemoryStore()
     settings = TableSettings(name="paced", seat_count=1 + len(bot_kinds), preset="standard", overrides=overrides,
                              manual_start=True, turn_time_s=turn_time_s, round_start_hold_s=hold_s)
-    store.create_table(TABLE_ID, {"settings": settings.__dict__, "owner_token": "owner", "seed": seed}, 0)
+    store.create_table(TABLE_ID, {"settings": dataclasses.asdict(settings), "owner_token": "owner", "seed": seed}, 0)
     host = Host(store, clock_ns=lambda: clock[0], pace=pace)
     table = Table(TABLE_ID, settings, owner_token="owner", seed=seed, created_ns=0, store=store,
                   clock_ns=lambda: clock[0])

@@ -91,8 +91,12 @@ def test_unknown_event_class_is_a_type_error() -> None:
     class Invented(ev.Event):
         __slots__ = ()
 
+    try:
+        invented = Invented()
+    except TypeError:  # the compiled build: its events are native classes, which Python cannot extend
+        pytest.skip("interpreted classes cannot inherit from compiled ones")
     with pytest.raises(TypeError, match="Invented"):
-        convert.event_to_pb(Invented(), 0)
+        convert.event_to_pb(invented, 0)
 
 
 def test_a_draw_shows_its_faces_to_the_drawer_only() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
@@ -319,7 +320,7 @@ class Host:
         seed = secrets.randbits(63) if seed is None else seed
         fair_shuffle = self.fair_shuffle and settings.league_seed is None
         created = self.clock_ns()
-        record = {"settings": settings.__dict__, "owner_token": owner_token, "seed": seed,
+        record = {"settings": dataclasses.asdict(settings), "owner_token": owner_token, "seed": seed,
                   "fair_shuffle": fair_shuffle, "window_ids": "table", "event_format": EVENT_FORMAT}
         self.store.create_table(table_id, record, created)
         table = Table(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import random
@@ -179,7 +180,7 @@ async def main() -> None:
         turn_time_s=5.0, time_bank_s=2.0, strikes_before_takeover=2, reaction_time_s=1.0, manual_start=True,
     )
     tables = [await play(host, clock, settings, leave_at=None)]
-    leaves = TableSettings(**{**settings.__dict__, "name": "bob leaves"})
+    leaves = TableSettings(**{**dataclasses.asdict(settings), "name": "bob leaves"})
     tables.append(await play(host, clock, leaves, leave_at=3))
     await host.stop()
     for table in tables:
