@@ -56,6 +56,8 @@ waiting for its first move; nobody plays), then VmRSS of the host process from /
                                                     # thread holding the interpreter lock only)
     .venv/bin/python bench/host.py --event-loop asyncio   # the host on asyncio's own loop, not uvloop
                                                           # (the relay always runs on asyncio's)
+    .venv/bin/python bench/host.py --host-python .venv-compiled/bin/python   # the compiled build's host
+                                                          # (make compiled); clients and relay stay pure
 
 Everything binds and dials 127.0.0.1 only; every loop is bounded in count and time; every process
 this script starts is stopped at the end, on error too.
