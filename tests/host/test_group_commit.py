@@ -267,3 +267,34 @@ async def test_a_failed_group_commit_sends_none_of_its_events_and_ends_the_strea
         await host.stop()
         await server.stop(grace=None)
         store.close()
+
+
+async def test_an_input_recorded_while_the_group_before_commits_leaves_only_with_its_own_group(tmp_path) -> None:
+    """The event of an input that joins the next group, because the group before it is being committed,
+    waits for that next group: it once rode on the earlier group's callback and left when that group
+    committed, so a stream could be sent an event whose input then failed to commit (or died with the
+    host), and after a restart its number went to another event."""
+    store = FailingStore(tmp_path / "g.db", commit_interval_s=0.0)  # each group commits on the next loop turn
+    host = Host(store)
+    try:
+        table = await _joined_table(host)
+        watcher = table.subscribe(0)
+        await store.durable()  # its seat's connection, announced
+        watcher.queue.take()
+        async with table.lock:
+            table.record(journal.Chat(0, "ann", "first"))
+        first = table.last_number
+        await asyncio.sleep(0)  # the first group's commit starts: it is in flight until the loop hears back
+        assert store.in_transaction
+        store.fail_next = True  # the next group (the second message's) fails, as on a full disk
+        async with table.lock:
+            table.record(journal.Chat(0, "ann", "second"))
+        async with asyncio.timeout(TIMEOUT):
+            await watcher.queue.wait()  # the first group is committed
+        assert watcher.queue.take() == [first], "only the committed group's event is handed to the stream"
+        with contextlib.suppress(sqlite3.OperationalError):
+            await store.durable()
+        assert watcher.store_failed, "the failed group's event never leaves: its stream ends instead"
+    finally:
+        await host.stop()
+        store.close()

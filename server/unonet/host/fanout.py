@@ -85,7 +85,7 @@ class Subscriber:
 
 
 class FanOut:
-    """The streams of one table, and the event numbers recorded but not yet handed to them.
+    """The streams of one table, and the events it hands them once their inputs are durable.
 
     `on_cut` is how the table forgets a stream this cuts off (its seat's connection count): the
     table owns its seats, the fan-out only its streams.
@@ -93,9 +93,6 @@ class FanOut:
 
     def __init__(self, store: Store, on_cut: Callable[[Subscriber], None]) -> None:
         self.subscribers: list[Subscriber] = []
-        # They go out once the store says their inputs are durable (`publish`), all the events of one
-        # group commit at once.
-        self._unpublished: list[int] = []
         self._store = store
         self._on_cut = on_cut
 
@@ -110,17 +107,17 @@ class FanOut:
         return True
 
     def publish(self, numbers: Sequence[int]) -> None:
-        """Hand the events to every stream once their inputs are durable: one wake-up per stream per
-        group commit, and no stream task waits on the store itself."""
-        if not numbers:
-            return
-        first_wait = not self._unpublished
-        self._unpublished.extend(numbers)
-        if first_wait:
-            self._store.when_durable(self._deliver)
+        """Hand one input's events to every stream once that input is durable: each waits for the group
+        commit holding its own input. (An input recorded while the group before it is being committed
+        joins the next group; its events once rode on the earlier group's callback and left when that
+        group committed, before their own, which could still fail or die with the host: a number that
+        left and was then reused.) A stream still wakes once per group commit, however many inputs
+        the group holds, and no stream task waits on the store itself."""
+        if numbers:
+            batch = list(numbers)
+            self._store.when_durable(lambda durable: self._deliver(batch, durable))
 
-    def _deliver(self, durable: bool) -> None:
-        numbers, self._unpublished = self._unpublished, []
+    def _deliver(self, numbers: list[int], durable: bool) -> None:
         for subscriber in list(self.subscribers):
             if not durable:  # the store failed: these events may never leave, so the stream ends
                 self.cut_off(subscriber, store_failed=True)
@@ -140,5 +137,11 @@ class FanOut:
             subscriber.overflowed = True
         self._on_cut(subscriber)
         subscriber.queue.clear()
-        if subscriber.task is not None:
-            subscriber.task.cancel()
+        if subscriber.task is None:
+            return
+        if store_failed and subscriber.writing_since:
+            # A write in flight is let finish: cancelled, it would end the call in gRPC's core, where
+            # no status (STORE_FAILED) can follow. The stream ends after it (`WatchService._write`);
+            # a write that never finishes is cut off by the write watchdog, as any other.
+            return
+        subscriber.task.cancel()

@@ -699,6 +699,8 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                      type(failed).__name__)
             raise asyncio.CancelledError from None
         subscriber.writing_since = 0.0
+        if subscriber.store_failed:  # cut off during the write (`FanOut.cut_off`): the stream ends now
+            raise asyncio.CancelledError
 
     def _arm_watchdog(self) -> None:
         if self._watchdog is None:
