@@ -184,6 +184,18 @@ def test_fetched_table_infos_bring_latencies_and_connections() -> None:
     assert model.connection_note == ""  # no "reconnecting" outlives the reconnection
 
 
+def test_a_fetched_table_info_of_the_table_before_a_rematch_changes_nothing() -> None:
+    model = GameModel(table_id="rematch", seat=0)
+    model.apply_table(table_pb2.TableInfo(table_id="rematch", seats=[table_pb2.SeatState(seat=0, occupied=True)]))
+    finished = table_pb2.TableInfo(table_id="finished", status=table_pb2.TABLE_STATUS_FINISHED,
+                                   seats=[table_pb2.SeatState(seat=0, name="old", occupied=True)] * 4)
+    model.apply_table(finished)  # the ping's fetch sent before the screen moved, answered after
+    assert model.table_id == "rematch" and not model.match_over and len(model.seats) == 1
+    fresh = GameModel()
+    fresh.apply_table(finished)  # a model with no table yet takes the table it is given
+    assert fresh.table_id == "finished" and fresh.match_over
+
+
 def test_the_draw_pile_counts_a_reshuffle_in_the_middle_of_a_draw_and_ignores_a_returned_first_card() -> None:
     model = dealt_model()  # 98 left after the deal and the first card
     model.apply(ev(7, cards_drawn=events_pb2.CardsDrawn(seat=1, count=97)))

@@ -59,6 +59,18 @@ async def address() -> AsyncIterator[str]:
 until = functools.partial(poll_until, timeout=TIMEOUT)
 
 
+def seen_by(**screens: Session) -> str:
+    """What each person's screen shows of the table, for a failure to say."""
+    parts = []
+    for name, screen in screens.items():
+        m = screen.model
+        seats = "".join("B" if s.is_bot else "P" if s.occupied else "." for s in m.seats)
+        parts.append(f"{name}: table {m.table_id} phase {m.phase} round {m.round_number} shuffle {m.shuffle_round}"
+                     f" seats {seats} {m.connection} legal {{{str(m.legal).strip()}}}"
+                     f" hint {screen.screen.ui.hint!r} notice {m.notice!r}")
+    return "; ".join(parts)
+
+
 @pytest.mark.timeout(8 * TIMEOUT)
 async def test_s_saves_the_replay_and_n_brings_both_people_back_to_their_seats(address: str, tmp_path: Path) -> None:
     clock = table_pb2.ClockSettings()
@@ -106,7 +118,7 @@ async def test_s_saves_the_replay_and_n_brings_both_people_back_to_their_seats(a
                             "bob seen at the new table")
                 ann_keys.send_text("s")  # the creator starts it: bots where the bots sat
                 await until(lambda: ann_screen.model.round_number == 1 and bob_screen.model.round_number == 1,
-                            "the rematch's first round")
+                            "the rematch's first round", state=lambda: seen_by(ann=ann_screen, bob=bob_screen))
                 seats = ann_screen.model.seats
                 assert [(s.name, s.is_bot) for s in seats[:2]] == [("ann", False), ("bob", False)]
                 assert seats[2].is_bot and seats[3].is_bot

@@ -6,8 +6,10 @@ import asyncio
 from collections.abc import Callable
 
 
-async def poll_until(condition: Callable[[], bool], what: str, *, timeout: float) -> None:
-    """Wait for `condition` (checked after each turn of the loop), failing after `timeout` seconds."""
+async def poll_until(condition: Callable[[], bool], what: str, *, timeout: float,
+                     state: Callable[[], str] | None = None) -> None:
+    """Wait for `condition` (checked after each turn of the loop), failing after `timeout` seconds; the
+    failure says `state()` when given (what the test's parties saw, so a rare failure can be read)."""
 
     async def poll() -> None:
         while not condition():
@@ -16,4 +18,5 @@ async def poll_until(condition: Callable[[], bool], what: str, *, timeout: float
     try:
         await asyncio.wait_for(poll(), timeout)
     except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
+        seen = f": {state()}" if state is not None else ""
+        raise AssertionError(f"timed out waiting for {what}{seen}") from None

@@ -295,7 +295,13 @@ class GameModel:
     # ---------------------------------------------------------------------------------- reducers
 
     def apply_table(self, info: table_pb2.TableInfo) -> None:
-        """Take latencies, connections, names and scores from a TableInfo the client fetched."""
+        """Take latencies, connections, names and scores from a TableInfo the client fetched.
+
+        An info of another table is ignored: a fetch sent before the screen moved to a rematch answers
+        after it, and the finished table's status would end the new match on screen (its S then saved
+        the old replay instead of starting the new one)."""
+        if self.table_id and info.table_id != self.table_id:
+            return
         self.table_id = info.table_id
         if info.settings.name:
             self.table_name = info.settings.name
