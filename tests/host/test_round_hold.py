@@ -26,6 +26,7 @@ from unonet.host.server import create_server
 from unonet.host.store import MemoryStore
 from unonet.host.table import Table, TableSettings
 from unonet.v1 import (
+    actions_pb2,
     events_pb2,
     lobby_service_pb2,
     lobby_service_pb2_grpc,
@@ -99,7 +100,8 @@ def test_a_rounds_first_turn_waits_for_the_hold_and_starts_its_clock_when_it_end
     if to_act == PERSON:  # the turn clock starts with the release, and its deadline comes with it
         deadline = released.time_ns + int(20.0 * 1e9)
         assert table.turn_deadline_ns == deadline == released.event.round_released.turn_deadline.ToNanoseconds()
-        assert released.legal[PERSON].deadline.ToNanoseconds() == deadline  # type: ignore[index]
+        legal = actions_pb2.LegalActions.FromString(released.legal[PERSON])  # type: ignore[index]
+        assert legal.deadline.ToNanoseconds() == deadline
     else:
         assert not released.event.round_released.HasField("turn_deadline")  # a bot's turn: untimed
     assert table.holds.current is None and any(legal.ListFields() for legal in table._legal_for_all().values())

@@ -22,7 +22,7 @@ from typing import Any, TypeGuard
 from unonet.engine import Event
 from unonet.host.framing import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.host.store import PUBLIC_VIEWER, Rendering, Store
-from unonet.v1 import actions_pb2, events_pb2
+from unonet.v1 import events_pb2
 from unonet.wire import convert
 
 # Keys of LogEntry.wire for the rendering every subscriber shares, and for "the engine hides it all".
@@ -52,7 +52,9 @@ class LogEntry:
     number: int
     time_ns: int
     event: Event | events_pb2.Event
-    legal: dict[int, actions_pb2.LegalActions] | None = None
+    # Each seat's legal actions where they changed, serialized: bytes, not messages, because a window
+    # entry lives long and every tracked object in it is traversed by each full garbage collection.
+    legal: dict[int, bytes] | None = None
     refs: Any = None  # the committed cards of an engine event (`unonet.host.shuffles.EventRefs`), for convert
     deadline_ns: int | None = None  # a TurnStarted's: when the turn clock it starts runs out
     bank_ns: int = 0  # with `deadline_ns`: the seat's time bank left as its turn starts
@@ -189,7 +191,7 @@ class EventLog:
         """The event as `seat` may see it (None: a spectator)."""
         out = self._payload(entry, seat)
         if entry.legal is not None and seat is not None and seat in entry.legal:
-            out.your_legal_actions.CopyFrom(entry.legal[seat])
+            out.your_legal_actions.MergeFromString(entry.legal[seat])
         return out
 
     def _payload(self, entry: LogEntry, seat: int | None) -> events_pb2.Event:
@@ -240,7 +242,7 @@ class EventLog:
         legal_wire = entry.legal_wire
         field_bytes = legal_wire.get(seat) if legal_wire is not None else None
         if field_bytes is None:
-            field_bytes = length_delimited(LEGAL_ACTIONS_TAG, legal[seat].SerializeToString())
+            field_bytes = length_delimited(LEGAL_ACTIONS_TAG, legal[seat])
             if entry.number > self.count - WIRE_CACHE_ENTRIES:
                 if legal_wire is None:
                     legal_wire = entry.legal_wire = {}

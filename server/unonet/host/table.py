@@ -394,9 +394,11 @@ class Table:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns, entry.bank_ns = deadline, bank_ns
         turns = {entry.event.seat for entry in produced if type(entry.event) is ev.TurnStarted}
-        produced[-1].legal = legal = self._changed_legal(self._legal_for_all(), turns)
-        for seat in legal or ():
-            self.legal_sent_at[seat] = produced[-1].number
+        legal = self._changed_legal(self._legal_for_all(), turns)
+        if legal is not None:
+            produced[-1].legal = {seat: actions.SerializeToString() for seat, actions in legal.items()}
+            for seat in legal:
+                self.legal_sent_at[seat] = produced[-1].number
 
     def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions],
                        turns: set[int]) -> dict[int, actions_pb2.LegalActions] | None:
