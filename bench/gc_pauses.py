@@ -26,15 +26,17 @@ import asyncio
 import gc
 import json
 import random
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unonet.engine import legal_actions
-from unonet.host import journal
-from unonet.host.bots import choose_action, reaction_for
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+
+from table_moves import move_on
+
 from unonet.host.framing import EVENTS_FIELD
 from unonet.host.host import Host
 from unonet.host.server import GC_YOUNG_THRESHOLD, gc_thresholds, tune_garbage_collector
@@ -59,32 +61,14 @@ class Pauses:
 
 
 def step(table: Table, subscribers: list[Any], rng: random.Random, number: int) -> bool:
-    """Move `table` on by one input, as its players and driver would; True if it was a seat's command."""
-    if table.shuffle is not None:
-        table.record(journal.EntropyTimeout(table.shuffle.round_no, table.shuffle.phase))
-        return False
-    if table.window_deadlines:
-        table.record(journal.Close(min(table.window_deadlines)))
-        return False
-    if table.holds.current is not None:
-        table.record(journal.Release(table.holds.current.round_no))
-        return False
-    assert table.match is not None
-    game = table.match.game
-    seat = game.to_act
-    if seat is None:  # a reaction window is open: the first seat with a reaction answers it
-        answers = ((other, reaction_for(game, other, legal_actions(game, other))) for other in range(SEATS))
-        seat, action = next(((s, a) for s, a in answers if a is not None), (None, None))
-        if seat is None or action is None:
-            return False
-    else:
-        action = choose_action(game, seat, legal_actions(game, seat), rng)
-    table.command(seat, f"c{number}", (action,))
-    for subscriber in subscribers:  # each stream's batch, framed as it would be sent
+    """Move `table` on by one input (`table_moves.move_on`), each stream's batch framed as it would be
+    sent; True if it was a seat's command."""
+    moved = move_on(table, rng, f"c{number}")
+    for subscriber in subscribers:
         numbers = subscriber.queue.take()
         if numbers:
             table.events.framed(numbers, subscriber.seat, EVENTS_FIELD)
-    return True
+    return bool(moved)
 
 
 async def run(threshold: int, tables: int, commands: int, seed: int) -> dict[str, Any]:

@@ -6,10 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from table_moves import move_on
 
-from unonet.engine import legal_actions
-from unonet.host import journal
-from unonet.host.bots import choose_action, reaction_for
 from unonet.host.host import Host
 from unonet.host.table import Table, TableSettings
 
@@ -44,29 +42,7 @@ async def played_table(preset: str, overrides: dict, seed: int, *, turn_time_s: 
     steps = 0
     while table.match is not None and not table.match.is_over and steps < 3000:
         steps += 1
-        if table.shuffle is not None:  # the next round's shuffle waits for entropy nobody sends
-            table.record(journal.EntropyTimeout(table.shuffle.round_no, table.shuffle.phase))
-            continue
-        if table.window_deadlines:
-            table.record(journal.Close(min(table.window_deadlines)))
-            continue
-        if table.holds.current is not None:  # the round's first turn waits for its hold to run out
-            table.record(journal.Release(table.holds.current.round_no))
-            continue
-        game = table.match.game
-        seat = game.to_act
-        if seat is None:
-            reacted = False
-            for other in range(seats):
-                action = reaction_for(game, other, legal_actions(game, other))
-                if action is not None:
-                    table.command(other, f"r{steps}", (action,))
-                    reacted = True
-                    break
-            if not reacted:
-                break
-            continue
-        action = choose_action(game, seat, legal_actions(game, seat), rng)
-        table.command(seat, f"c{steps}", (action,))
+        if move_on(table, rng, f"c{steps}") is None:
+            break
     table.unsubscribe(watcher)
     return table
