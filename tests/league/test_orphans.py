@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from league_files import league_file
-from processes import HAS_PROC, alive, cmdline, read_pids, session_members, wait_for
+from processes import HAS_PROC, alive, cmdline, describe, read_pids, session_members, wait_for
 from processes import children as process_children
 
 from unonet.league import config as league_config
@@ -62,6 +62,12 @@ def left_behind(programs: Path, children: Path) -> list[int]:
     return sorted({*session_members(started), *(pid for pid in read_pids(children) + started if alive(pid))})
 
 
+def still_running(programs: Path, children: Path) -> str:
+    """What `left_behind` finds, each process described, beside every pid the programs recorded."""
+    return (f"left behind: {describe(left_behind(programs, children))} (programs started: "
+            f"{read_pids(programs)}, their children: {read_pids(children)})")
+
+
 def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
@@ -83,7 +89,8 @@ async def test_a_program_that_will_not_stop_ends_with_its_game(tmp_path, bot_pro
         assert read_pids(programs) and read_pids(children)
         # The league is still up, other games could follow: the game's end alone ended its program (its
         # session was sent SIGKILL; the kernel finishes the kill a moment later on a loaded machine).
-        await asyncio.to_thread(wait_for, lambda: left_behind(programs, children) == [], 10, "the program to die")
+        await asyncio.to_thread(wait_for, lambda: left_behind(programs, children) == [], 10, "the program to die",
+                                explain=lambda: still_running(programs, children))
 
 
 @pytest.mark.timeout(2 * GAME_TIMEOUT + 60)
@@ -99,7 +106,8 @@ async def test_programs_of_a_killed_seats_process_are_killed_at_once_and_the_gam
         with pytest.raises(GameAborted, match="was killed by SIGKILL"):
             await asyncio.wait_for(game, GAME_TIMEOUT)
         # the runner killed what its seats process left (SIGKILL: gone within moments), before playing on
-        await asyncio.to_thread(wait_for, lambda: left_behind(programs, children) == [], 10, "the orphans to die")
+        await asyncio.to_thread(wait_for, lambda: left_behind(programs, children) == [], 10, "the orphans to die",
+                                explain=lambda: still_running(programs, children))
         result = await asyncio.wait_for(networked.play(spec), GAME_TIMEOUT)  # a new seats process
         assert result.outcomes == ("played",) * 3
     assert left_behind(programs, children) == []
@@ -166,4 +174,5 @@ def test_programs_of_a_killed_runner_are_reaped_by_the_next_run(tmp_path):
     # The rerun kills the orphans with SIGKILL, but they are not its children, so it cannot wait for them:
     # the kernel ends them a moment later (seen still running right after the rerun's exit once under load).
     wait_for(lambda: not any(alive(pid) for pid in orphans) and left_behind(programs, children) == [], 10,
-             "the orphans the rerun killed to be gone")
+             "the orphans the rerun killed to be gone",
+             explain=lambda: f"{describe(orphans)}; {still_running(programs, children)}")

@@ -55,16 +55,32 @@ def session_members(sids: Iterable[int]) -> list[int]:
 
 
 def wait_for(
-    condition: Callable[[], bool], timeout: float, what: str, *, check: Callable[[], None] | None = None
+    condition: Callable[[], bool], timeout: float, what: str, *, check: Callable[[], None] | None = None,
+    explain: Callable[[], str] | None = None,
 ) -> None:
-    """Poll `condition` until it holds; fail with `what` after `timeout` seconds. `check` runs each time
-    (to fail early, say when a process that should be running exited)."""
+    """Poll `condition` until it holds; fail with `what` after `timeout` seconds, and what `explain` says
+    then (the state the condition was waiting on). `check` runs each time (to fail early, say when a
+    process that should be running exited)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if check is not None:
             check()
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
+        if time.monotonic() >= deadline:
+            detail = f": {explain()}" if explain is not None else ""
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}{detail}")
         time.sleep(0.02)
+
+
+def describe(pids: Iterable[int]) -> str:
+    """Each process as a failure message wants it: pid, state, parent, session and command line."""
+    lines = []
+    for pid in pids:
+        fields = stat(pid)
+        if fields is None:
+            lines.append(f"{pid} (gone)")
+        else:
+            lines.append(f"{pid} state {fields[0]} parent {fields[1]} session {fields[3]}: {cmdline(pid)!r}")
+    return "; ".join(lines) or "nothing"
 
 
 def read_pids(path: Path) -> list[int]:
