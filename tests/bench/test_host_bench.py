@@ -38,6 +38,12 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     # Two pairs of an unflooded and a flooded run: the ratio is the median of the ratios within them.
     assert out["flood_repeats"] == 2 and len(out["flood_p99_ratio_runs"]) == 2
     assert out["flood_p99_ratio"] == pytest.approx(sum(out["flood_p99_ratio_runs"]) / 2, abs=0.01)
+    # Latency over every unflooded paced run (the two pairs' calm runs), each run's with the machine's probe.
+    assert out["latency_runs"] == 2 and len(out["p99_ms_runs"]) == len(out["latency_machine_runs"]) == 2
+    assert all(p99 > 0 for p99 in out["p99_ms_runs"])
+    for machine in out["latency_machine_runs"]:
+        assert machine["fsyncs"] > 0
+        assert 0 < machine["fsync_p50_ms"] <= machine["fsync_p99_ms"] <= machine["fsync_max_ms"]
     assert out["stall_streams"] == 10 and isinstance(out["stall_kb_per_stream"], int | float)
     assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
     assert out["event_loop"] == default_event_loop()  # the host's: unonet serve's default
