@@ -129,27 +129,30 @@ def _host(args: argparse.Namespace) -> int:
     from unonet.client.errors import UnonetError
     from unonet.lan import LanOptions, run_lan_host
 
+    open_seat, log = _game_screen_for_hosted_seat()
     options = LanOptions(listen=args.listen, name=args.name or _machine_name(), player_name=args.player,
                          seat_count=args.seats, bots=args.bots, preset=args.preset, target_score=args.target_score,
-                         db=args.db, bot_delay_s=args.bot_delay)
+                         db=args.db, bot_delay_s=args.bot_delay, worker_log=log)
     try:
-        asyncio.run(run_lan_host(options, out=sys.stdout, open_seat=_game_screen_for_hosted_seat()))
+        asyncio.run(run_lan_host(options, out=sys.stdout, open_seat=open_seat))
     except (ValueError, OSError, UnonetError) as error:
         print(f"unonet host: {error}", file=sys.stderr)
         return 2
     return 0
 
 
-def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] | None:
+def _game_screen_for_hosted_seat() -> tuple[Callable[[HostedSeat], Awaitable[object]] | None, Path | None]:
     """In a terminal, `unonet host` opens the game screen on the user's seat (the address friends dial
-    stays on it); without one (a service, a test), it hosts until Ctrl-C."""
+    stays on it), and logs to a file instead of the screen: returned with it, for the host's bot workers
+    to write to as well. Without one (a service, a test), it hosts until Ctrl-C, logging as before:
+    (None, None)."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return None
+        return None, None
     _quiet_grpc()
     from unonet.client.tui.config import player_settings
     from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_token
 
-    log_to_file()
+    log = log_to_file()
     calm_garbage_collector()
     settings = player_settings(name=None, colour_blind=None, bell=None, pace=None, default_name="you")
 
@@ -160,7 +163,7 @@ def _game_screen_for_hosted_seat() -> Callable[[HostedSeat], Awaitable[object]] 
                          notice=f"friends join with: unonet play {seat.address} · S starts with bots",
                          quit_warning=quit_warning(seat), **settings.session_args())
 
-    return open_seat
+    return open_seat, log
 
 
 def _machine_name() -> str:

@@ -16,6 +16,10 @@ terminal client) and stops the host when it returns; with no `open_seat` it wait
 or SIGTERM. The terminal client asks before Q stops the host (`quit_warning`): every friend at the
 table is disconnected with it. Like `unonet demo`, this embeds a host, so it lives on the server side:
 the client package never imports the host.
+
+With the game screen, the terminal is the screen's: the command logs to the client's log file and
+gives it as `LanOptions.worker_log`, where the host's bot worker processes append their stderr too.
+Without one (a service), the workers share this process's stderr, like `unonet serve`'s.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import contextlib
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from unonet.client.table_client import TableClient
@@ -93,7 +98,8 @@ class LanOptions:
 
     `listen` is HOST:PORT (0.0.0.0 for every interface, announced with the LAN address); `db` a SQLite
     file to keep the tables in (None: memory only); `bots` how many host bots take seats at once;
-    `target_score` 0 keeps the preset's."""
+    `target_score` 0 keeps the preset's; `worker_log` the file the host's bot workers append their
+    stderr to (None: this process's stderr)."""
 
     listen: str = DEFAULT_LISTEN
     name: str = "unonet"
@@ -104,6 +110,7 @@ class LanOptions:
     target_score: int = 0
     db: str | None = None
     bot_delay_s: float = DEFAULT_BOT_DELAY_S
+    worker_log: Path | None = None
 
 
 @contextlib.asynccontextmanager
@@ -119,7 +126,7 @@ async def lan_host(options: LanOptions, seats: SeatStore | None = None) -> Async
     """
     bound, port = _split(options.listen)
     store: Store = SqliteStore(options.db) if options.db else MemoryStore()
-    host = Host(store, pace=Pace.from_bot_delay(options.bot_delay_s))
+    host = Host(store, pace=Pace.from_bot_delay(options.bot_delay_s), worker_log=options.worker_log)
     host.restore()
     server, port, _ = await create_server(options.listen, host=host)
     await server.start()
@@ -156,7 +163,10 @@ async def lan_host(options: LanOptions, seats: SeatStore | None = None) -> Async
     finally:
         if announcer is not None:
             await announcer.stop()
-        await server.stop(grace=1)  # the shutdown order: stop serving, stop the host's readers, close the store
+        # The shutdown order: the bot workers (while the host still answers them), serving, the host's
+        # readers, then the store.
+        await host.stop_bot_workers()
+        await server.stop(grace=1)
         await host.stop()
         store.close()
 

@@ -12,6 +12,12 @@ match left unfinished, by Q or a crash, is offered again the next time: resume i
 never waits). After a restart the seat's turn clock starts afresh (`Host.restore`): the player was
 away with the host, not late.
 
+The terminal is the game screen's, so nothing else may write on it: this process logs to the client's
+log file (`unonet.client.tui.play.log_to_file`: ``client.log`` in the state directory), and the host's
+bot worker processes (a kind that searches, such as the default `strong`) append their stderr to the
+same file (`Host(worker_log=...)`). Quitting stops those workers first, while the host still serves,
+then the host (`Host.stop_bot_workers`, the shutdown order).
+
 The bots are the strongest kind the host offers at `LOCAL_BOT_LEVEL`, a level below the top that
 forgets UNO now and then (so there is someone to catch) and thinks for a human moment; `--bots KIND`
 seats another.
@@ -81,6 +87,7 @@ async def run_local(
     seats: SeatStore | None = None,
     ask: Callable[[str], Awaitable[bool]] = ask_in_terminal,
     session_args: dict[str, Any] | None = None,
+    worker_log: Path | None = None,
     **screen_args: object,
 ) -> None:
     """Start a host on `db` (default `local_db()`), resume the unfinished match or seat `players - 1`
@@ -89,13 +96,14 @@ async def run_local(
     `resume` True or False decides without asking; None asks (`ask`) when there is a match to resume.
     `seats` is where the seat's token is kept (default: the user's). `session_args` are the player's
     settings for the game screen; `screen_args` go to the game screen too (a test's pipe input and
-    dummy output).
+    dummy output). `worker_log`: the file the host's bot workers write their stderr to (`main` gives the
+    log file); None: this process's stderr.
     """
     path = Path(db) if db else local_db()
     path.parent.mkdir(parents=True, exist_ok=True)
     seats = seats if seats is not None else SeatStore()
     store = SqliteStore(path)
-    host = Host(store, pace=Pace.from_bot_delay(bot_delay))
+    host = Host(store, pace=Pace.from_bot_delay(bot_delay), worker_log=worker_log)
     try:
         host.restore()
         server, bound, host = await create_server(f"127.0.0.1:{port}", host=host)
@@ -129,7 +137,10 @@ async def run_local(
             await play_joined(client, colour_blind=colour_blind, store=seats, address=seat_key(path),
                               on_stream_open=start, quit_warning=QUIT_WARNING, **(session_args or {}), **screen_args)
     finally:
-        await server.stop(grace=0.5)  # the shutdown order: stop serving, the host's readers, then the store
+        # The shutdown order: the bot workers (while the host still answers them), serving, the host's
+        # readers, then the store.
+        await host.stop_bot_workers()
+        await server.stop(grace=0.5)
         await host.stop()
         with contextlib.suppress(Exception):
             store.close()
@@ -180,12 +191,12 @@ async def seat_against_bots(client: TableClient, *, name: str, players: int, pre
 def main(*, name: str, players: int, preset: str, target_score: int, bot_delay: float, turn_time: float | None,
          db: str | None, port: int, colour_blind: bool, bots: str = "", resume: bool | None = None,
          session_args: dict[str, Any] | None = None) -> int:
-    log_to_file()
+    log = log_to_file()
     calm_garbage_collector()
     try:
         asyncio.run(run_local(name=name, players=players, preset=preset, target_score=target_score,
                               bot_delay=bot_delay, turn_time=turn_time, db=db, port=port, colour_blind=colour_blind,
-                              bots=bots, resume=resume, session_args=session_args))
+                              bots=bots, resume=resume, session_args=session_args, worker_log=log))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -23,7 +23,16 @@ decide in time (hung, or sending only refused commands): `failed` counts it and 
 at once. `answered` (a decision the worker made in time) clears the count. After `max_failures`
 failures in a row the worker is retired: stopped, never started again for that seat, and `changed`
 tells the host, whose fallback kind then plays the seat for the rest of the match. `stop_table` ends a
-table's workers, `close` (the host stopping) all of them: SIGTERM, then SIGKILL after 5 s.
+table's workers, `close` (the host stopping) all of them: SIGTERM, then SIGKILL after 5 s. A closed
+supervisor starts no worker again: the host closes it while it still serves (`Host.stop_bot_workers`,
+the first step of the shutdown order), so no worker is mid-move when its host stops answering, and
+none is started again by a driver that still runs in between.
+
+A worker's stdout is discarded (its lines are for a person running a bot by hand). Its stderr, where
+its warnings, faults and tracebacks go, is the host's own by default: beside a console host's log
+lines (`unonet serve`). A host whose terminal is a full screen (`unonet local`, `unonet host` with its
+game screen) logs to a file instead, and gives it as `stderr_path`: each worker appends to that file,
+so nothing a worker says scribbles over the screen.
 
 The address is the host's own insecure port (`create_server` sets it). A TLS-only host has none: its
 worker seats are logged, and the watch has their fallback kind decide for them.
@@ -40,6 +49,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
 
 __all__ = ["MAX_FAILURES", "BotWorkers", "WorkerSpec", "WorkerState", "default_command"]
 
@@ -111,6 +122,7 @@ class BotWorkers:
         restart_delays: the pauses before each restart of a crashed worker, the last one repeated.
         clock_ns: the host's clock, for `WorkerState.started_ns`.
         max_failures: failures in a row after which a worker is retired.
+        stderr_path: the file every worker's stderr is appended to; None: the host's own stderr.
 
     Attributes:
         address: the host's loopback address, HOST:PORT, once it listens (None: no workers).
@@ -123,21 +135,28 @@ class BotWorkers:
 
     def __init__(self, command: Callable[[WorkerSpec], list[str]] = default_command,
                  restart_delays: tuple[float, ...] = RESTART_DELAYS_S, *,
-                 clock_ns: Callable[[], int] = time.time_ns, max_failures: int = MAX_FAILURES) -> None:
+                 clock_ns: Callable[[], int] = time.time_ns, max_failures: int = MAX_FAILURES,
+                 stderr_path: Path | None = None) -> None:
         self.address: str | None = None
         self.command = command
         self.restart_delays = restart_delays
         self.clock_ns = clock_ns
         self.max_failures = max_failures
+        self.stderr_path = stderr_path
         self.wanted: Callable[[str, int, str], bool] = lambda table_id, seat, kind: True
         self.changed: Callable[[str], None] = lambda table_id: None
         self.human_pace: float | None = None  # given to every worker (`WorkerSpec.human_pace`)
         self._workers: dict[tuple[str, int], _Worker] = {}
         self._warned = False
+        self._stderr_failed = False
+        self._closed = False
 
     def ensure(self, table_id: str, seat: int, kind: str, token: str, seed: int | None = None) -> bool:
         """Make sure a worker plays `seat` of `table_id` as `kind` with `token`. False when it cannot
-        (no loopback address, or that seat's worker of that kind was retired)."""
+        (no loopback address, that seat's worker of that kind was retired, or the supervisor is closed:
+        the host is stopping, and a worker started now would see it vanish)."""
+        if self._closed:
+            return False
         key = (table_id, seat)
         worker = self._workers.get(key)
         if worker is not None and worker.spec.kind == kind and (worker.is_running or worker.retired):
@@ -204,7 +223,9 @@ class BotWorkers:
             self._stop(self._workers.pop(key))
 
     async def close(self) -> None:
-        """End every worker, waiting for each to exit."""
+        """End every worker, waiting for each to exit, and start none from now on (`ensure` says False).
+        Closing again is harmless."""
+        self._closed = True
         workers = list(self._workers.values())
         self._workers.clear()
         for worker in workers:
@@ -222,6 +243,21 @@ class BotWorkers:
     def _stop(self, worker: _Worker) -> None:
         if worker.task is not None:
             worker.task.cancel()
+
+    def _open_stderr(self) -> IO[bytes] | int | None:
+        """Where the next worker's stderr goes: `stderr_path` opened to append (each write lands whole
+        at its end, between the host's own lines when it is the host's log), None to inherit the host's.
+        A file that cannot be opened is logged once and the worker's stderr discarded: on a full screen
+        the terminal is no place for it either."""
+        if self.stderr_path is None:
+            return None
+        try:
+            return self.stderr_path.open("ab")
+        except OSError as error:
+            if not self._stderr_failed:
+                log.error("bot workers' stderr discarded: cannot append to %s (%s)", self.stderr_path, error)
+                self._stderr_failed = True
+            return asyncio.subprocess.DEVNULL
 
     def _count_failure(self, worker: _Worker) -> bool:
         """One more failure in a row; at `max_failures` the worker is retired (True). Not logged here:
@@ -244,9 +280,14 @@ class BotWorkers:
                 env = {**os.environ, "UNONET_TOKEN": spec.token}
                 if spec.seed is not None:
                     env["UNONET_SEED"] = str(spec.seed)
-                worker.process = await asyncio.create_subprocess_exec(
-                    *self.command(spec), env=env, stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.DEVNULL, stderr=None)
+                stderr = self._open_stderr()
+                try:
+                    worker.process = await asyncio.create_subprocess_exec(
+                        *self.command(spec), env=env, stdin=asyncio.subprocess.DEVNULL,
+                        stdout=asyncio.subprocess.DEVNULL, stderr=stderr)
+                finally:
+                    if stderr is not None and not isinstance(stderr, int):
+                        stderr.close()  # the worker has its own copy
                 worker.starts += 1
                 worker.started_ns = self.clock_ns()
                 code = await worker.process.wait()

@@ -14,6 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 
@@ -56,6 +57,7 @@ class Host:
         keep_finished_s: float = DEFAULT_KEEP_FINISHED_S,
         limits: Limits | None = None,
         hang_up_after_s: float | None = None,
+        worker_log: Path | None = None,
     ) -> None:
         """`pace`: how fast host bots act at a table with a person (pace.py; tables of bots only never
         wait). `compensate_latency` off ranks race answers by arrival alone (for measuring what compensation
@@ -65,7 +67,9 @@ class Host:
         table keeps the setting it was created with (its stored record), whatever a restarted host says.
         `keep_finished_s`: how long a finished table nobody watches stays in memory before it is archived
         (its final TableInfo kept in the store, its journal where it was): a host that plays game after
-        game holds only the games being played. Any call naming an archived table loads it back."""
+        game holds only the games being played. Any call naming an archived table loads it back.
+        `worker_log`: the file the bot worker processes' stderr is appended to (bot_workers.py), for a host
+        whose terminal is a full screen and whose own log is that file; None: they share the host's stderr."""
         self.compensate_latency = compensate_latency
         self.fair_shuffle = fair_shuffle
         self.max_forgiven_s = max_forgiven_s
@@ -86,7 +90,8 @@ class Host:
         self._claimed_lost: dict[str, int] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self.bots = HostBots()  # the policies of every table's bot seats
-        self.workers = BotWorkers(clock_ns=clock_ns)  # the processes of the bot seats whose kind searches
+        # The processes of the bot seats whose kind searches, their stderr in `worker_log` when given.
+        self.workers = BotWorkers(clock_ns=clock_ns, stderr_path=worker_log)
         self.workers.human_pace = pace.turn_s if pace.reactions else None  # they time themselves (pace.py)
         self.workers.wanted = self._wants_worker
         self.workers.changed = self._worker_changed
@@ -252,11 +257,22 @@ class Host:
         for table in self.tables.values():
             self._ensure_driver(table)
 
+    async def stop_bot_workers(self) -> None:
+        """End every bot worker process (bot_workers.py), and start none again, while the host still
+        serves: the first step of the shutdown order (`stop`). Why first: a worker ended after serving
+        stopped could be mid-move, see its host vanish and say so (``Draw() lost (UNAVAILABLE ...)``) on
+        the stderr it shares with the host, over `unonet local`'s game screen. Ended while its calls still
+        succeed, it exits on SIGTERM without a word. The drivers run on until `stop`: a seat whose worker
+        is gone waits as it would for a slow worker (bot_watch.py). Calling it again, or `stop` after it,
+        is harmless."""
+        await self.workers.close()
+
     async def stop(self) -> None:
         """Stop everything that reads or writes the store, so the caller may close it next: the tables'
         drivers, then every event stream still open (a server stopped with a grace period cancels its
-        calls, but their tasks may not have run their ends yet), then the bot workers. The order of a
-        clean shutdown: stop serving (`server.stop`), this, then `store.close()`."""
+        calls, but their tasks may not have run their ends yet), then the bot workers, if
+        `stop_bot_workers` has not already. The order of a clean shutdown: `stop_bot_workers`, stop
+        serving (`server.stop`), this, then `store.close()`."""
         drivers = list(self._drivers.values())  # a driver that archives its table leaves the dict
         for task in drivers:
             task.cancel()

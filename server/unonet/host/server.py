@@ -122,7 +122,8 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     `announce_as`: publish the host on the LAN under that name (announce.py) while it serves, and
     withdraw it before shutting down. `limits`: the host's limits on load (limits.py; None: the defaults).
     `synchronous`: SQLite's, FULL (an acknowledged input survives a power loss) or NORMAL (a process kill).
-    `accept_lost_marks`: serve the tables whose sent marks were lost (SqliteStore) instead of quarantining them."""
+    `accept_lost_marks`: serve the tables whose sent marks were lost (SqliteStore) instead of quarantining them.
+    The host's bot worker processes share its stderr: their warnings come beside its own log lines."""
     stop = asyncio.Event()  # the handlers come first: a SIGTERM right after "listening" must stop us cleanly
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -152,6 +153,9 @@ async def serve(address: str, db: str | None, *, tls_cert: str | None = None, tl
     if announcer is not None:
         await announcer.stop()
     helpers.stop()
+    # The shutdown order: the bot workers (while the host still answers them: none sees it vanish
+    # mid-move), serving, the host's readers, then the store.
+    await host.stop_bot_workers()
     await server.stop(grace=5)
     await host.stop()
     store.close()

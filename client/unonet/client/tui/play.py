@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from unonet.client.discovery import discover_hosts
@@ -32,14 +33,18 @@ def calm_garbage_collector() -> None:
     gc.freeze()
 
 
-def log_to_file() -> None:
-    """Send every log record to ``<state dir>/client.log``: a full-screen client has no stderr to spare."""
+def log_to_file() -> Path:
+    """Send every log record to ``<state dir>/client.log``: a full-screen client has no stderr to spare.
+    Returns that file, for whatever else this process starts that would write on the terminal (an
+    embedded host's bot workers)."""
     directory = state_dir()
     directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "client.log"
     logging.basicConfig(
-        filename=directory / "client.log", level=logging.INFO, force=True,
+        filename=path, level=logging.INFO, force=True,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    return path
 
 
 async def play_joined(client: TableClient, *, colour_blind: bool = False, store: SeatStore | None = None,
