@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from paced_tables import PERSON, Person, drive_with_person, table_with_person
 
+from unonet.bots.cli import build_parser
 from unonet.bots.kinds import level_of
 from unonet.bots.levels import LEVELS, REACTION_BOUNDS, TOP_LEVEL, reaction_seconds
 from unonet.engine import events as ev
@@ -190,3 +191,18 @@ def test_a_paced_hosts_worker_processes_time_themselves_by_its_pace() -> None:
     assert "--human-pace" not in default_command(dataclasses.replace(spec, human_pace=None))
     assert Host(pace=HUMAN).workers.human_pace == 1.0
     assert Host().workers.human_pace is None  # an instant host: its workers never wait
+
+
+@pytest.mark.parametrize("human_pace", [None, 1.0], ids=["instant-host", "paced-host"])
+def test_a_workers_command_line_gives_its_runner_the_hosts_pace_and_no_pause_of_its_own_on_an_instant_host(
+        human_pace: float | None) -> None:
+    """The worker's own parser reads its command line: on an instant host the level's human-like pause
+    (0.6-1.8 s a turn at strong:1) is off, so a table of bots never waits for it; on a paced host the
+    host's pace times it (with bots only, no wait either: test_bot_workers)."""
+    spec = WorkerSpec("127.0.0.1:1", "t", 1, "strong:1", "token", human_pace=human_pace)
+    command = default_command(spec)
+    assert command[1:3] == ["-m", "unonet.bots"]
+    args = build_parser().parse_args(command[3:])
+    assert args.human_pace == human_pace
+    assert args.no_pauses is (human_pace is None)
+    assert args.reaction_delay == 0

@@ -77,8 +77,11 @@ class WorkerSpec:
 
 
 def default_command(spec: WorkerSpec) -> list[str]:
-    """The command line of a worker: the bots' own entry point, this interpreter."""
-    paced = [] if spec.human_pace is None else ["--human-pace", f"{spec.human_pace:g}"]
+    """The command line of a worker: the bots' own entry point, this interpreter. Timed by the host's pace
+    (`--human-pace`) on a host that paces its bots for people; on an instant host with no pause at all
+    (`--no-pauses`: a level's human-like pause before each turn is for a person, and an instant host
+    has its bots act as soon as they may, as its in-process seats do)."""
+    paced = ["--no-pauses"] if spec.human_pace is None else ["--human-pace", f"{spec.human_pace:g}"]
     return [sys.executable, "-m", "unonet.bots", "--address", spec.address, "--table", spec.table_id,
             "--seat", str(spec.seat), "--kind", spec.kind, "--reaction-delay", "0", "--ping-interval", "1", *paced]
 
