@@ -38,9 +38,12 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     # Two pairs of an unflooded and a flooded run: the ratio is the median of the ratios within them.
     assert out["flood_repeats"] == 2 and len(out["flood_p99_ratio_runs"]) == 2
     assert out["flood_p99_ratio"] == pytest.approx(sum(out["flood_p99_ratio_runs"]) / 2, abs=0.01)
-    # Latency over every unflooded paced run (the two pairs' calm runs), each run's with the machine's probe.
+    # Latency: the medians over every unflooded paced run (the two pairs' calm runs), each run's listed
+    # with the machine's probe, and all their samples pooled.
     assert out["latency_runs"] == 2 and len(out["p99_ms_runs"]) == len(out["latency_machine_runs"]) == 2
-    assert all(p99 > 0 for p99 in out["p99_ms_runs"])
+    assert out["p99_ms"] == pytest.approx(sum(out["p99_ms_runs"]) / 2, abs=0.01)
+    assert out["p50_ms"] == pytest.approx(sum(out["p50_ms_runs"]) / 2, abs=0.01)
+    assert out["p99_ms_pooled"] > 0
     for machine in out["latency_machine_runs"]:
         assert machine["fsyncs"] > 0
         assert 0 < machine["fsync_p50_ms"] <= machine["fsync_p99_ms"] <= machine["fsync_max_ms"]
@@ -48,6 +51,7 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
     assert out["event_loop"] == default_event_loop()  # the host's: unonet serve's default
     assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2
+    assert len(out["ratio_machine_runs"]) == 4  # the machine during games, relay, relay, games again
     # The ratio is of the means, each side the mean of its two runs (figures rounded as printed).
     assert out["ceiling_per_s"] == pytest.approx(sum(out["ceiling_per_s_runs"]) / 2, abs=0.1)
     assert out["commands_per_s"] == pytest.approx(sum(out["commands_per_s_runs"]) / 2, abs=0.1)
