@@ -23,9 +23,10 @@ stopped when its game ends, and when its seat is cancelled (a stall, the league'
 in a session of its own, which gets SIGTERM and, after a grace, SIGKILL (`unonet.bots.sessions`; an exec
 program's stdin is closed first). While it runs its pid is recorded (`reaper.ProgramRecords`), so that if
 this process dies before it could stop it, whoever outlives it kills what is left. The record is made
-before the program runs a single instruction of its own: it is started through `sh -c 'echo > RECORDS/$$;
-exec "$@"'`, which writes its pid (the session's id) and becomes the program, so even a supervisor killed
-the moment it started a program leaves nothing the reaper does not know of.
+before the program runs a single instruction of its own: it is started through `sh -c 'echo > RECORDS/$$
+&& exec "$@"'` (`ProgramRecords.command`), which writes its pid (the session's id) and only then becomes the
+program, so even a supervisor killed the moment it started a program leaves nothing the reaper does not
+know of, and a program whose records were reaped before its shim ran never starts.
 
 What the seat's program did wrong is counted in the seat's `SeatTally`: a crash (it exited, or closed
 its output, before the match was over; a launched one exited with a failure), each restart, and the
@@ -188,15 +189,9 @@ async def _launch_once(
     return status == 0
 
 
-#: The shim a recorded program is started through: its pid into the records folder ($0), then the program.
-_RECORD_THEN_EXEC = 'echo > "$0/$$"; exec "$@"'
-
-
 def _recorded(argv: tuple[str, ...] | list[str], records: ProgramRecords | None) -> list[str]:
-    """`argv` started through the recording shim (see the module); unchanged without records."""
-    if records is None:
-        return list(argv)
-    return ["/bin/sh", "-c", _RECORD_THEN_EXEC, str(records.folder), *argv]
+    """`argv` started through the recording shim (`ProgramRecords.command`); unchanged without records."""
+    return list(argv) if records is None else records.command(argv)
 
 
 async def _stopped(stop: Awaitable[object], records: ProgramRecords | None, pids: list[int]) -> None:
