@@ -148,7 +148,6 @@ def _game_screen_for_hosted_seat() -> tuple[Callable[[HostedSeat], Awaitable[obj
     (None, None)."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None, None
-    _quiet_grpc()
     from unonet.client.tui.config import player_settings
     from unonet.client.tui.play import calm_garbage_collector, log_to_file, play_token
 
@@ -179,15 +178,17 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _quiet_grpc() -> None:
-    """gRPC's C core writes its INFO lines (a GOAWAY when a host restarts) to stderr, over a full
-    screen; before grpc loads, ask it for errors only, unless the user asked for more."""
+    """gRPC's C core writes its INFO lines to stderr: a GOAWAY when a host restarts, over a full screen;
+    "skipping fork() handlers" each time a host starts a bot worker, through a console host's log. Ask
+    it for errors only, unless the user asked for more (GRPC_VERBOSITY set): before grpc loads, as it
+    reads the setting then (set later, in a command's handler, it was too late for every command, since
+    building the parser loads grpc)."""
     import os
 
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 
 def _play(args: argparse.Namespace) -> int:
-    _quiet_grpc()
     from unonet.client.tui.command import main as play_main
 
     return play_main(args.address, table_id=args.table, name=args.name, seat=args.seat, watch=args.watch,
@@ -196,7 +197,6 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _local(args: argparse.Namespace) -> int:
-    _quiet_grpc()
     from unonet.client.tui.config import player_settings
     from unonet.local import main as local_main
 
@@ -342,7 +342,6 @@ def _replay_on_screen(replay: Replay, pov: PointOfView) -> int:
     switches the point of view there)."""
     import asyncio
 
-    _quiet_grpc()
     from unonet.client.tui.replay_screen import ReplayScreen
 
     asyncio.run(ReplayScreen(replay, pov).run())
@@ -372,7 +371,6 @@ def _bot_play(args: argparse.Namespace) -> int:
 
 
 def _bot_check(args: argparse.Namespace) -> int:
-    _quiet_grpc()
     from unonet.botcheck import main as check_main
 
     return check_main(args.bot, args.exec_command, seed=args.seed, timeout=args.timeout)
@@ -675,6 +673,7 @@ def _commit_interval_ms(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _quiet_grpc()  # first: building the parser loads grpc (the host's limits and pace give its defaults)
     args = build_parser().parse_args(argv)
     return int(args.func(args))
 
