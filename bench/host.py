@@ -1037,7 +1037,7 @@ async def run_ceiling(procs: Procs, tmp: Path, args: argparse.Namespace, message
     }
 
 
-def relay_figures(run: dict[str, Any], duration: float) -> dict[str, float]:
+def relay_figures(run: dict[str, Any], duration: float) -> dict[str, Any]:
     """One relay phase, all clients summed: commands/s, latency to every seat, CPU per command."""
     results, calls_all = run["results"], max(1, sum(r["calls_all"] for r in run["results"]))
     return {
