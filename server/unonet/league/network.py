@@ -43,7 +43,6 @@ import json
 import logging
 import os
 import queue
-import shutil
 import signal
 import sys
 import tempfile
@@ -197,8 +196,7 @@ class NetworkedLeague:
         for process in self.seat_processes:
             await process.stop()
         self._local_records.reap()
-        reap_folder(self.programs)
-        shutil.rmtree(self.programs, ignore_errors=True)
+        reap_folder(self.programs)  # and removes it
         if self.channel is not None:
             await self.channel.close()
         if self.server is not None:
@@ -528,8 +526,7 @@ def remove_stale_scratch() -> None:
             owner = folder.name.removeprefix(prefix).split("-", 1)[0]
             if not owner.partition(".")[0].isdigit() or _runner_running(owner):
                 continue
-            reap_folder(folder)  # gone: its programs are orphans, its folders garbage
-            shutil.rmtree(folder, ignore_errors=True)
+            reap_folder(folder)  # gone: its programs are orphans, its folders garbage (removed with them)
 
 
 def _is_launched(played: Factory | Program) -> bool:
