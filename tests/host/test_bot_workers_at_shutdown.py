@@ -24,9 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from host_process import host_process
+from host_process import bot_worker_pids, host_process, seat_bot_workers
 from polling import poll_until
-from processes import alive, children, cmdline, describe
+from processes import alive, describe
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -160,20 +160,12 @@ async def test_unonet_serve_stopped_while_its_bots_play_leaves_no_worker_line_in
     # Paced for people (`unonet serve`'s default), which a table of bots only never waits for.
     async with (host_process(tmp_path / "unonet.db", log, "--bot-delay", "1") as host,
                 await TableClient.connect(f"127.0.0.1:{host.port}", timeout=TIMEOUT) as client):
-        created = await client.create_table("standard", {"target_score": 500}, 2, name="w", manual_start=True)
-        await client.add_bots(2, KIND, table_id=created.table_id)
-        await client.start_table(table_id=created.table_id)
-
-        def workers() -> list[int]:
-            return [pid for pid in children(host.process.pid) if "unonet.bots" in cmdline(pid)]
-
-        await poll_until(lambda: len(workers()) == 2, "both bot workers started", timeout=START_TIMEOUT,
-                         state=lambda: describe(children(host.process.pid)))
-        started = workers()
+        table_id = await seat_bot_workers(host, client, KIND, timeout=START_TIMEOUT)
+        started = bot_worker_pids(host)
         # Both play (each move is theirs: a table of bots only), at once, until the host stops.
-        first = (await client.get_table(created.table_id)).last_event_number
+        first = (await client.get_table(table_id)).last_event_number
         async with asyncio.timeout(START_TIMEOUT):
-            while (await client.get_table(created.table_id)).last_event_number < first + 2 * MOVES:
+            while (await client.get_table(table_id)).last_event_number < first + 2 * MOVES:
                 await asyncio.sleep(0.05)
         host.process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(host.process.wait(), 3 * TIMEOUT) == 0

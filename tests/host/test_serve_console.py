@@ -9,9 +9,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from host_process import host_process
-from polling import poll_until
-from processes import children, cmdline, describe
+from host_process import host_process, seat_bot_workers
 
 from unonet.client.table_client import TableClient
 
@@ -25,15 +23,7 @@ async def _serve_with_two_workers(tmp_path: Path) -> str:
     log = tmp_path / "serve.log"
     async with (host_process(tmp_path / "unonet.db", log, "--bot-delay", "1") as host,
                 await TableClient.connect(f"127.0.0.1:{host.port}", timeout=TIMEOUT) as client):
-        created = await client.create_table("standard", {"target_score": 500}, 2, name="w", manual_start=True)
-        await client.add_bots(2, "strong:1", table_id=created.table_id)
-        await client.start_table(table_id=created.table_id)
-
-        def workers() -> list[int]:
-            return [pid for pid in children(host.process.pid) if "unonet.bots" in cmdline(pid)]
-
-        await poll_until(lambda: len(workers()) == 2, "both bot workers started", timeout=START_TIMEOUT,
-                         state=lambda: describe(children(host.process.pid)))
+        await seat_bot_workers(host, client, "strong:1", timeout=START_TIMEOUT)
         host.process.send_signal(signal.SIGTERM)
         assert await host.process.wait() == 0
     return log.read_text(errors="replace")

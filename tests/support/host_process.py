@@ -1,5 +1,6 @@
 """A real `unonet serve` process on 127.0.0.1:0 over a database file, and the calls that drive it:
-shared by the tests that kill, restart or damage a host (test_kill_and_restart, test_damaged_store).
+shared by the tests that kill, restart or damage a host (test_kill_and_restart, test_damaged_store), or
+watch its bot worker processes (test_bot_workers_at_shutdown, test_serve_console).
 
 Each host runs as a subprocess (`python -m unonet.cli serve --listen 127.0.0.1:0`); its port is read
 from the first line it prints, and it is killed at exit if the test has not ended it.
@@ -16,7 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+from polling import poll_until
+from processes import children, cmdline, describe
 
+from unonet.client.table_client import TableClient
 from unonet.v1 import (
     cards_pb2,
     lobby_service_pb2,
@@ -128,3 +132,19 @@ async def new_table(host: Running) -> tuple[str, list[str]]:
             table_id=table_id, name=name, role=lobby_service_pb2.JOIN_ROLE_PLAYER), timeout=TIMEOUT)
         tokens.append(joined.token)
     return table_id, tokens
+
+
+def bot_worker_pids(host: Running) -> list[int]:
+    """The bot worker processes the host process runs (its children playing `python -m unonet.bots`)."""
+    return [pid for pid in children(host.process.pid) if "unonet.bots" in cmdline(pid)]
+
+
+async def seat_bot_workers(host: Running, client: TableClient, kind: str, timeout: float = START_TIMEOUT) -> str:
+    """A table of two `kind` bots (a kind that searches: each a worker process of the host), started and
+    to 500 points; returns its id once both workers run."""
+    created = await client.create_table("standard", {"target_score": 500}, 2, name="w", manual_start=True)
+    await client.add_bots(2, kind, table_id=created.table_id)
+    await client.start_table(table_id=created.table_id)
+    await poll_until(lambda: len(bot_worker_pids(host)) == 2, "both bot workers started", timeout=timeout,
+                     state=lambda: describe(children(host.process.pid)))
+    return created.table_id
