@@ -102,6 +102,28 @@ async def test_a_finished_table_nobody_watches_is_archived_and_comes_back_whole(
     assert table_id not in rig.host.tables
 
 
+async def test_open_tables_counts_the_waiting_and_the_playing_not_the_finished_in_memory(rig: Rig) -> None:
+    """What `Limits.max_tables` and the LAN announcement count: a finished table kept in memory (watched,
+    or loaded back from the archive) is not open."""
+    finished = await bots_table(rig)
+    stream = rig.watch.WatchEvents(watch_service_pb2.WatchEventsRequest(table_id=finished))  # keeps it in memory
+    waiting = await bots_table(rig, start=False)
+    async with asyncio.timeout(TIMEOUT):
+        async for response in stream:
+            if response.event.WhichOneof("payload") == "match_ended":
+                break
+    assert set(rig.host.tables) == {finished, waiting}
+    assert rig.host.open_tables() == 1
+    stream.cancel()
+    await archived(rig, finished)
+    assert rig.host.open_tables() == 1
+    await events_from_start(rig, finished)  # loaded back from the archive, finished
+    assert finished in rig.host.tables
+    assert rig.host.open_tables() == 1
+    await bots_table(rig, start=False)
+    assert rig.host.open_tables() == 2
+
+
 async def test_a_watched_finished_table_stays_until_its_last_watcher_leaves(rig: Rig) -> None:
     table_id = await bots_table(rig, start=False)
     table = rig.host.tables[table_id]

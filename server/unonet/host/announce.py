@@ -29,11 +29,10 @@ from zeroconf import InterfaceChoice, IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from unonet.host.host import Host
-from unonet.v1 import table_pb2
 
 __all__ = [
     "SERVICE_TYPE", "Announcer", "announce_addresses", "announcer_for", "instance_label", "is_wildcard",
-    "lan_address", "open_tables", "unonet_version",
+    "lan_address", "unonet_version",
 ]
 
 # The DNS-SD service type of docs/protocol.md. `unonet.client.discovery` browses for the same string
@@ -192,11 +191,6 @@ class Announcer:
             self._zeroconf = None
 
 
-def open_tables(host: Host) -> int:
-    """The `tables` TXT value: the host's tables waiting for players or in play (finished ones are not)."""
-    return sum(table.status != table_pb2.TABLE_STATUS_FINISHED for table in host.tables.values())
-
-
 def announcer_for(bound: str, port: int, name: str, host: Host, *, tls: bool = False) -> Announcer:
     """The announcer of a server bound to `bound` (the host part of its listen address) on `port`.
 
@@ -205,4 +199,4 @@ def announcer_for(bound: str, port: int, name: str, host: Host, *, tls: bool = F
     beyond the loopback interface). Raises ValueError as `announce_addresses`."""
     addresses = announce_addresses(bound)
     interfaces = None if is_wildcard(bound) else addresses
-    return Announcer(name, port, addresses, interfaces=interfaces, tls=tls, tables=lambda: open_tables(host))
+    return Announcer(name, port, addresses, interfaces=interfaces, tls=tls, tables=host.open_tables)
