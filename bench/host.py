@@ -1194,6 +1194,10 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         "ceiling_per_s_runs": [round(run["per_s"], 1) for run in relays],
         "ratio_runs": [round(g["commands_per_s"] / r["per_s"], 3) if r["per_s"] else None
                        for g, r in zip((games, again), relays, strict=True)],
+        # Each of those runs' server CPU a command (host: games, games again; relay: its two runs): a run
+        # slower at the same CPU a command was slowed by the machine, one that spent more was not.
+        "host_cpu_ms_per_command_runs": [round(g["host_cpu_ms_per_command"], 3) for g in (games, again)],
+        "ceiling_cpu_ms_per_command_runs": [round(r["server_cpu_ms_per_command"], 3) for r in relays],
         # What the machine did during each of the four runs the ratio is of, in the order run (games,
         # relay, relay, games again): a run with CPU stolen by the hypervisor is slower for it.
         "ratio_machine_runs": [games["machine"], relays[0]["machine"], relays[1]["machine"], again["machine"]],
@@ -1264,6 +1268,8 @@ def report(out: dict[str, Any]) -> None:
     print(f"CPU per command    host {out['host_cpu_ms_per_command']:.3f} ms, its clients "
           f"{out['client_cpu_ms_per_command']:.3f} ms; bare relay server {out['ceiling_cpu_ms_per_command']:.3f} ms, "
           f"its clients {out['ceiling_client_cpu_ms_per_command']:.3f} ms")
+    print(f"  each run         host {', '.join(f'{x:.3f}' for x in out['host_cpu_ms_per_command_runs'])} ms "
+          f"(games, games again); relay {', '.join(f'{x:.3f}' for x in out['ceiling_cpu_ms_per_command_runs'])} ms")
     print(f"disk per command   host {out['host_disk_kb_per_command']:.2f} KB written (its SQLite journal and marks)")
     print(f"gRPC threads       host: {out['helper_threads']}, bare server: {out['ceiling_helper_threads']} "
           f"(--helper-threads, --ceiling-helper-threads)")

@@ -52,6 +52,9 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     assert out["event_loop"] == default_event_loop()  # the host's: unonet serve's default
     assert len(out["commands_per_s_runs"]) == len(out["ceiling_per_s_runs"]) == len(out["ratio_runs"]) == 2
     assert len(out["ratio_machine_runs"]) == 4  # the machine during games, relay, relay, games again
+    # Each run's server CPU a command; the host's figure is the mean of its two.
+    assert len(out["host_cpu_ms_per_command_runs"]) == len(out["ceiling_cpu_ms_per_command_runs"]) == 2
+    assert out["host_cpu_ms_per_command"] == pytest.approx(sum(out["host_cpu_ms_per_command_runs"]) / 2, abs=0.002)
     # The ratio is of the means, each side the mean of its two runs (figures rounded as printed).
     assert out["ceiling_per_s"] == pytest.approx(sum(out["ceiling_per_s_runs"]) / 2, abs=0.1)
     assert out["commands_per_s"] == pytest.approx(sum(out["commands_per_s_runs"]) / 2, abs=0.1)
