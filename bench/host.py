@@ -1107,11 +1107,12 @@ def latency_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def machine_line(machine: dict[str, Any]) -> str:
-    """A machine probe's figures in a few words (fsync p99 / max, stolen CPU)."""
+    """A machine probe's figures in a few words (fsync p99 / max, stolen CPU, the CPU canary)."""
     steal = "?" if machine["steal_share"] is None else f"{machine['steal_share']:.1%}"
     if not machine["fsyncs"]:
         return f"no fsync timed, steal {steal}"
-    return f"fsync p99 {machine['fsync_p99_ms']:.1f} ms, max {machine['fsync_max_ms']:.1f}, steal {steal}"
+    return (f"fsync p99 {machine['fsync_p99_ms']:.1f} ms, max {machine['fsync_max_ms']:.1f}, steal {steal}, "
+            f"canary {machine['canary_ms']:.3f} ms")
 
 
 def flood_figures(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
@@ -1282,7 +1283,9 @@ def report(out: dict[str, Any]) -> None:
           f"two relay runs; each game run to the relay run next to it: {out['ratio_runs'][0]:.1%} and "
           f"{out['ratio_runs'][1]:.1%})")
     stolen = ["?" if m["steal_share"] is None else f"{m['steal_share']:.1%}" for m in out["ratio_machine_runs"]]
-    print(f"  the machine      CPU stolen during the games, relay, relay, games again runs: {', '.join(stolen)}")
+    canary = ["?" if m["canary_ms"] is None else f"{m['canary_ms']:.3f}" for m in out["ratio_machine_runs"]]
+    print(f"  the machine      CPU stolen during the games, relay, relay, games again runs: {', '.join(stolen)}; "
+          f"the CPU canary's ms (machine_probe.py): {', '.join(canary)}")
     print(f"ceiling (unary)    {out['ceiling_unary_per_s']:10.0f} calls/s      (no streams at all: host at "
           f"{out['ratio_unary']:.0%} of it; p50 {out['ceiling_unary_p50_ms']:.2f} ms, "
           f"p99 {out['ceiling_unary_p99_ms']:.2f} ms)")

@@ -44,8 +44,8 @@ def test_a_tiny_host_bench_run_prints_every_figure_the_issue_names_as_its_last_l
     assert out["p99_ms"] == pytest.approx(sum(out["p99_ms_runs"]) / 2, abs=0.01)
     assert out["p50_ms"] == pytest.approx(sum(out["p50_ms_runs"]) / 2, abs=0.01)
     assert out["p99_ms_pooled"] > 0
-    for machine in out["latency_machine_runs"]:
-        assert machine["fsyncs"] > 0
+    for machine in [*out["latency_machine_runs"], *out["ratio_machine_runs"]]:
+        assert machine["fsyncs"] > 0 and machine["canary_ms"] > 0
         assert 0 < machine["fsync_p50_ms"] <= machine["fsync_p99_ms"] <= machine["fsync_max_ms"]
     assert out["stall_streams"] == 10 and isinstance(out["stall_kb_per_stream"], int | float)
     assert (out["helper_threads"], out["ceiling_helper_threads"]) == ("batch", "batch")
