@@ -19,16 +19,17 @@ RULES = [
 
 
 async def played_table(preset: str, overrides: dict, seed: int, *, turn_time_s: float = 600,
-                       seats: int = 4) -> Table:
+                       seats: int = 4, league: bool = False) -> Table:
     """A table of `seats` seats, `preset` with `overrides`, played to its match's end by the host's own
     bot policy, moved by the test itself (no driver), with a subscriber watching so every copy is cached.
-    `turn_time_s` 0 plays it with no clock (no deadline in any legal actions). The target of 1 point
-    usually ends the match with its first round, but not always: a loser holding only zeros scores 0
-    (about 1 deal in 150 heads-up), so the test moves the table between rounds as the driver would,
-    recording the deadlines of the next round's shuffle and of its first turn's hold."""
+    `turn_time_s` 0 plays it with no clock (no deadline in any legal actions). `league`: dealt from `seed`
+    as a league's table is (no fair shuffle, so no committed cards); else the host's fair shuffle. The
+    target of 1 point usually ends the match with its first round, but not always: a loser holding only
+    zeros scores 0 (about 1 deal in 150 heads-up), so the test moves the table between rounds as the
+    driver would, recording the deadlines of the next round's shuffle and of its first turn's hold."""
     host = Host()
     settings = TableSettings(name="t", seat_count=seats, preset=preset, overrides={"target_score": 1, **overrides},
-                             turn_time_s=turn_time_s)
+                             turn_time_s=turn_time_s, league_seed=seed if league else None)
     try:
         table = host.create_table(settings, seed=seed)
     except Exception as error:  # an option this engine does not have: nothing to check

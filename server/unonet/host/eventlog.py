@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from unonet.engine import Event
+from unonet.host.event_bytes import event_bytes
 from unonet.host.framing import EVENTS_FIELD, LEGAL_ACTIONS_TAG, length_delimited
 from unonet.host.store import PUBLIC_VIEWER, Rendering, Store
 from unonet.v1 import events_pb2
@@ -210,6 +211,17 @@ class EventLog:
             started.time_bank_remaining.FromNanoseconds(entry.bank_ns)
         return out
 
+    def _payload_bytes(self, entry: LogEntry, seat: int | None) -> bytes:
+        """`_payload(entry, seat)` serialized: written directly for the commonest events
+        (event_bytes.py), else the message built and serialized."""
+        event = entry.event
+        if not isinstance(event, events_pb2.Event):
+            turn = None if entry.deadline_ns is None else (entry.deadline_ns, self._turn_time_ns, entry.bank_ns)
+            wire = event_bytes(event, seat, entry.refs, number=entry.number, time_ns=entry.time_ns, turn=turn)
+            if wire is not None:
+                return wire
+        return self._payload(entry, seat).SerializeToString()
+
     def render_bytes(self, entry: LogEntry, seat: int | None, *, cache: bool = True) -> bytes:
         """`render(entry, seat)` serialized, from a cache on the entry: a protobuf message equal to it.
 
@@ -231,7 +243,7 @@ class EventLog:
         wire = entry.wire
         base = wire.get(key) if wire is not None else None
         if base is None:
-            base = self._payload(entry, seat).SerializeToString()
+            base = self._payload_bytes(entry, seat)
             if cache and entry.number > self.count - WIRE_CACHE_ENTRIES:
                 if wire is None:
                     wire = entry.wire = {}
