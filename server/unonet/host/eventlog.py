@@ -121,13 +121,12 @@ class EventLog:
         each seat's own where it differs (a card only it sees, its legal actions)."""
         rows: list[Rendering] = [(entry.number, PUBLIC_VIEWER, public)]
         event, legal = entry.event, entry.legal
-        hides = _hides_something(event)
-        if legal is None and not hides:
+        hider = event if _hides_something(event) else None  # an engine event some receivers see less of
+        if legal is None and hider is None:
             return rows
-        shown = event.visible_to(None) if _hides_something(event) else None
+        shown = hider.visible_to(None) if hider is not None else None
         for seat in range(self._seat_count):
-            if (legal is None or seat not in legal) and (
-                    not _hides_something(event) or event.visible_to(seat) == shown):
+            if (legal is None or seat not in legal) and (hider is None or hider.visible_to(seat) == shown):
                 continue  # rendered as the public one (render_bytes' key for it): no row, and no bytes built
             wire = self.render_bytes(entry, seat, cache=cache)
             if wire != public:

@@ -68,8 +68,9 @@ shuffles), a HandRevealed its `played_event_number` also without them (league-se
 command's CommandResult.event_number is its own first event, after the windows its arrival closed."""
 DEFAULT_REACTION_TIME_S = 1.5  # how long a blocking reaction window stays open, before latency allowances
 PENALTY_EVENTS = (ev.WrongJumpIn, ev.IllegalPlay, ev.FalseCatch)
-# A seat's legal actions when it has none, by `required` (shared by every entry: read, never changed).
-_NOTHING_TO_DO = {False: actions_pb2.LegalActions(), True: actions_pb2.LegalActions(required=True)}
+# A seat's legal actions when it has none, by `required`, serialized (what most seats have after a command).
+_NOTHING_TO_DO = {False: actions_pb2.LegalActions().SerializeToString(),
+                  True: actions_pb2.LegalActions(required=True).SerializeToString()}
 
 
 @dataclass
@@ -143,7 +144,7 @@ class Table:
         self.events = EventLog(turn_time_s=settings.turn_time_s, store=store, table_id=table_id,
                                seat_count=settings.seat_count)
         self.log = self.events.entries  # the same list (the events in memory), never rebound
-        self._sent_legal: dict[int, actions_pb2.LegalActions] = {}  # each seat's latest your_legal_actions
+        self._sent_legal: dict[int, bytes] = {}  # each seat's latest your_legal_actions, serialized
         # The number of the event that brought each seat its latest copy: where the decision it owes began
         # (the host's worker watch, bot_watch.py, times a worker seat's from there).
         self.legal_sent_at: dict[int, int] = {}
@@ -396,12 +397,11 @@ class Table:
         turns = {entry.event.seat for entry in produced if type(entry.event) is ev.TurnStarted}
         legal = self._changed_legal(self._legal_for_all(), turns)
         if legal is not None:
-            produced[-1].legal = {seat: actions.SerializeToString() for seat, actions in legal.items()}
+            produced[-1].legal = legal
             for seat in legal:
                 self.legal_sent_at[seat] = produced[-1].number
 
-    def _changed_legal(self, legal: dict[int, actions_pb2.LegalActions],
-                       turns: set[int]) -> dict[int, actions_pb2.LegalActions] | None:
+    def _changed_legal(self, legal: dict[int, bytes], turns: set[int]) -> dict[int, bytes] | None:
         """The seats' legal actions that differ from the last copy each seat was sent (Event.your_legal_actions
         is set only when they changed), and those of every seat in `turns`, whose turn started, even when
         unchanged: a seat that played from a copy and got the turn straight back (a Skip or Reverse
@@ -546,10 +546,13 @@ class Table:
         elif type(event) is ev.HandRevealed and self.cards is None and self.event_format >= 2:
             entry.refs = EventRefs((), played_event=self._wild_draw_fours.get(event.seat, 0))
 
-    def _legal_for_all(self) -> dict[int, actions_pb2.LegalActions]:
+    def _legal_for_all(self) -> dict[int, bytes]:
+        """Every seat's legal actions now, serialized: compared as bytes with what each was sent last
+        (`_changed_legal`), and sent as they are (`LogEntry.legal`)."""
         assert self.match is not None
         if self.shuffle is not None:
-            return self.shuffle.legal_actions(len(self.seats))
+            return {seat: actions.SerializeToString()
+                    for seat, actions in self.shuffle.legal_actions(len(self.seats)).items()}
         if self.match.is_over or self.holds.current is not None:  # the match's end, or a held round: nothing to do
             return {seat: _NOTHING_TO_DO[False] for seat in range(len(self.seats))}
         game = self.match.game
@@ -558,10 +561,10 @@ class Table:
         obligation = game.obligation
         catch_windows = {w.target: w.id for w in game.windows.values()
                          if w.kind is WindowKind.UNO_CATCH and w.target is not None}
-        out = {}
+        out: dict[int, bytes] = {}
         for seat in range(len(self.seats)):
             actions = legal_actions(game, seat)
-            if not actions:  # most seats, most of the time: one shared message (never mutated)
+            if not actions:  # most seats, most of the time: one shared serialization
                 out[seat] = _NOTHING_TO_DO[game.to_act == seat]
                 continue
             # Required, as in a view: the game waits for this seat's turn, or for its reaction to a
@@ -569,7 +572,7 @@ class Table:
             required = game.to_act == seat or any(isinstance(action, React) for action in actions)
             escape = next((w.id for w in game.windows.values()
                            if w.kind is WindowKind.SKIP_ESCAPE and w.target == seat), None)
-            out[seat] = legal = convert.legal_actions_to_pb(
+            legal = convert.legal_actions_to_pb(
                 actions, required=required, current_seat=game.current,
                 run_cut_window=run_window if run is not None else None,
                 jump_in_window=escape if escape is not None else game.jump_window,
@@ -582,6 +585,7 @@ class Table:
             deadline = self._legal_deadline(seat, legal)
             if deadline is not None:
                 convert.set_timestamp(legal.deadline, deadline)
+            out[seat] = legal.SerializeToString()
         return out
 
     def _apply_join(self, entry: journal.Join, now: int) -> list[LogEntry]:
