@@ -1,5 +1,6 @@
-"""framing.py's varints, written from a table for small values and by the loop beyond it, are
-protobuf's: what the protobuf runtime itself writes and reads back, at every size boundary."""
+"""framing.py's varints, written from a table for small values, byte by byte up to 35 bits and by the
+loop beyond, are protobuf's: what the protobuf runtime itself writes and reads back, at every size
+boundary."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from google.protobuf import wrappers_pb2
 
 from unonet.host.framing import read_varint, varint
 
-BOUNDARIES = [0, 1, 127, 128, 2047, 2048, 16383, 16384, 2**21 - 1, 2**21, 2**35, 2**63 - 1, 2**64 - 1]
+BOUNDARIES = [0, 1, 127, 128, 2047, 2048, 16383, 16384, 2**21 - 1, 2**21, 2**28 - 1, 2**28, 999_999_999,
+              1_765_000_000, 2**35 - 1, 2**35, 2**63 - 1, 2**64 - 1]
 
 
 @pytest.mark.parametrize("value", BOUNDARIES)

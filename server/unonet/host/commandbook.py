@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from unonet.host import json_text
 from unonet.host.store import Store
 from unonet.v1 import actions_pb2
 
@@ -84,7 +85,7 @@ class CommandBook:
 
     def __setitem__(self, key: Key, record: CommandRecord) -> None:
         """Keep a new record; the store writes it with the input being journalled (its group commit)."""
-        stored = self._recent[key] = (json.dumps(record.request), record.result.SerializeToString())
+        stored = self._recent[key] = (json_text.dumps(record.request), record.result.SerializeToString())
         self._latest = (key, record)
         if not self.holding:
             self._store.add_command(self._table_id, key[0], key[1], *stored)

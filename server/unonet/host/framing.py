@@ -23,9 +23,19 @@ _SMALL_VARINTS = [bytes((value,)) if value < 0x80 else bytes(((value & 0x7F) | 0
 
 
 def varint(value: int) -> bytes:
-    """A protobuf base-128 varint."""
+    """A protobuf base-128 varint. Up to 35 bits without a loop: every event's time is a Timestamp,
+    whose seconds and nanoseconds take five bytes each."""
     if 0 <= value < 1 << 11:
         return _SMALL_VARINTS[value]
+    if 0 <= value < 1 << 35:
+        if value < 1 << 14:
+            return bytes((value & 0x7F | 0x80, value >> 7))
+        if value < 1 << 21:
+            return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
+        if value < 1 << 28:
+            return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14 & 0x7F | 0x80, value >> 21))
+        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14 & 0x7F | 0x80,
+                      value >> 21 & 0x7F | 0x80, value >> 28))
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)

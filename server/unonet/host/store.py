@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import grpc
 
+from unonet.host import json_text
 from unonet.host.commit_pacing import LoadPacing
 from unonet.host.errors import HostError
 from unonet.host.framing import EVENTS_FIELD, events_blob, read_varint, varint
@@ -583,7 +584,7 @@ class SqliteStore:
         return self._lost_marks.get(table_id)
 
     def create_table(self, table_id: str, record: dict[str, Any], created_ns: int) -> None:
-        row = (table_id, json.dumps(record), created_ns)
+        row = (table_id, json_text.dumps(record), created_ns)
         if self._join_group():
             self._held.tables.append(row)
         else:
@@ -613,7 +614,7 @@ class SqliteStore:
                         recorded[key] = entry.seq if recorded.get(key, entry.seq) == entry.seq else -1
         if events:
             through = events[-1][0]
-            held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry),
+            held.journal.append((table_id, entry.seq, entry.time_ns, json_text.dumps(entry.entry),
                                  events_blob(blob for _, blob in events), through,
                                  _seat_renderings(through, renderings), records))
             throughs, seqs = self._rendered_rows(table_id)
@@ -621,7 +622,7 @@ class SqliteStore:
             seqs.append(entry.seq)
             held.sent[table_id] = self._link(table_id, events)
         else:
-            held.journal.append((table_id, entry.seq, entry.time_ns, json.dumps(entry.entry), None, None, None,
+            held.journal.append((table_id, entry.seq, entry.time_ns, json_text.dumps(entry.entry), None, None, None,
                                  records))
         self._last_seq[table_id] = entry.seq
         if not self._join_group():
