@@ -31,7 +31,7 @@ RECENT_COMMANDS = 512
 Key = tuple[int, str]  # (seat, command id); chat ids have keys of their own (table._chat_key)
 
 
-@dataclass
+@dataclass(slots=True)
 class CommandRecord:
     """What a command id was used for (its request, as journalled) and the result it got."""
 

@@ -40,7 +40,7 @@ class RenderingMissing(LookupError):
     """The store has no rendering of an event that left the window: its database was damaged."""
 
 
-@dataclass
+@dataclass(slots=True)
 class LogEntry:
     """One numbered event: an engine event (rendered per seat) or a host event (the same for all).
 

@@ -349,11 +349,24 @@ def _number_of(produced: list[LogEntry], *payloads: str) -> int:
     raise AssertionError(f"no {' or '.join(payloads)} event among {len(produced)}")
 
 
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _fields(request: Any) -> frozenset[str]:
+    """The fields a request's message type has, by name, found once per type: asked of every command
+    (`getattr` with a default raises and catches an AttributeError inside for a field the message
+    lacks, 0.9 us each)."""
+    fields = _FIELDS.get(type(request))
+    if fields is None:
+        fields = _FIELDS[type(request)] = frozenset(request.DESCRIPTOR.fields_by_name)
+    return fields
+
+
 def _check_target_seat(request: Any, seat_count: int) -> None:
     """A command that names another seat (CatchUno, ChooseSwapTarget, FiveSwap) must name one of the
     table's: any other number is BAD_SEAT whatever the state, as PlayService's contract says."""
-    target = getattr(request, "target_seat", None)
-    if target is not None and target >= seat_count:
+    if "target_seat" in _fields(request) and request.target_seat >= seat_count:
+        target = request.target_seat
         raise invalid("BAD_SEAT", f"target_seat must be one of seats 0 to {seat_count - 1}, not {target}",
                       field="target_seat")
 
@@ -373,7 +386,7 @@ def _based_on(request: Any, last_number: int) -> int:
     """The newest event a command can have been sent against: the request's `based_on_event_number`
     where it has one (capped at the log's end), else the last event logged when it arrived (a command
     held behind a race then knows it was sent before the ruling's events)."""
-    claimed = getattr(request, "based_on_event_number", 0)
+    claimed = request.based_on_event_number if "based_on_event_number" in _fields(request) else 0
     return min(claimed, last_number) if claimed else last_number
 
 
@@ -401,10 +414,10 @@ class PlayService(play_service_pb2_grpc.PlayServiceServicer):
         (the next turn during an UNO catch or a jump-in being ruled) waits for it, then goes on."""
         arrived = self.host.clock_ns()  # before the lock: an answer's arrival is part of the race
         table = self.host.table(request.table_id)
-        claimed = None
-        if request.DESCRIPTOR.fields_by_name.get("reaction_time") is not None and request.HasField("reaction_time"):
+        fields, claimed = _fields(request), None
+        if "reaction_time" in fields and request.HasField("reaction_time"):
             claimed = request.reaction_time.ToNanoseconds() / 1e9
-        hint = getattr(request, "reaction_window_id", 0)
+        hint = request.reaction_window_id if "reaction_window_id" in fields else 0
         based_on: int | None = None
         while True:
             async with table.lock:
