@@ -290,7 +290,9 @@ async def test_an_input_recorded_while_the_group_before_commits_leaves_only_with
         async with table.lock:
             table.record(journal.Chat(0, "ann", "second"))
         async with asyncio.timeout(TIMEOUT):
-            await watcher.queue.wait()  # the first group is committed
+            waiter = watcher.queue.wait()
+            if waiter is not None:
+                await waiter  # the first group is committed
         assert watcher.queue.take() == [first], "only the committed group's event is handed to the stream"
         with contextlib.suppress(sqlite3.OperationalError):
             await store.durable()

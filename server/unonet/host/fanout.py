@@ -41,18 +41,22 @@ class Mailbox:
             return False
         self._items.extend(numbers)
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():  # (a reader cancelled while it waited cancelled its future)
+                waiter.set_result(None)
         return True
 
-    async def wait(self) -> None:
-        """Return once something is queued."""
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+    def wait(self) -> asyncio.Future[None] | None:
+        """A future done once something is queued; None if something already is. A future, not a
+        coroutine: the reader awaits it directly, one frame fewer to resume each time a commit wakes
+        every stream of every table it holds."""
+        if self._items:
+            return None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+        return waiter
 
     def take(self) -> list[int]:
         """Everything queued, oldest first."""

@@ -634,10 +634,14 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                 await self._write(context, subscriber, length_delimited(tag, snapshot.SerializeToString()))
             while True:
                 if not pending:
-                    await queue.wait()
+                    waiter = queue.wait()
+                    if waiter is not None:
+                        await waiter
                     if subscriber.overflowed or subscriber.store_failed:
                         break
                 pending.extend(queue.take())
+                if not pending:  # woken with nothing queued: wait again
+                    continue
                 count = min(limit, len(pending))
                 if delay_ns:
                     count = await self._due(events, pending, count, delay_ns)
