@@ -21,6 +21,7 @@ empty. Field numbers come from the generated descriptors, so a renumbered field 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -107,8 +108,11 @@ def _scalar(tag: bytes, value: int) -> bytes:
     return b""
 
 
+@functools.lru_cache(maxsize=256)
 def _seconds_nanos(ns: int) -> bytes:
-    """A Timestamp's or Duration's fields for a non-negative time in nanoseconds."""
+    """A Timestamp's or Duration's fields for a non-negative time in nanoseconds. Kept for the latest
+    times: a command's events share its time, each receiver's rendering of an event its time again,
+    and every turn the same turn time."""
     seconds, nanos = divmod(ns, 1_000_000_000)
     return _scalar(SECONDS, seconds) + _scalar(NANOS, nanos)
 
