@@ -365,8 +365,7 @@ def _fields(request: Any) -> frozenset[str]:
 def _check_target_seat(request: Any, seat_count: int) -> None:
     """A command that names another seat (CatchUno, ChooseSwapTarget, FiveSwap) must name one of the
     table's: any other number is BAD_SEAT whatever the state, as PlayService's contract says."""
-    if "target_seat" in _fields(request) and request.target_seat >= seat_count:
-        target = request.target_seat
+    if "target_seat" in _fields(request) and (target := request.target_seat) >= seat_count:
         raise invalid("BAD_SEAT", f"target_seat must be one of seats 0 to {seat_count - 1}, not {target}",
                       field="target_seat")
 
