@@ -186,15 +186,17 @@ async def test_a_ping_answers_without_waiting_for_the_open_group_commit(tmp_path
 
 
 class FailingStore(SqliteStore):
-    """A store whose next group commit fails (a full disk), on demand."""
+    """A store whose group commit holding a chosen input fails (a full disk). Chosen by the input's
+    text, not by which group comes next: the helper thread writes a group whenever it gets to it."""
 
-    fail_next = False
+    fail_text: str | None = None  # the group whose journal rows hold this text fails, once
 
-    def _write(self, *rows) -> None:
-        if self.fail_next:
-            self.fail_next = False
+    def _write(self, group) -> None:
+        text = self.fail_text
+        if text is not None and any(text in row[3] for row in group.journal):
+            self.fail_text = None
             raise sqlite3.OperationalError("database or disk is full")
-        super()._write(*rows)
+        super()._write(group)
 
 
 async def _joined_table(host: Host):
@@ -242,9 +244,9 @@ async def test_a_failed_group_commit_sends_none_of_its_events_and_ends_the_strea
         async with asyncio.timeout(TIMEOUT):
             while seen < table.last_number:  # the backlog
                 seen = (await stream.read()).events[-1].number
-            store.fail_next = True
+            store.fail_text = "a lost message"
             async with table.lock:
-                table.record(journal.Chat(0, "ann", "lost"))
+                table.record(journal.Chat(0, "ann", "a lost message"))
             try:
                 await store.durable()
             except sqlite3.OperationalError:
@@ -286,9 +288,9 @@ async def test_an_input_recorded_while_the_group_before_commits_leaves_only_with
         first = table.last_number
         await asyncio.sleep(0)  # the first group's commit starts: it is in flight until the loop hears back
         assert store.in_transaction
-        store.fail_next = True  # the next group (the second message's) fails, as on a full disk
+        store.fail_text = "the second message"  # its group (the next one) fails, as on a full disk
         async with table.lock:
-            table.record(journal.Chat(0, "ann", "second"))
+            table.record(journal.Chat(0, "ann", "the second message"))
         async with asyncio.timeout(TIMEOUT):
             waiter = watcher.queue.wait()
             if waiter is not None:

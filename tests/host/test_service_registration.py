@@ -108,6 +108,6 @@ def test_every_service_of_the_protocol_is_served(served) -> None:
 def test_watch_events_sends_the_bytes_it_serialized_and_get_view_its_message(served) -> None:
     server, _ = served
     watch_events, get_view = (server.handler("unonet.v1.WatchService", name) for name in ("WatchEvents", "GetView"))
-    assert watch_events.response_serializer(b"\x0a\x00") == b"\x0a\x00"
+    assert watch_events.response_serializer is None  # gRPC writes the stream's bytes as they are
     view = watch_service_pb2.GetViewResponse()
     assert get_view.response_serializer(view) == view.SerializeToString()

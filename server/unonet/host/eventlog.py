@@ -262,5 +262,13 @@ class EventLog:
 
 
 def _hides_something(event: Event | events_pb2.Event) -> TypeGuard[Event]:
-    """An engine event that some receivers see less of (else every receiver gets the same rendering)."""
-    return not isinstance(event, events_pb2.Event) and type(event).visible_to is not Event.visible_to
+    """An engine event that some receivers see less of (else every receiver gets the same rendering).
+    Asked of each event several times for each receiver, so answered once per class."""
+    kind = type(event)
+    hides = _HIDING_KINDS.get(kind)
+    if hides is None:
+        hides = _HIDING_KINDS[kind] = kind is not events_pb2.Event and kind.visible_to is not Event.visible_to
+    return hides
+
+
+_HIDING_KINDS: dict[type, bool] = {}  # `_hides_something` by the event's class

@@ -64,7 +64,8 @@ def read_varint(data: bytes, position: int) -> tuple[int, int]:
 
 def length_delimited(tag: bytes, payload: bytes) -> bytes:
     """One length-delimited protobuf field (a message or bytes) with its tag, ready to concatenate."""
-    return tag + varint(len(payload)) + payload
+    size = len(payload)
+    return tag + (_SMALL_VARINTS[size] if size < 1 << 11 else varint(size)) + payload
 
 
 def events_blob(events: Iterable[bytes]) -> bytes:

@@ -735,11 +735,6 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
             self._arm_watchdog()
 
 
-def _serialized(message: Any) -> bytes:
-    """The response serializer of WatchEvents: the stream writes bytes it serialized itself."""
-    return message if isinstance(message, bytes) else bytes(message.SerializeToString())
-
-
 class TimeService(time_service_pb2_grpc.TimeServiceServicer):
     """Four-timestamp pings: the client computes round trip and clock offset from the times returned."""
 
@@ -808,13 +803,13 @@ def add_services(server: grpc.aio.Server, host: Host) -> list[str]:
 def _own(pre_serialized: frozenset[str] = frozenset()) -> Callable[[str, Any], Any]:
     """How this module's servicers are registered (`undecodable.Registering`): a request deserializer
     that turns unparsable bytes into an `Undecodable`, which their handlers refuse (`_check_size`), and,
-    for the methods in `pre_serialized`, which send responses they serialized themselves, a serializer
-    that passes bytes through (`_serialized`)."""
+    for the methods in `pre_serialized`, which write only responses they serialized themselves, no
+    serializer: gRPC sends the bytes as they are (a serializer is one Python call per message written)."""
 
     def adapt(method: str, handler: Any) -> Any:
         handler = handler._replace(request_deserializer=tolerant(method, handler.request_deserializer))
         if method.rpartition("/")[2] in pre_serialized:
-            handler = handler._replace(response_serializer=_serialized)
+            handler = handler._replace(response_serializer=None)
         return handler
 
     return adapt
