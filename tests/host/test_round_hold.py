@@ -85,7 +85,7 @@ def test_a_rounds_first_turn_waits_for_the_hold_and_starts_its_clock_when_it_end
     assert first_turn.deadline_ns is None  # no clock runs while the round is held
     assert table.turn_deadline_ns is None and table.holds.current is not None
     # Nobody may act: every seat's legal actions are empty, in views too, and say so.
-    assert all(legal == b"" for legal in table._legal_for_all().values())  # serialized: no field set
+    assert all(legal == b"" for legal in table.legal_for_all().values())  # serialized: no field set
     view = table.view(table.match.game.to_act)  # type: ignore[union-attr]
     assert not view.legal_actions.ListFields() and view.round_held.round_number == 2
     # The driver waits for the hold's end, exactly, and then releases it (TIME_UP): the bots had not moved.
@@ -104,7 +104,7 @@ def test_a_rounds_first_turn_waits_for_the_hold_and_starts_its_clock_when_it_end
         assert legal.deadline.ToNanoseconds() == deadline
     else:
         assert not released.event.round_released.HasField("turn_deadline")  # a bot's turn: untimed
-    assert table.holds.current is None and any(legal != b"" for legal in table._legal_for_all().values())
+    assert table.holds.current is None and any(legal != b"" for legal in table.legal_for_all().values())
 
 
 def test_the_hold_ends_as_soon_as_the_person_closed_the_scores() -> None:

@@ -4,6 +4,7 @@ read a whole log (the render cache, the legal actions each event carries)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from table_moves import move_on
@@ -19,14 +20,16 @@ RULES = [
 
 
 async def played_table(preset: str, overrides: dict, seed: int, *, turn_time_s: float = 600,
-                       seats: int = 4, league: bool = False) -> Table:
+                       seats: int = 4, league: bool = False,
+                       each_step: Callable[[Table], None] | None = None) -> Table:
     """A table of `seats` seats, `preset` with `overrides`, played to its match's end by the host's own
     bot policy, moved by the test itself (no driver), with a subscriber watching so every copy is cached.
     `turn_time_s` 0 plays it with no clock (no deadline in any legal actions). `league`: dealt from `seed`
     as a league's table is (no fair shuffle, so no committed cards); else the host's fair shuffle. The
     target of 1 point usually ends the match with its first round, but not always: a loser holding only
     zeros scores 0 (about 1 deal in 150 heads-up), so the test moves the table between rounds as the
-    driver would, recording the deadlines of the next round's shuffle and of its first turn's hold."""
+    driver would, recording the deadlines of the next round's shuffle and of its first turn's hold.
+    `each_step` looks at the table after each move."""
     host = Host()
     settings = TableSettings(name="t", seat_count=seats, preset=preset, overrides={"target_score": 1, **overrides},
                              turn_time_s=turn_time_s, league_seed=seed if league else None)
@@ -45,5 +48,7 @@ async def played_table(preset: str, overrides: dict, seed: int, *, turn_time_s: 
         steps += 1
         if move_on(table, rng, f"c{steps}") is None:
             break
+        if each_step is not None:
+            each_step(table)
     table.unsubscribe(watcher)
     return table

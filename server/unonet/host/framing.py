@@ -8,7 +8,11 @@ events kept in the journal as one blob.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.timestamp_pb2 import Timestamp
 
 # Event.your_legal_actions (field 3, length-delimited).
 LEGAL_ACTIONS_TAG = b"\x1a"
@@ -71,3 +75,45 @@ def length_delimited(tag: bytes, payload: bytes) -> bytes:
 def events_blob(events: Iterable[bytes]) -> bytes:
     """Serialized events as one serialized WatchEventsResponse (its repeated `events`)."""
     return b"".join(length_delimited(EVENTS_FIELD, event) for event in events)
+
+
+# ------------------------------------------------------------------ writing messages field by field
+# For the encoders that write the commonest messages without building them (event_bytes.py,
+# legal_bytes.py): the very bytes protobuf serializes (upb, what the `protobuf` package runs): a proto3
+# message's fields in field-number order, a scalar at its default left out, a message field that was
+# set written even when empty.
+
+_LENGTH_DELIMITED = (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_STRING)
+
+
+def field_key(message: Descriptor, name: str) -> bytes:
+    """The key of field `name` of `message` (its number and wire type), from the generated descriptor,
+    so a renumbered field cannot be missed."""
+    field = message.fields_by_name[name]
+    return varint(field.number << 3 | (2 if field.type in _LENGTH_DELIMITED else 0))
+
+
+def bytes_field(tag: bytes, value: bytes) -> bytes:
+    """A bytes field, left out when empty (proto3)."""
+    return tag + varint(len(value)) + value if value else b""
+
+
+def scalar_field(tag: bytes, value: int) -> bytes:
+    """A varint field, left out at 0 (proto3); raises ValueError for a negative value (not written here)."""
+    if value > 0:
+        return tag + varint(value)
+    if value < 0:
+        raise ValueError("a negative value")
+    return b""
+
+
+SECONDS, NANOS = field_key(Timestamp.DESCRIPTOR, "seconds"), field_key(Timestamp.DESCRIPTOR, "nanos")
+
+
+@functools.lru_cache(maxsize=256)
+def time_fields(ns: int) -> bytes:
+    """A Timestamp's or Duration's fields (the same numbers in both) for a non-negative time in
+    nanoseconds. Kept for the latest times: a command's events share its time, each receiver's
+    rendering of an event its time again, and every turn the same turn time."""
+    seconds, nanos = divmod(ns, 1_000_000_000)
+    return scalar_field(SECONDS, seconds) + scalar_field(NANOS, nanos)

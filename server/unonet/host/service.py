@@ -638,9 +638,15 @@ class WatchService(watch_service_pb2_grpc.WatchServiceServicer):
                         await waiter
                     if subscriber.overflowed or subscriber.store_failed:
                         break
-                pending.extend(queue.take())
-                if not pending:  # woken with nothing queued: wait again
-                    continue
+                    taken = queue.take()
+                    if not taken:  # woken with nothing queued: wait again
+                        continue
+                    if len(taken) <= limit and not delay_ns:  # a live stream's every wake-up: one write
+                        await self._write(context, subscriber, events.framed(taken, seat, tag))
+                        continue
+                    pending.extend(taken)
+                else:
+                    pending.extend(queue.take())
                 count = min(limit, len(pending))
                 if delay_ns:
                     count = await self._due(events, pending, count, delay_ns)

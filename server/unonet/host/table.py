@@ -50,6 +50,7 @@ from unonet.host.eventlog import EventLog, LogEntry
 from unonet.host.fanout import FanOut, Subscriber
 from unonet.host.holds import RoundHolds
 from unonet.host.integrity import ReplayFailed
+from unonet.host.legal_bytes import legal_actions_bytes
 from unonet.host.racebook import RaceBook, Ruled
 from unonet.host.seats import Places, Seat
 from unonet.host.shuffles import RoundCards, ShuffleRound, check_commitment_form, deck_committed
@@ -395,7 +396,7 @@ class Table:
                 if type(entry.event) is ev.TurnStarted and entry.event.seat == seat:
                     entry.deadline_ns, entry.bank_ns = deadline, bank_ns
         turns = {entry.event.seat for entry in produced if type(entry.event) is ev.TurnStarted}
-        legal = self._changed_legal(self._legal_for_all(), turns)
+        legal = self._changed_legal(self.legal_for_all(), turns)
         if legal is not None:
             produced[-1].legal = legal
             for seat in legal:
@@ -546,9 +547,11 @@ class Table:
         elif type(event) is ev.HandRevealed and self.cards is None and self.event_format >= 2:
             entry.refs = EventRefs((), played_event=self._wild_draw_fours.get(event.seat, 0))
 
-    def _legal_for_all(self) -> dict[int, bytes]:
+    def legal_for_all(self, *, written: bool = True) -> dict[int, bytes]:
         """Every seat's legal actions now, serialized: compared as bytes with what each was sent last
-        (`_changed_legal`), and sent as they are (`LogEntry.legal`)."""
+        (`_changed_legal`), and sent as they are (`LogEntry.legal`). The usual options are written
+        directly (legal_bytes.py); `written=False` builds every one as a message, the reference those
+        bytes must equal (tests/host/test_legal_bytes.py)."""
         assert self.match is not None
         if self.shuffle is not None:
             return {seat: actions.SerializeToString()
@@ -556,9 +559,12 @@ class Table:
         if self.match.is_over or self.holds.current is not None:  # the match's end, or a held round: nothing to do
             return {seat: _NOTHING_TO_DO[False] for seat in range(len(self.seats))}
         game = self.match.game
-        run = game.pending_run
-        run_window = next((w.id for w in game.windows.values() if w.kind is WindowKind.RUN_CUT), None)
+        current, draw_to_match = game.current, self.ruleset.draw_to_match
+        run_cut_window = (next((w.id for w in game.windows.values() if w.kind is WindowKind.RUN_CUT), None)
+                          if game.pending_run is not None else None)
         obligation = game.obligation
+        obligation_target = obligation.target if obligation is not None else None
+        obligation_amount = obligation.amount if obligation is not None else 0
         catch_windows = {w.target: w.id for w in game.windows.values()
                          if w.kind is WindowKind.UNO_CATCH and w.target is not None}
         out: dict[int, bytes] = {}
@@ -569,19 +575,26 @@ class Table:
                 continue
             # Required, as in a view: the game waits for this seat's turn, or for its reaction to a
             # slap or Sound Wild, which it owes (the slowest or absent seat draws 2).
-            required = game.to_act == seat or any(isinstance(action, React) for action in actions)
+            reacts = any(isinstance(action, React) for action in actions)
+            required = game.to_act == seat or reacts
             escape = next((w.id for w in game.windows.values()
                            if w.kind is WindowKind.SKIP_ESCAPE and w.target == seat), None)
+            jump_in_window = escape if escape is not None else game.jump_window
+            bluff = is_bluff(game, seat)
+            if written and not reacts:  # the usual options (legal_bytes.py); no reaction window to time
+                wire = legal_actions_bytes(
+                    actions, required=required, current_seat=current, run_cut_window=run_cut_window,
+                    jump_in_window=jump_in_window, obligation_target=obligation_target,
+                    obligation_amount=obligation_amount, draw_to_match=draw_to_match, bluff=bluff,
+                    deadline_ns=self.clocks.legal_deadline(seat, required=required, window_ids=()))
+                if wire is not None:
+                    out[seat] = wire
+                    continue
             legal = convert.legal_actions_to_pb(
-                actions, required=required, current_seat=game.current,
-                run_cut_window=run_window if run is not None else None,
-                jump_in_window=escape if escape is not None else game.jump_window,
-                obligation_target=obligation.target if obligation is not None else None,
-                obligation_amount=obligation.amount if obligation is not None else 0,
-                draw_to_match=self.ruleset.draw_to_match,
-                bluff=is_bluff(game, seat),
-                catch_windows=catch_windows,
-            )
+                actions, required=required, current_seat=current, run_cut_window=run_cut_window,
+                jump_in_window=jump_in_window, obligation_target=obligation_target,
+                obligation_amount=obligation_amount, draw_to_match=draw_to_match, bluff=bluff,
+                catch_windows=catch_windows)
             deadline = self._legal_deadline(seat, legal)
             if deadline is not None:
                 convert.set_timestamp(legal.deadline, deadline)
