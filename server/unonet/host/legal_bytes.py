@@ -23,7 +23,7 @@ from unonet.engine.cards import Card, Rank
 from unonet.host.event_bytes import card_bytes
 from unonet.host.framing import field_key, length_delimited, scalar_field, time_fields
 from unonet.v1 import actions_pb2
-from unonet.wire.legal import needs_color
+from unonet.wire.legal import needs_color, play_kind
 
 _LEGAL = actions_pb2.LegalActions.DESCRIPTOR
 PLAYS, CHOOSE_COLOR, DRAW = field_key(_LEGAL, "plays"), field_key(_LEGAL, "choose_color"), field_key(_LEGAL, "draw")
@@ -110,12 +110,7 @@ def _legal_actions_bytes(actions: Sequence[Action], required: bool, current_seat
 def _option(play: Play, current_seat: int, run_cut_window: int | None, jump_in_window: int | None,
             bluff: bool) -> bytes:
     """One PlayOption field of `LegalActions.plays`."""
-    if play.seat == current_seat:
-        kind, window = actions_pb2.PLAY_KIND_TURN, 0
-    elif run_cut_window is not None:
-        kind, window = actions_pb2.PLAY_KIND_RUN_CUT, run_cut_window
-    else:
-        kind, window = actions_pb2.PLAY_KIND_JUMP_IN, jump_in_window or 0
+    kind, window = play_kind(play, current_seat, run_cut_window, jump_in_window)
     cards = play.cards
     body = b"".join([length_delimited(OPTION_CARDS, card_bytes(card)) for card in cards])
     body += scalar_field(OPTION_KIND, kind)

@@ -39,6 +39,17 @@ def _distinct(items: Iterable[_E]) -> list[_E]:
     return list(dict.fromkeys(items))
 
 
+def play_kind(play: Play, current_seat: int, run_cut_window: int | None,
+              jump_in_window: int | None) -> tuple[int, int]:
+    """A listed play's PlayKind and the window it answers: on its player's turn none, else a run cut
+    while a run-cut window is open, else a jump-in (`legal_actions_to_pb` says what each argument is)."""
+    if play.seat == current_seat:
+        return actions_pb2.PLAY_KIND_TURN, 0
+    if run_cut_window is not None:
+        return actions_pb2.PLAY_KIND_RUN_CUT, run_cut_window
+    return actions_pb2.PLAY_KIND_JUMP_IN, jump_in_window or 0
+
+
 def legal_actions_to_pb(
     actions: Sequence[Action],
     *,
@@ -105,12 +116,7 @@ def legal_actions_to_pb(
             give_cards.append(action.card)
     add_play = msg.plays.add  # options built in place: no message built, then copied in
     for play in plays.values():
-        if play.seat == current_seat:
-            kind, window = actions_pb2.PLAY_KIND_TURN, 0
-        elif run_cut_window is not None:
-            kind, window = actions_pb2.PLAY_KIND_RUN_CUT, run_cut_window
-        else:
-            kind, window = actions_pb2.PLAY_KIND_JUMP_IN, jump_in_window or 0
+        kind, window = play_kind(play, current_seat, run_cut_window, jump_in_window)
         option = add_play(kind=kind, reaction_window_id=window, needs_color=needs_color(play.cards[-1]))
         if bluff and any(card.rank is Rank.WILD_DRAW_FOUR for card in play.cards):
             option.is_bluff = True
