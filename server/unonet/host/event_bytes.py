@@ -93,11 +93,11 @@ def _card_refs(tag: bytes, shown: Sequence[Card], group: Sequence[Ref] | None) -
         if len(shown) != len(group):
             raise ValueError("the shown cards are not the committed ones")
         return b"".join([length_delimited(tag, _face(ref.card) + bytes_field(REF_COMMITMENT, ref.commitment)
-                                + bytes_field(REF_SALT, ref.salt) + scalar_field(REF_DECK, ref.deck_no)
-                                + scalar_field(REF_POSITION, ref.position)) for ref in group])
+                                          + bytes_field(REF_SALT, ref.salt) + scalar_field(REF_DECK, ref.deck_no)
+                                          + scalar_field(REF_POSITION, ref.position)) for ref in group])
     return b"".join([length_delimited(tag, bytes_field(REF_COMMITMENT, ref.commitment)
                                       + scalar_field(REF_DECK, ref.deck_no)
-                            + scalar_field(REF_POSITION, ref.position)) for ref in group])
+                                      + scalar_field(REF_POSITION, ref.position)) for ref in group])
 
 
 def _group(refs: EventRefs | None) -> Sequence[Ref] | None:

@@ -95,7 +95,7 @@ def field_key(message: Descriptor, name: str) -> bytes:
 
 def bytes_field(tag: bytes, value: bytes) -> bytes:
     """A bytes field, left out when empty (proto3)."""
-    return tag + varint(len(value)) + value if value else b""
+    return length_delimited(tag, value) if value else b""
 
 
 def scalar_field(tag: bytes, value: int) -> bytes:

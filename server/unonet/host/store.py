@@ -408,12 +408,12 @@ class SqliteStore:
     written in one transaction when the first of them opened the group: on the loop's next turn if the
     last commit is at least the pacing's interval old (none on an idle host), else that long after it.
     One helper thread runs the group's statements and its COMMIT, the part that waits for the disk (an
-    fsync under FULL), with the GIL released while SQLite works, so the loop serves on meanwhile (the
-    statements on the loop cost it ~10 us a command at 100 tables). Each row's step gives the GIL up and
-    takes it back; uvloop lets it go between callbacks, so that costs the commit microseconds, not a
+    fsync under FULL), with the GIL released while SQLite works, so the loop serves on meanwhile (run on
+    the loop, the statements cost it ~10 us a command at 100 tables). Each row's step gives the GIL up
+    and takes it back; uvloop lets it go between callbacks, so that costs the commit microseconds, not a
     switch interval a row (bench/README.md, "Issue 33, seventh round"). Appends that arrive meanwhile
-    form the next group, written once that COMMIT is done. If a group's transaction
-    fails, none of its inputs is acknowledged. The host awaits `durable()` before it answers any RPC,
+    form the next group, written once that COMMIT is done. If a group's transaction fails, none of its
+    inputs is acknowledged. The host awaits `durable()` before it answers any RPC,
     and tables hand events to streams through `when_durable`, so nothing leaves the host before its
     input is committed. Outside an event loop each append commits at once (and always with
     `group_commit=False`), and `close` commits whatever is pending. Reads use a connection of their
